@@ -1,0 +1,40 @@
+"""Apache Hudi (table version 6) tables in Python."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from hudi_core.errors import (  # noqa: E402
+    CommitConflictError,
+    ConfigError,
+    CorruptedLogBlockError,
+    HudiError,
+    InvalidRecordKeyError,
+    SchemaMismatchError,
+    StorageError,
+    TableNotFoundError,
+    TimelineError,
+    UnknownComponentError,
+    UnsafePathError,
+    UnsupportedTableVersionError,
+)
+from hudi_core.plugins.hookspecs import hookimpl  # noqa: E402
+from hudi_core.table.hudi_table import HudiTable  # noqa: E402
+
+__all__ = [
+    "CommitConflictError",
+    "ConfigError",
+    "CorruptedLogBlockError",
+    "HudiError",
+    "HudiTable",
+    "InvalidRecordKeyError",
+    "SchemaMismatchError",
+    "StorageError",
+    "TableNotFoundError",
+    "TimelineError",
+    "UnknownComponentError",
+    "UnsafePathError",
+    "UnsupportedTableVersionError",
+    "__version__",
+    "hookimpl",
+]

@@ -1,0 +1,1 @@
+"""The ``hudi-py`` command line."""

@@ -1,0 +1,1 @@
+"""One module per ``hudi-py`` command; each defines ``add_parser(subparsers)``."""

@@ -1,0 +1,44 @@
+"""``hudi-py create``: create an empty table."""
+
+from __future__ import annotations
+
+import argparse
+
+from hudi_core.cli.commands._common import add_option_flag, parse_options
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("create", help="create an empty Hudi table", description="Create an empty Hudi table.")
+    p.add_argument("base_uri", help="table base path or URI (file://, s3://, memory://...)")
+    p.add_argument("--name", required=True, help="table name (hoodie.table.name)")
+    p.add_argument("--type", default="COPY_ON_WRITE", choices=["COPY_ON_WRITE", "MERGE_ON_READ", "cow", "mor"],
+                   help="table type (default COPY_ON_WRITE)")  # fmt: skip
+    p.add_argument("--record-key", required=True, help="record key field(s), comma separated")
+    p.add_argument("--partition-by", default=None, help="partition field(s), comma separated")
+    p.add_argument("--ordering-field", default=None, help="precombine / ordering field")
+    p.add_argument("--schema-from", default=None, metavar="FILE.parquet",
+                   help="take the table schema from a parquet file")  # fmt: skip
+    add_option_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hudi_core import HudiTable
+
+    schema = None
+    if args.schema_from:
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(args.schema_from)
+    table = HudiTable.create(
+        args.base_uri,
+        name=args.name,
+        table_type=args.type,
+        record_key_fields=args.record_key,
+        partition_fields=args.partition_by,
+        ordering_field=args.ordering_field,
+        options=parse_options(args.option),
+        schema=schema,
+    )
+    print(f"created {table.table_type} table {table.name!r} at {table.base_uri}")
+    return 0

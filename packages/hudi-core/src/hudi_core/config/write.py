@@ -1,0 +1,74 @@
+"""Write-side options a Hudi Spark user passes today (``hoodie.datasource.write.*`` and friends)."""
+
+from __future__ import annotations
+
+from hudi_core.config.property import ConfigProperty
+
+__all__ = ["IndexOptions", "StorageOptions", "WriteOptions"]
+
+
+def _w(key: str, default: object, doc: str, *aliases: str, group: str = "write") -> ConfigProperty:  # type: ignore[type-arg]
+    return ConfigProperty(key, default, doc, aliases=aliases, group=group)
+
+
+class WriteOptions:
+    TABLE_NAME = _w("hoodie.datasource.write.table.name", None, "Table name for writes.")
+    TABLE_TYPE = _w(
+        "hoodie.datasource.write.table.type",
+        "COPY_ON_WRITE",
+        "Table type when the write creates the table.",
+        "hoodie.datasource.write.storage.type",
+    )
+    OPERATION = _w("hoodie.datasource.write.operation", "upsert", "Write operation.")
+    RECORDKEY_FIELD = _w("hoodie.datasource.write.recordkey.field", None, "Record key field(s).")
+    PARTITIONPATH_FIELD = _w("hoodie.datasource.write.partitionpath.field", None, "Partition field(s).")
+    PRECOMBINE_FIELD = _w("hoodie.datasource.write.precombine.field", None, "Ordering field.")
+    KEYGEN_CLASS = _w("hoodie.datasource.write.keygenerator.class", None, "Key generator class.")
+    KEYGEN_TYPE = _w("hoodie.datasource.write.keygenerator.type", None, "Key generator short name.")
+    PAYLOAD_CLASS = _w(
+        "hoodie.datasource.write.payload.class",
+        "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload",
+        "Payload class for merging records.",
+    )
+    PARQUET_SMALL_FILE_LIMIT = _w(
+        "hoodie.parquet.small.file.limit", 104857600, "Base files below this size take new inserts."
+    )
+    PARQUET_MAX_FILE_SIZE = _w("hoodie.parquet.max.file.size", 125829120, "Target base file size.")
+    PARQUET_COMPRESSION = _w("hoodie.parquet.compression.codec", "gzip", "Parquet codec.")
+    RECORD_SIZE_ESTIMATE = _w(
+        "hoodie.copyonwrite.record.size.estimate", 1024, "Record size guess before any commit exists."
+    )
+    LOGFILE_MAX_SIZE = _w("hoodie.logfile.max.size", 1073741824, "Roll to a new log version above this.")
+    LOGFILE_DATA_BLOCK_FORMAT = _w(
+        "hoodie.logfile.data.block.format", "avro", "Log data block format: avro or parquet."
+    )
+    EXECUTOR_TYPE = _w(
+        "hoodie.write.executor.type", "SIMPLE", "SIMPLE, BOUNDED_IN_MEMORY or DISRUPTOR."
+    )
+    ENGINE = _w("hoodie.engine", "local", "Engine that runs the write: local or spark.")
+    COMBINE_BEFORE_INSERT = _w("hoodie.combine.before.insert", False, "Deduplicate inserts.")
+    COMBINE_BEFORE_UPSERT = _w("hoodie.combine.before.upsert", True, "Deduplicate upserts.")
+    MARKERS_TYPE = _w("hoodie.write.markers.type", "DIRECT", "Marker type; DIRECT is written.")
+    PARALLELISM = _w("hoodie.upsert.shuffle.parallelism", 0, "Tasks for a write; 0 = engine default.")
+
+
+class IndexOptions:
+    TYPE = _w("hoodie.index.type", "SIMPLE", "BUCKET, SIMPLE or GLOBAL_SIMPLE.", group="index")
+    BUCKET_NUM = _w(
+        "hoodie.bucket.index.num.buckets", 4, "Buckets (file groups) per partition.", group="index"
+    )
+    BUCKET_HASH_FIELD = _w(
+        "hoodie.bucket.index.hash.field", None, "Fields hashed into buckets; default the record key.",
+        group="index",
+    )
+    GLOBAL_UPDATE_PARTITION_PATH = _w(
+        "hoodie.simple.index.update.partition.path",
+        True,
+        "GLOBAL_SIMPLE: a key whose partition changed moves to the new partition.",
+        group="index",
+    )
+
+
+class StorageOptions:
+    S3_ENDPOINT = _w("hoodie.storage.s3.endpoint", None, "S3 endpoint URL.", group="storage")
+    S3_REGION = _w("hoodie.storage.s3.region", None, "S3 region.", group="storage")

@@ -1,0 +1,70 @@
+"""The exception hierarchy: one root, one subclass per concept.
+
+Messages name the offending value and say what to do about it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CommitConflictError",
+    "ConfigError",
+    "CorruptedLogBlockError",
+    "HudiError",
+    "InvalidRecordKeyError",
+    "SchemaMismatchError",
+    "StorageError",
+    "TableNotFoundError",
+    "TimelineError",
+    "UnknownComponentError",
+    "UnsupportedTableVersionError",
+    "UnsafePathError",
+]
+
+
+class HudiError(Exception):
+    """Root of every error this project raises on purpose."""
+
+
+class ConfigError(HudiError):
+    """A configuration value is missing, malformed or contradicts the table's config."""
+
+
+class TableNotFoundError(HudiError):
+    """No Hudi table (no readable ``.hoodie/hoodie.properties``) at the given base path."""
+
+
+class UnsupportedTableVersionError(HudiError):
+    """The table was written in a table version this library cannot handle."""
+
+
+class TimelineError(HudiError):
+    """An illegal timeline operation: a bad instant name or a forbidden state transition."""
+
+
+class CommitConflictError(TimelineError):
+    """Another writer created the same timeline file first."""
+
+
+class StorageError(HudiError):
+    """A storage operation failed."""
+
+
+class UnsafePathError(HudiError):
+    """A partition value or file name would escape the table's base path."""
+
+
+class CorruptedLogBlockError(HudiError):
+    """A log block failed its size/trailer invariants or could not be decoded."""
+
+
+class SchemaMismatchError(HudiError):
+    """Input data does not fit the table's schema."""
+
+
+class InvalidRecordKeyError(HudiError):
+    """A record key is null or empty (or otherwise unusable)."""
+
+
+class UnknownComponentError(HudiError):
+    """A component (key generator, executor, strategy, engine, storage) was asked for by a
+    name that no installed plugin provides."""

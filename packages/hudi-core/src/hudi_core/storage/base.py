@@ -1,0 +1,205 @@
+"""The Storage interface: the few file operations a Hudi table needs, over fsspec."""
+
+from __future__ import annotations
+
+import posixpath
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO, Any
+
+import fsspec
+import pyarrow.fs as pafs
+
+from hudi_core.errors import StorageError
+
+__all__ = ["FileInfo", "FsspecStorage", "Storage"]
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """One entry of a directory listing."""
+
+    path: str
+    name: str
+    size: int
+    is_dir: bool
+    mtime: float | None = None
+
+
+class Storage:
+    """File operations on one file system. Paths are the URIs (or plain paths) the caller built
+    from the table's base URI; listings return paths in the same form.
+
+    Subclasses override what their store does better (atomic create, cheap rename).
+    """
+
+    scheme: str = "file"
+    #: True when ``create_if_absent`` is atomic (no two writers can both succeed).
+    atomic_create: bool = False
+    #: True when ``rename`` is atomic (local file systems, HDFS); object stores copy + delete.
+    atomic_rename: bool = False
+
+    def __init__(self, fs: fsspec.AbstractFileSystem, *, scheme: str | None = None) -> None:
+        self.fs = fs
+        if scheme is not None:
+            self.scheme = scheme
+        self._create_lock = threading.Lock()
+
+    # -- path handling ---------------------------------------------------------------------------
+
+    def _p(self, path: str) -> str:
+        return str(self.fs._strip_protocol(path))
+
+    @staticmethod
+    def join(base: str, *parts: str) -> str:
+        out = base.rstrip("/")
+        for part in parts:
+            if part:
+                out = out + "/" + part.strip("/")
+        return out
+
+    @staticmethod
+    def name_of(path: str) -> str:
+        return posixpath.basename(path.rstrip("/"))
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def exists(self, path: str) -> bool:
+        return bool(self.fs.exists(self._p(path)))
+
+    def is_dir(self, path: str) -> bool:
+        return bool(self.fs.isdir(self._p(path)))
+
+    def size(self, path: str) -> int:
+        return int(self.fs.size(self._p(path)))
+
+    def read_bytes(self, path: str) -> bytes:
+        try:
+            return bytes(self.fs.cat_file(self._p(path)))
+        except FileNotFoundError:
+            raise
+        except OSError as e:
+            raise StorageError(f"cannot read {path}: {e}") from e
+
+    def read_range(self, path: str, start: int, length: int) -> bytes:
+        return bytes(self.fs.cat_file(self._p(path), start=start, end=start + length))
+
+    def read_text(self, path: str) -> str:
+        return self.read_bytes(path).decode("utf-8")
+
+    @contextmanager
+    def open_read(self, path: str) -> Iterator[IO[bytes]]:
+        with self.fs.open(self._p(path), "rb") as f:
+            yield f
+
+    def list(self, path: str) -> list[FileInfo]:
+        """Direct children of a directory; an empty list when it does not exist."""
+        p = self._p(path)
+        try:
+            entries = self.fs.ls(p, detail=True)
+        except FileNotFoundError:
+            return []
+        base = path.rstrip("/")
+        out = []
+        for e in entries:
+            name = posixpath.basename(str(e["name"]).rstrip("/"))
+            if not name or str(e["name"]).rstrip("/") == p.rstrip("/"):
+                continue
+            mtime = e.get("mtime") or e.get("LastModified") or e.get("created")
+            if mtime is not None and not isinstance(mtime, (int, float)):
+                mtime = mtime.timestamp() if hasattr(mtime, "timestamp") else None
+            out.append(
+                FileInfo(
+                    path=f"{base}/{name}",
+                    name=name,
+                    size=int(e.get("size") or 0),
+                    is_dir=e.get("type") == "directory",
+                    mtime=mtime,
+                )
+            )
+        return out
+
+    def walk_files(self, path: str) -> list[FileInfo]:
+        """Every file below ``path`` (recursive)."""
+        out: list[FileInfo] = []
+        stack = [path]
+        while stack:
+            d = stack.pop()
+            for info in self.list(d):
+                if info.is_dir:
+                    stack.append(info.path)
+                else:
+                    out.append(info)
+        return out
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def makedirs(self, path: str) -> None:
+        self.fs.makedirs(self._p(path), exist_ok=True)
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        p = self._p(path)
+        parent = posixpath.dirname(p)
+        if parent:
+            self.fs.makedirs(parent, exist_ok=True)
+        self.fs.pipe_file(p, data)
+
+    @contextmanager
+    def open_write(self, path: str) -> Iterator[IO[bytes]]:
+        p = self._p(path)
+        parent = posixpath.dirname(p)
+        if parent:
+            self.fs.makedirs(parent, exist_ok=True)
+        with self.fs.open(p, "wb") as f:
+            yield f
+
+    def create_if_absent(self, path: str, data: bytes = b"") -> bool:
+        """Create ``path`` with ``data`` unless it exists; True when this call created it.
+
+        Atomic only where the store allows (see :attr:`atomic_create`); the generic version
+        serialises creators within this process.
+        """
+        with self._create_lock:
+            if self.exists(path):
+                return False
+            self.write_bytes(path, data)
+            return True
+
+    def delete(self, path: str) -> bool:
+        """Delete a file; False when it did not exist."""
+        try:
+            self.fs.rm_file(self._p(path))
+            return True
+        except FileNotFoundError:
+            return False
+
+    def delete_dir(self, path: str) -> None:
+        p = self._p(path)
+        if self.fs.exists(p):
+            self.fs.rm(p, recursive=True)
+
+    def rename(self, src: str, dst: str) -> None:
+        self.fs.mv(self._p(src), self._p(dst))
+
+    # -- Arrow -----------------------------------------------------------------------------------
+
+    def arrow_filesystem(self) -> pafs.FileSystem:
+        """A pyarrow file system over this storage (for parquet reads and writes)."""
+        return pafs.PyFileSystem(pafs.FSSpecHandler(self.fs))
+
+    def arrow_path(self, path: str) -> str:
+        return self._p(path)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(scheme={self.scheme!r})"
+
+
+class FsspecStorage(Storage):
+    """Any fsspec file system (``hdfs://`` through hdfs-native, ``gs://``, ...)."""
+
+    def __init__(self, uri: str, options: dict[str, Any] | None = None) -> None:
+        fs, _ = fsspec.core.url_to_fs(uri, **(options or {}))
+        scheme = uri.split("://", 1)[0] if "://" in uri else "file"
+        super().__init__(fs, scheme=scheme)

@@ -1,0 +1,1 @@
+"""Fixtures and conformance suites that plugin packages reuse in their own tests."""

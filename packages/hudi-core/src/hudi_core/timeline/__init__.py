@@ -1,0 +1,29 @@
+"""The timeline: instant times, actions and states, transitions, commit metadata."""
+
+from __future__ import annotations
+
+from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
+from hudi_core.timeline.instant import (
+    Action,
+    Instant,
+    InstantTimeGenerator,
+    State,
+    instant_to_datetime,
+    new_instant_time,
+    parse_instant_file_name,
+)
+from hudi_core.timeline.timeline import ActiveTimeline, Timeline
+
+__all__ = [
+    "Action",
+    "ActiveTimeline",
+    "CommitMetadata",
+    "Instant",
+    "InstantTimeGenerator",
+    "State",
+    "Timeline",
+    "WriteStat",
+    "instant_to_datetime",
+    "new_instant_time",
+    "parse_instant_file_name",
+]

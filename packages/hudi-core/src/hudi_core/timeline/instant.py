@@ -1,0 +1,191 @@
+"""Instants: time, action and state, and their file names in ``.hoodie/`` (spec section 3)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import enum
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+from hudi_core.errors import TimelineError
+
+__all__ = [
+    "Action",
+    "Instant",
+    "InstantTimeGenerator",
+    "State",
+    "new_instant_time",
+    "parse_instant_file_name",
+]
+
+
+class State(enum.IntEnum):
+    REQUESTED = 0
+    INFLIGHT = 1
+    COMPLETED = 2
+
+
+class Action:
+    COMMIT = "commit"
+    DELTA_COMMIT = "deltacommit"
+    REPLACE_COMMIT = "replacecommit"
+    COMPACTION = "compaction"
+    LOG_COMPACTION = "logcompaction"
+    CLEAN = "clean"
+    ROLLBACK = "rollback"
+    RESTORE = "restore"
+    SAVEPOINT = "savepoint"
+    INDEXING = "indexing"
+
+    ALL = (
+        COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, LOG_COMPACTION,
+        CLEAN, ROLLBACK, RESTORE, SAVEPOINT, INDEXING,
+    )  # fmt: skip
+    #: actions whose completed instants make data visible
+    WRITES = (COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, LOG_COMPACTION)
+
+
+# Compaction completes as a commit, log compaction as a deltacommit (same instant time).
+_COMPLETED_AS = {Action.COMPACTION: Action.COMMIT, Action.LOG_COMPACTION: Action.DELTA_COMMIT}
+_NO_REQUESTED = {Action.SAVEPOINT}
+
+_FILE_RE = re.compile(r"^(\d+)(\.\w+)(\.\D+)?$")
+_INSTANT_RE = re.compile(r"^\d{14}(\d{3})?$")
+
+
+@dataclass(frozen=True, order=False)
+class Instant:
+    """One instant on the timeline. Ordered by time, then comparable action, then state."""
+
+    timestamp: str
+    action: str
+    state: State
+
+    def __post_init__(self) -> None:
+        if not _INSTANT_RE.match(self.timestamp) and not self.timestamp.isdigit():
+            raise TimelineError(f"bad instant time {self.timestamp!r}: want yyyyMMddHHmmssSSS")
+        if self.action not in Action.ALL:
+            raise TimelineError(f"unknown action {self.action!r}; known: {', '.join(Action.ALL)}")
+
+    @property
+    def comparable_action(self) -> str:
+        return _COMPLETED_AS.get(self.action, self.action)
+
+    def sort_key(self) -> tuple[str, str, int]:
+        return (self.timestamp, self.comparable_action, int(self.state))
+
+    def __lt__(self, other: Instant) -> bool:
+        return self.sort_key() < other.sort_key()
+
+    @property
+    def display_action(self) -> str:
+        """The action as Hudi's tools show it: a completed compaction is a ``commit``."""
+        return self.comparable_action if self.is_completed else self.action
+
+    @property
+    def is_completed(self) -> bool:
+        return self.state is State.COMPLETED
+
+    @property
+    def is_requested(self) -> bool:
+        return self.state is State.REQUESTED
+
+    @property
+    def is_inflight(self) -> bool:
+        return self.state is State.INFLIGHT
+
+    def with_state(self, state: State) -> Instant:
+        return Instant(self.timestamp, self.action, state)
+
+    @property
+    def file_name(self) -> str:
+        """The ``.hoodie/`` file name of this instant in this state (layout version 1)."""
+        t, a = self.timestamp, self.action
+        if self.state is State.COMPLETED:
+            return f"{t}.{_COMPLETED_AS.get(a, a)}"
+        if self.state is State.INFLIGHT:
+            return f"{t}.inflight" if a == Action.COMMIT else f"{t}.{a}.inflight"
+        if a in _NO_REQUESTED:
+            raise TimelineError(f"{a} instants have no requested state")
+        return f"{t}.{a}.requested"
+
+    def __str__(self) -> str:
+        return f"[{self.timestamp}__{self.action}__{self.state.name}]"
+
+
+def parse_instant_file_name(name: str) -> Instant | None:
+    """The instant a ``.hoodie/`` file stands for, or None for any other file.
+
+    A completed ``commit`` file may be the result of a compaction; the timeline resolves that
+    by grouping on (time, comparable action), see :class:`~hudi_core.timeline.Timeline`.
+    """
+    m = _FILE_RE.match(name)
+    if not m:
+        return None
+    ts, ext, state_ext = m.group(1), m.group(2)[1:], m.group(3)
+    if not _INSTANT_RE.match(ts):
+        return None
+    if ext == "inflight" and state_ext is None:
+        return Instant(ts, Action.COMMIT, State.INFLIGHT)
+    if ext not in Action.ALL:
+        return None
+    if state_ext is None:
+        state = State.COMPLETED
+    elif state_ext == ".requested":
+        state = State.REQUESTED
+    elif state_ext == ".inflight":
+        state = State.INFLIGHT
+    else:
+        return None
+    if state is State.COMPLETED and ext in _COMPLETED_AS:
+        return None  # no such file name: compactions complete as commit/deltacommit
+    return Instant(ts, ext, state)
+
+
+class InstantTimeGenerator:
+    """Strictly increasing ``yyyyMMddHHmmssSSS`` times, in UTC or local time.
+
+    Two calls in one millisecond wait for the next one, as Java does; a time is also kept
+    greater than a floor (the newest instant already on the timeline).
+    """
+
+    def __init__(self, *, utc: bool = False) -> None:
+        self.utc = utc
+        self._last = ""
+        self._lock = threading.Lock()
+
+    def _format(self, now: float) -> str:
+        dt = (
+            _dt.datetime.fromtimestamp(now, _dt.timezone.utc)
+            if self.utc
+            else _dt.datetime.fromtimestamp(now)
+        )
+        return dt.strftime("%Y%m%d%H%M%S") + f"{dt.microsecond // 1000:03d}"
+
+    def next(self, floor: str = "") -> str:
+        with self._lock:
+            bound = max(self._last, floor)
+            while True:
+                t = self._format(time.time())
+                if t > bound:
+                    self._last = t
+                    return t
+                time.sleep(0.0005)
+
+
+_GENERATORS = {True: InstantTimeGenerator(utc=True), False: InstantTimeGenerator(utc=False)}
+
+
+def new_instant_time(floor: str = "", *, utc: bool = False) -> str:
+    """A new instant time greater than ``floor`` and than any made before in this process."""
+    return _GENERATORS[utc].next(floor)
+
+
+def instant_to_datetime(ts: str, *, utc: bool = False) -> _dt.datetime:
+    """Parse an instant time (14 or 17 digits); 14-digit legacy times get 999 ms like Java."""
+    if len(ts) == 14:
+        ts = ts + "999"
+    dt = _dt.datetime.strptime(ts[:14], "%Y%m%d%H%M%S").replace(microsecond=int(ts[14:17]) * 1000)
+    return dt.replace(tzinfo=_dt.timezone.utc) if utc else dt
