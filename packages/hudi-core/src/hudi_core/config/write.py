@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hudi_core.config.property import ConfigProperty
+from hudi_core.config.storage import StorageOptions  # re-exported: it used to live here
 
 __all__ = ["IndexOptions", "StorageOptions", "WriteOptions"]
 
@@ -67,8 +68,3 @@ class IndexOptions:
         "GLOBAL_SIMPLE: a key whose partition changed moves to the new partition.",
         group="index",
     )
-
-
-class StorageOptions:
-    S3_ENDPOINT = _w("hoodie.storage.s3.endpoint", None, "S3 endpoint URL.", group="storage")
-    S3_REGION = _w("hoodie.storage.s3.region", None, "S3 region.", group="storage")
