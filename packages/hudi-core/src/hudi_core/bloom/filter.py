@@ -1,0 +1,219 @@
+"""Hudi's bloom filters (spec 6.3): SIMPLE and DYNAMIC_V0, serialised bit-exactly as Java does.
+
+Both are built from Hadoop's ``BloomFilter`` bit vectors with murmur hashing; DYNAMIC_V0 is
+Hudi's bounded dynamic filter (rows of bit vectors). The serialised form is base64 (standard,
+padded) of the Java ``DataOutput`` bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from hudi_core.bloom.murmur import hash_positions
+from hudi_core.errors import HudiError
+
+__all__ = [
+    "BloomFilter",
+    "BloomFilterError",
+    "DYNAMIC_V0",
+    "SIMPLE",
+    "bloom_sizing",
+    "build_bloom_filter",
+    "deserialize_bloom_filter",
+]
+
+SIMPLE = "SIMPLE"
+DYNAMIC_V0 = "DYNAMIC_V0"
+_VERSION = -1
+_MURMUR_HASH = 1
+
+
+class BloomFilterError(HudiError):
+    """A serialised bloom filter is malformed or of an unknown type."""
+
+
+def bloom_sizing(num_entries: int, fpp: float) -> tuple[int, int]:
+    """``(bit_size, num_hashes)`` exactly as Hudi computes them (Java double arithmetic)."""
+    if num_entries <= 0 or not 0.0 < fpp < 1.0:
+        raise BloomFilterError(
+            f"bloom filter sizing needs num_entries > 0 and 0 < fpp < 1, got {num_entries}, {fpp}"
+        )
+    bit_size = int(math.ceil(num_entries * (-math.log(fpp) / (math.log(2) * math.log(2)))))
+    num_hashes = int(math.ceil(math.log(2) * bit_size / num_entries))
+    return bit_size, num_hashes
+
+
+def _vector_bytes(bits: np.ndarray) -> bytes:
+    return np.packbits(bits, bitorder="little").tobytes()
+
+
+def _vector_header(num_hashes: int, bit_size: int) -> bytes:
+    return struct.pack(">iibi", _VERSION, num_hashes, _MURMUR_HASH, bit_size)
+
+
+@dataclass
+class BloomFilter:
+    """One Hudi bloom filter: a single bit vector (SIMPLE) or rows of them (DYNAMIC_V0).
+
+    >>> f = build_bloom_filter(pa.array(["a", "b"]), filter_type="SIMPLE")
+    >>> f.might_contain(pa.array(["a", "zz"])).tolist()[0]
+    True
+    """
+
+    type_code: str
+    num_hashes: int
+    bit_size: int
+    rows: list[np.ndarray]
+    #: DYNAMIC_V0: keys per row before a new row is added, the keys in the active row, the cap.
+    num_entries: int = 0
+    current_nb_record: int = 0
+    max_entries: int = 0
+    _reached_max: bool = field(default=False, repr=False)
+    _cur_matrix_index: int = field(default=0, repr=False)
+
+    # -- adding keys -------------------------------------------------------------------------
+
+    def _row_of_each(self, n: int) -> np.ndarray:
+        """Row index for each of ``n`` new keys, following Java's one-key-at-a-time rule."""
+        if self.type_code == SIMPLE:
+            return np.zeros(n, dtype=np.int64)
+        out = np.empty(n, dtype=np.int64)
+        done = 0
+        while done < n:
+            remaining = n - done
+            m = len(self.rows)
+            if self._reached_max:
+                out[done:] = (self._cur_matrix_index + np.arange(remaining)) % m
+                self._cur_matrix_index += remaining
+                self.current_nb_record += remaining
+                break
+            if self.current_nb_record >= self.num_entries:
+                if m * self.num_entries < self.max_entries:
+                    self.rows.append(np.zeros(self.bit_size, dtype=bool))
+                    self.current_nb_record = 0
+                    continue
+                # Java flips to round-robin and puts this one key in row 0 first.
+                self._reached_max = True
+                out[done] = 0
+                self.current_nb_record += 1
+                done += 1
+                continue
+            take = min(remaining, self.num_entries - self.current_nb_record)
+            out[done : done + take] = m - 1
+            self.current_nb_record += take
+            done += take
+        return out
+
+    def add(self, keys: pa.Array | pa.ChunkedArray | list[str]) -> None:
+        """Add record keys (strings, hashed as UTF-8), in order."""
+        positions = hash_positions(keys, num_hashes=self.num_hashes, bit_size=self.bit_size)
+        if len(positions) == 0:
+            return
+        rows = self._row_of_each(len(positions))
+        for r in np.unique(rows):
+            self.rows[int(r)][positions[rows == r].ravel()] = True
+
+    # -- membership --------------------------------------------------------------------------
+
+    def might_contain(self, keys: pa.Array | pa.ChunkedArray | list[str]) -> np.ndarray:
+        """Per key: False when the key is certainly absent, True when it may be present."""
+        positions = hash_positions(keys, num_hashes=self.num_hashes, bit_size=self.bit_size)
+        out = np.zeros(len(positions), dtype=bool)
+        for bits in self.rows:
+            out |= bits[positions].all(axis=1)
+        return out
+
+    # -- serialisation -----------------------------------------------------------------------
+
+    def to_bytes(self) -> bytes:
+        if self.type_code == SIMPLE:
+            return _vector_header(self.num_hashes, self.bit_size) + _vector_bytes(self.rows[0])
+        parts = [
+            _vector_header(self.num_hashes, self.bit_size),
+            struct.pack(">iii", self.num_entries, self.current_nb_record, len(self.rows)),
+        ]
+        for bits in self.rows:
+            parts.append(_vector_header(self.num_hashes, self.bit_size))
+            parts.append(_vector_bytes(bits))
+        return b"".join(parts)
+
+    def serialize(self) -> str:
+        """The footer value of ``org.apache.hudi.bloomfilter``."""
+        return base64.b64encode(self.to_bytes()).decode("ascii")
+
+
+def build_bloom_filter(
+    keys: pa.Array | pa.ChunkedArray | list[str] | None = None,
+    *,
+    filter_type: str = DYNAMIC_V0,
+    num_entries: int = 60000,
+    fpp: float = 0.000000001,
+    max_entries: int = 100000,
+) -> BloomFilter:
+    """A new filter sized like Hudi's, with ``keys`` added."""
+    kind = filter_type.upper()
+    if kind not in (SIMPLE, DYNAMIC_V0):
+        raise BloomFilterError(
+            f"unknown bloom filter type {filter_type!r}; use {DYNAMIC_V0} or {SIMPLE}"
+        )
+    bit_size, num_hashes = bloom_sizing(num_entries, fpp)
+    bf = BloomFilter(
+        type_code=kind,
+        num_hashes=num_hashes,
+        bit_size=bit_size,
+        rows=[np.zeros(bit_size, dtype=bool)],
+        num_entries=num_entries if kind == DYNAMIC_V0 else 0,
+        max_entries=max_entries if kind == DYNAMIC_V0 else 0,
+    )
+    if keys is not None:
+        bf.add(keys)
+    return bf
+
+
+def _read_vector(data: bytes, pos: int) -> tuple[int, int, np.ndarray, int]:
+    version, num_hashes, hash_type, bit_size = struct.unpack_from(">iibi", data, pos)
+    if version != _VERSION or hash_type != _MURMUR_HASH or bit_size <= 0:
+        raise BloomFilterError(
+            f"unsupported bloom bit vector header (version {version}, hash type {hash_type}, "
+            f"size {bit_size}); only Hudi's murmur filters are readable"
+        )
+    pos += 13
+    nbytes = (bit_size + 7) // 8
+    if pos + nbytes > len(data):
+        raise BloomFilterError("bloom filter bytes are truncated")
+    raw = np.frombuffer(data, dtype=np.uint8, count=nbytes, offset=pos)
+    bits = np.unpackbits(raw, bitorder="little")[:bit_size].astype(bool)
+    return num_hashes, bit_size, bits, pos + nbytes
+
+
+def deserialize_bloom_filter(serialized: str | bytes, type_code: str | None = None) -> BloomFilter:
+    """Parse the footer value; ``type_code`` from ``hoodie_bloom_filter_type_code`` (None = SIMPLE,
+    as Java assumes for files written before the type code existed)."""
+    kind = (type_code or SIMPLE).upper()
+    try:
+        data = base64.b64decode(serialized, validate=True)
+    except ValueError as e:
+        raise BloomFilterError(f"bloom filter is not valid base64: {e}") from e
+    if kind == SIMPLE:
+        num_hashes, bit_size, bits, _ = _read_vector(data, 0)
+        return BloomFilter(SIMPLE, num_hashes, bit_size, [bits])
+    if kind != DYNAMIC_V0:
+        raise BloomFilterError(f"unknown bloom filter type code {type_code!r}")
+    version, num_hashes, hash_type, bit_size = struct.unpack_from(">iibi", data, 0)
+    if version != _VERSION or hash_type != _MURMUR_HASH:
+        raise BloomFilterError(f"unsupported dynamic bloom filter header in {serialized[:32]!r}")
+    nr, current, nrows = struct.unpack_from(">iii", data, 13)
+    pos = 25
+    rows = []
+    for _ in range(nrows):
+        _, _, bits, pos = _read_vector(data, pos)
+        rows.append(bits)
+    return BloomFilter(
+        DYNAMIC_V0, num_hashes, bit_size, rows, num_entries=nr, current_nb_record=current
+    )
