@@ -1,0 +1,95 @@
+"""Listing partitions and parsing partition values out of partition paths (spec 8.1, 12)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import unquote
+
+from hudi_core.storage.base import Storage
+from hudi_core.table.file_names import PARTITION_METAFILE_PREFIX, BaseFileName, LogFileName
+
+__all__ = ["is_ignored_name", "list_partitions", "partition_values"]
+
+_IGNORED_SUFFIXES = (".crc",)
+_IGNORED_NAMES = {".DS_Store", "_SUCCESS"}
+
+
+def is_ignored_name(name: str) -> bool:
+    """Files a reader must skip: OS droppings, checksums, partition metadata."""
+    return (
+        name in _IGNORED_NAMES
+        or name.endswith(_IGNORED_SUFFIXES)
+        or name.startswith(PARTITION_METAFILE_PREFIX)
+    )
+
+
+def _holds_data(names: list[str]) -> bool:
+    return any(
+        n.startswith(PARTITION_METAFILE_PREFIX)
+        or BaseFileName.parse(n) is not None
+        or LogFileName.parse(n) is not None
+        for n in names
+    )
+
+
+def list_partitions(storage: Storage, base_uri: str, *, partitioned: bool, depth: int | None = None) -> list[str]:
+    """Relative partition paths, sorted; ``[""]`` for a non-partitioned table.
+
+    A directory is a partition when it holds a ``.hoodie_partition_metadata`` file or Hudi data
+    files, or when it is a leaf; hidden directories (``.hoodie``) are never walked. ``depth``
+    (the number of partition fields) stops the walk early when the layout is one folder per field.
+    """
+    if not partitioned:
+        return [""]
+    base = base_uri.rstrip("/")
+    out: list[str] = []
+    stack: list[tuple[str, int]] = [("", 0)]
+    while stack:
+        rel, level = stack.pop()
+        entries = storage.list(f"{base}/{rel}" if rel else base)
+        dirs = [e for e in entries if e.is_dir and not e.name.startswith((".", "_"))]
+        files = [e.name for e in entries if not e.is_dir]
+        if rel and (_holds_data(files) or not dirs):
+            out.append(rel)
+            continue
+        if depth is not None and rel and level >= depth:
+            out.append(rel)
+            continue
+        for d in dirs:
+            stack.append((f"{rel}/{d.name}" if rel else d.name, level + 1))
+    return sorted(out)
+
+
+def partition_values(
+    partition_path: str, fields: list[str], *, hive_style: bool, url_encoded: bool
+) -> dict[str, str] | None:
+    """``{field: raw string value}`` parsed from a partition path, or None when the path
+    does not map one segment per field (then a caller cannot prune on it)."""
+    if not fields:
+        return {}
+    segments = partition_path.split("/") if partition_path else []
+    values: dict[str, str] = {}
+    if hive_style or all("=" in s for s in segments):
+        for s in segments:
+            if "=" not in s:
+                return None
+            k, v = s.split("=", 1)
+            values[k] = v
+    elif len(segments) == len(fields):
+        values = dict(zip(fields, segments))
+    else:
+        return None
+    if url_encoded:
+        values = {k: unquote(v) for k, v in values.items()}
+    return values
+
+
+def coerce_like(raw: str, sample: Any) -> Any:
+    """Convert a partition value string to the Python type of a filter value (for pruning)."""
+    if isinstance(sample, bool):
+        return raw.lower() == "true"
+    if isinstance(sample, int):
+        return int(raw)
+    if isinstance(sample, float):
+        return float(raw)
+    return raw

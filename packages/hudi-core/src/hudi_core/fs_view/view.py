@@ -1,0 +1,259 @@
+"""``FileSystemView``: file groups and slices from listings plus the timeline (spec 8.1)."""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hudi_core.errors import TimelineError
+from hudi_core.fs_view.model import BaseFile, FileGroup, FileSlice, LogFile
+from hudi_core.fs_view.partitions import is_ignored_name, list_partitions
+from hudi_core.timeline.commit_metadata import CommitMetadata
+from hudi_core.timeline.instant import Action, Instant
+from hudi_core.timeline.timeline import ActiveTimeline, Timeline
+
+if TYPE_CHECKING:
+    from hudi_core.table.hudi_table import HudiTable
+
+__all__ = ["CompactionOperation", "FileSystemView", "VisibleTimeline"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CompactionOperation:
+    """One file group of a pending compaction plan."""
+
+    instant: str
+    partition_path: str
+    file_id: str
+    base_instant: str
+    data_file_path: str | None
+    delta_file_paths: tuple[str, ...]
+
+
+class VisibleTimeline:
+    """What readers treat as committed: completed write instants (or older than the active
+    timeline: archived, hence committed), never an instant that is still pending."""
+
+    def __init__(self, timeline: Timeline) -> None:
+        self.timeline = timeline
+        self.completed = timeline.completed_commits()
+        self._completed = set(self.completed.timestamps())
+        self._pending = {i.timestamp for i in timeline.commits().pending()} - self._completed
+        self.pending_compactions = {i.timestamp for i in timeline.pending_compactions()}
+        first = self.completed.first()
+        self._first = first.timestamp if first is not None else None
+
+    def is_committed(self, ts: str) -> bool:
+        """``containsOrBeforeTimelineStarts`` (spec 3.2), minus instants known to be pending."""
+        if ts in self._completed:
+            return True
+        if ts in self._pending:
+            return False
+        return self._first is not None and ts < self._first
+
+    def latest(self) -> str | None:
+        last = self.completed.last()
+        return last.timestamp if last is not None else None
+
+
+class FileSystemView:
+    """File groups and slices of a table as of an instant.
+
+    >>> view = FileSystemView(HudiTable.open("/tmp/trips"))  # doctest: +SKIP
+    >>> [s.file_id for s in view.latest_file_slices()]  # doctest: +SKIP
+    """
+
+    def __init__(self, table: HudiTable, *, timeline: ActiveTimeline | Timeline | None = None) -> None:
+        self.table = table
+        self.timeline: Timeline = timeline if timeline is not None else table.timeline
+        self.visible = VisibleTimeline(self.timeline)
+        self._partitions: list[str] | None = None
+        self._listing: dict[str, tuple[list[BaseFile], list[LogFile]]] = {}
+        self._replaced: list[tuple[str, str, str]] | None = None
+        self._pending_ops: list[CompactionOperation] | None = None
+
+    # -- listing ---------------------------------------------------------------------------------
+
+    def partitions(self) -> list[str]:
+        """Relative partition paths (``""`` for a non-partitioned table)."""
+        if self._partitions is None:
+            cfg = self.table.config
+            fields = cfg.partition_fields
+            self._partitions = list_partitions(
+                self.table.storage, self.table.base_uri, partitioned=cfg.is_partitioned,
+                depth=len(fields) if fields and cfg.hive_style else None,
+            )  # fmt: skip
+        return self._partitions
+
+    def _list(self, partition: str) -> tuple[list[BaseFile], list[LogFile]]:
+        if partition not in self._listing:
+            uri = self.table.partition_uri(partition) if partition else self.table.base_uri
+            bases: list[BaseFile] = []
+            logs: list[LogFile] = []
+            for info in self.table.storage.list(uri):
+                if info.is_dir or is_ignored_name(info.name):
+                    continue
+                base = BaseFile.from_path(info.path, info.size)
+                if base is not None:
+                    bases.append(base)
+                    continue
+                lf = LogFile.from_path(info.path, info.size)
+                if lf is not None:
+                    logs.append(lf)
+                    continue
+                log.warning("ignoring %s: not a Hudi base or log file name", info.path)
+            self._listing[partition] = (bases, logs)
+        return self._listing[partition]
+
+    # -- timeline-derived facts ------------------------------------------------------------------
+
+    def replaced_file_groups(self) -> list[tuple[str, str, str]]:
+        """``(replace instant, partition, file id)`` of every completed replacecommit."""
+        if self._replaced is None:
+            out: list[tuple[str, str, str]] = []
+            tl = self.timeline
+            for inst in self.visible.completed.filter(actions=[Action.REPLACE_COMMIT]):
+                meta = CommitMetadata.from_json(_read_details(tl, inst))
+                for part, ids in (meta.partition_to_replace_file_ids or {}).items():
+                    out.extend((inst.timestamp, part, fid) for fid in ids)
+            self._replaced = out
+        return self._replaced
+
+    def pending_compaction_operations(self) -> list[CompactionOperation]:
+        """Operations of every compaction plan that is requested or inflight."""
+        if self._pending_ops is None:
+            ops: list[CompactionOperation] = []
+            for inst in self.timeline.pending_compactions():
+                ops.extend(_compaction_operations(self.timeline, inst))
+            self._pending_ops = ops
+        return self._pending_ops
+
+    # -- file groups -----------------------------------------------------------------------------
+
+    def file_groups(self, partition: str, *, as_of: str | None = None) -> list[FileGroup]:
+        """Visible file groups of a partition with their committed slices, oldest slice first."""
+        bases, logs = self._list(partition)
+        pending = self.visible.pending_compactions
+        groups: dict[str, dict[str, tuple[BaseFile | None, list[LogFile]]]] = {}
+        for b in bases:
+            # Base files of failed/inflight writes and of still-pending compactions stay hidden.
+            if b.instant in pending or not self.visible.is_committed(b.instant):
+                continue
+            if as_of is not None and b.instant > as_of:
+                continue
+            slices = groups.setdefault(b.file_id, {})
+            prev = slices.get(b.instant)
+            if prev is None or prev[0] is None or b.name > prev[0].name:
+                slices[b.instant] = (b, prev[1] if prev else [])
+        for op in self.pending_compaction_operations():
+            if op.partition_path == partition and (as_of is None or op.instant <= as_of):
+                groups.setdefault(op.file_id, {}).setdefault(op.instant, (None, []))
+        for lf in logs:
+            if as_of is not None and lf.base_instant > as_of:
+                continue
+            slices = groups.setdefault(lf.file_id, {})
+            if lf.base_instant not in slices:
+                # A log-only slice exists only if its base instant is committed.
+                if lf.base_instant not in pending and not self.visible.is_committed(lf.base_instant):
+                    continue
+                slices[lf.base_instant] = (None, [])
+            slices[lf.base_instant][1].append(lf)
+        replaced = {(p, f) for t, p, f in self.replaced_file_groups() if as_of is None or t <= as_of}
+        out: list[FileGroup] = []
+        for fid in sorted(groups):
+            if (partition, fid) in replaced:
+                continue
+            slices_ = [
+                FileSlice(partition, fid, inst, base).with_logs(tuple(lfs))
+                for inst, (base, lfs) in sorted(groups[fid].items())
+            ]
+            slices_ = [s for s in slices_ if not s.is_empty or s.base_instant in pending]
+            if slices_:
+                out.append(FileGroup(partition, fid, slices_))
+        return out
+
+    def all_file_groups(self, *, as_of: str | None = None, partitions: Iterable[str] | None = None) -> list[FileGroup]:
+        parts = self.partitions() if partitions is None else list(partitions)
+        return [g for p in parts for g in self.file_groups(p, as_of=as_of)]
+
+    # -- slices ----------------------------------------------------------------------------------
+
+    def latest_file_slices(self, as_of: str | None = None, partitions: Iterable[str] | None = None) -> list[FileSlice]:
+        """The latest slice of every visible file group (a pending compaction's slice included,
+        which may hold only logs)."""
+        out = []
+        for g in self.all_file_groups(as_of=as_of, partitions=partitions):
+            s = g.latest_slice()
+            if s is not None and not s.is_empty:
+                out.append(s)
+        return out
+
+    def latest_merged_file_slices(self, as_of: str | None = None, partitions: Iterable[str] | None = None) -> list[FileSlice]:
+        """Latest slices for a snapshot read: a slice opened by a pending compaction is merged with
+        the slice before it (its base file plus the logs of both), spec 8.1 step 7."""
+        pending = self.visible.pending_compactions
+        out: list[FileSlice] = []
+        for g in self.all_file_groups(as_of=as_of, partitions=partitions):
+            s = g.latest_slice()
+            if s is None:
+                continue
+            if s.base_instant in pending and len(g.slices) > 1:
+                prev = g.slices[-2]
+                s = FileSlice(g.partition_path, g.file_id, prev.base_instant, prev.base_file).with_logs(
+                    prev.log_files + s.log_files
+                )
+            if not s.is_empty:
+                out.append(s)
+        return out
+
+    def latest_base_files(self, as_of: str | None = None, partitions: Iterable[str] | None = None) -> list[BaseFile]:
+        """The newest committed base file of every visible file group (read-optimized view)."""
+        out = []
+        for g in self.all_file_groups(as_of=as_of, partitions=partitions):
+            for s in reversed(g.slices):
+                if s.base_file is not None:
+                    out.append(s.base_file)
+                    break
+        return out
+
+
+def _read_details(timeline: Timeline, inst: Instant) -> bytes:
+    if not isinstance(timeline, ActiveTimeline):
+        raise TimelineError(f"cannot read the details of {inst}: the timeline has no storage")
+    return timeline.read_details(inst)
+
+
+def _compaction_operations(timeline: Timeline, inst: Instant) -> list[CompactionOperation]:
+    """Operations of a compaction plan (an Avro container ``HoodieCompactionPlan``)."""
+    import fastavro
+
+    requested = inst.with_state(inst.state.__class__.REQUESTED)
+    try:
+        raw = _read_details(timeline, requested)
+    except FileNotFoundError:
+        raw = _read_details(timeline, inst)
+    if not raw:
+        return []
+    try:
+        records = list(fastavro.reader(io.BytesIO(raw)))
+    except Exception as e:  # fastavro raises several types for bad containers
+        raise TimelineError(f"compaction plan {inst.timestamp} is not a readable Avro file: {e}") from e
+    ops: list[CompactionOperation] = []
+    for plan in records:
+        for op in plan.get("operations") or []:
+            ops.append(
+                CompactionOperation(
+                    instant=inst.timestamp,
+                    partition_path=op.get("partitionPath") or "",
+                    file_id=op["fileId"],
+                    base_instant=op.get("baseInstantTime") or "",
+                    data_file_path=op.get("dataFilePath"),
+                    delta_file_paths=tuple(op.get("deltaFilePaths") or ()),
+                )
+            )
+    return ops
