@@ -1,0 +1,222 @@
+"""``spark.read.format("hudi")`` (and a simple ``df.write.format("hudi")``) through PySpark's
+Python Data Source API.
+
+Planning (``partitions``) lists the latest file slices with core's ``FileSystemView``; each Spark
+input partition holds one file slice, or several small ones; each task merges its slices with
+core's reader and yields Arrow batches cast to exactly the declared schema (Spark compares
+nullability too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+from hudi_core.config.property import HoodieConfig
+from hudi_core.errors import ConfigError
+from hudi_core.schema.avro_schema import META_FIELDS
+from hudi_spark.options import ReadOptions, normalize_instant
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+    from pyspark.sql.types import StructType
+
+    from hudi_core.table import HudiTable
+
+__all__ = ["HudiDataSource", "ReadSpec", "register"]
+
+_QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
+
+
+@dataclass(frozen=True)
+class ReadSpec:
+    """What to read, resolved once on the driver from the reader options."""
+
+    base_uri: str
+    query_type: str
+    as_of: str | None
+    start: str | None
+    end: str | None
+    columns: tuple[str, ...] | None
+    options: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_options(cls, options: Any) -> ReadSpec:
+        opts = {str(k): str(v) for k, v in dict(options).items()}
+        # the Data Source API lower-cases nothing but gives a case-insensitive dict; look up by lower key
+        lower = {k.lower(): v for k, v in opts.items()}
+        base = lower.get("path")
+        if not base:
+            raise ConfigError('spark.read.format("hudi") needs a path: .load("<base path>")')
+        conf = HoodieConfig({k: v for k, v in opts.items() if k.lower() != "path"})
+        qtype = str(lower.get(ReadOptions.QUERY_TYPE.key, ReadOptions.QUERY_TYPE.default)).lower()
+        if qtype not in _QUERY_TYPES:
+            raise ConfigError(
+                f"{ReadOptions.QUERY_TYPE.key}={qtype!r} is not one of {', '.join(_QUERY_TYPES)}"
+            )
+
+        def instant(prop: Any) -> str | None:
+            raw = lower.get(prop.key.lower())
+            return normalize_instant(raw, option=prop.key) if raw else None
+
+        as_of, start, end = instant(ReadOptions.AS_OF_INSTANT), instant(ReadOptions.BEGIN_INSTANT), instant(ReadOptions.END_INSTANT)
+        if qtype == "incremental" and start is None:
+            raise ConfigError(
+                f"an incremental query needs {ReadOptions.BEGIN_INSTANT.key} (e.g. 000 for the beginning)"
+            )
+        cols = lower.get(ReadOptions.COLUMNS.key)
+        columns = tuple(c.strip() for c in cols.split(",") if c.strip()) if cols else None
+        return cls(base, qtype, as_of, start, end, columns, dict(conf.items()))
+
+    def open_table(self) -> HudiTable:
+        from hudi_core.table import HudiTable
+
+        return HudiTable.open(self.base_uri, options=self.options)
+
+
+def table_arrow_schema(table: HudiTable, as_of: str | None = None) -> pa.Schema:
+    """Meta columns then the table's columns, all nullable (the declared read schema)."""
+    data = table.schema(as_of)
+    fields = [pa.field(name, pa.string()) for name in META_FIELDS]
+    if data is not None:
+        fields += [f for f in data if f.name not in META_FIELDS]
+    return pa.schema([f.with_nullable(True) for f in fields])
+
+
+class SlicePartition(InputPartition):
+    """A Spark input partition: one or more file slices of the table."""
+
+    def __init__(self, slices: Sequence[Any]) -> None:
+        super().__init__(tuple(slices))
+
+    @property
+    def slices(self) -> tuple[Any, ...]:
+        return tuple(self.value)
+
+
+def _slice_size(fs: Any) -> int:
+    size = getattr(getattr(fs, "base_file", None), "size", 0) or 0
+    return int(size) + sum(int(getattr(lf, "size", 0) or 0) for lf in getattr(fs, "log_files", ()) or ())
+
+
+def group_slices(slices: Sequence[Any], split_bytes: int) -> list[list[Any]]:
+    """Pack file slices (in order) into groups of at most ``split_bytes`` (a big slice stays alone)."""
+    groups: list[list[Any]] = []
+    current: list[Any] = []
+    size = 0
+    for fs in slices:
+        s = _slice_size(fs)
+        if current and size + s > split_bytes:
+            groups.append(current)
+            current, size = [], 0
+        current.append(fs)
+        size += s
+    if current:
+        groups.append(current)
+    return groups
+
+
+class HudiReader(DataSourceReader):
+    def __init__(self, spec: ReadSpec, schema: StructType) -> None:
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        self.spec = spec
+        self.arrow_schema = to_arrow_schema(schema, timezone="UTC")
+
+    def partitions(self) -> Sequence[InputPartition]:
+        from hudi_core.fs_view import FileSystemView
+
+        table = self.spec.open_table()
+        as_of = self.spec.end if self.spec.query_type == "incremental" else self.spec.as_of
+        slices = list(FileSystemView(table).latest_file_slices(as_of=as_of))
+        if self.spec.query_type == "read_optimized":
+            slices = [s for s in slices if getattr(s, "base_file", None) is not None]
+        split = int(HoodieConfig(self.spec.options).get(ReadOptions.SPLIT_SIZE))
+        groups = group_slices(slices, split)
+        return [SlicePartition(g) for g in groups] or [SlicePartition([])]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        assert isinstance(partition, SlicePartition)
+        if not partition.slices:
+            return
+        table = self.spec.open_table()
+        timeline = table.timeline
+        for fs in partition.slices:
+            data = _read_slice(table, fs, self.spec, timeline)
+            if data.num_rows == 0:
+                continue
+            yield from conform(data, self.arrow_schema).to_batches()
+
+
+def _read_slice(table: HudiTable, fs: Any, spec: ReadSpec, timeline: Any) -> pa.Table:
+    """One file slice through core's reader, as the query type asks."""
+    if spec.query_type == "read_optimized":
+        from hudi_core.io.base_file import read_base_file
+
+        return read_base_file(table.storage, fs.base_file.path)
+    from hudi_core.read.merge import merge_file_slice
+
+    as_of = spec.end if spec.query_type == "incremental" else spec.as_of
+    data = merge_file_slice(table, fs, as_of=as_of, timeline=timeline)
+    if spec.query_type == "incremental":
+        commit = data.column("_hoodie_commit_time")
+        mask = pc.greater(commit, pa.scalar(spec.start))
+        if spec.end is not None:
+            mask = pc.and_(mask, pc.less_equal(commit, pa.scalar(spec.end)))
+        data = data.filter(mask)
+    return data
+
+
+def conform(data: pa.Table, target: pa.Schema) -> pa.Table:
+    """Select and cast ``data`` to exactly ``target`` (names, types, nullability)."""
+    columns = []
+    for f in target:
+        if f.name in data.column_names:
+            columns.append(data.column(f.name).cast(f.type))
+        else:  # a column added by schema evolution after this file slice was written
+            columns.append(pa.nulls(data.num_rows, f.type))
+    return pa.Table.from_arrays(columns, schema=target)
+
+
+class HudiDataSource(DataSource):
+    """The ``hudi`` format: ``spark.read.format("hudi").load(base_uri)``."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "hudi"
+
+    def _spec(self) -> ReadSpec:
+        return ReadSpec.from_options(self.options)
+
+    def schema(self) -> StructType:
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        spec = self._spec()
+        table = spec.open_table()
+        as_of = spec.end if spec.query_type == "incremental" else spec.as_of
+        schema = table_arrow_schema(table, as_of)
+        if spec.columns:
+            missing = [c for c in spec.columns if c not in schema.names]
+            if missing:
+                raise ConfigError(f"columns {missing} are not in table {spec.base_uri} (columns: {schema.names})")
+            schema = pa.schema([schema.field(c) for c in spec.columns])
+        return from_arrow_schema(schema)
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        # a user-given schema (spark.read.schema(...)) prunes columns too
+        return HudiReader(self._spec(), schema)
+
+    def writer(self, schema: StructType, overwrite: bool) -> Any:
+        from hudi_spark.datasource_writer import HudiArrowWriter
+
+        return HudiArrowWriter(dict(self.options), schema, overwrite)
+
+
+def register(spark: SparkSession) -> None:
+    """Register the ``hudi`` format on a session (``hudi_spark`` does this on import too)."""
+    spark.dataSource.register(HudiDataSource)

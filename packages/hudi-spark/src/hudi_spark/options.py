@@ -1,0 +1,62 @@
+"""Options specific to the Spark binding (read options use Hudi Spark's own keys)."""
+
+from __future__ import annotations
+
+import re
+
+from hudi_core.config.property import ConfigProperty
+from hudi_core.errors import ConfigError
+
+__all__ = ["ReadOptions", "SparkOptions", "StreamOptions", "normalize_instant"]
+
+
+def _r(key: str, default: object, doc: str, *aliases: str) -> ConfigProperty:  # type: ignore[type-arg]
+    return ConfigProperty(key, default, doc, aliases=aliases, group="read")
+
+
+class ReadOptions:
+    QUERY_TYPE = _r(
+        "hoodie.datasource.query.type", "snapshot", "snapshot, read_optimized or incremental."
+    )
+    AS_OF_INSTANT = _r("as.of.instant", None, "Time travel: the snapshot as of this instant.")
+    BEGIN_INSTANT = _r(
+        "hoodie.datasource.read.begin.instanttime", None, "Incremental: start (exclusive)."
+    )
+    END_INSTANT = _r("hoodie.datasource.read.end.instanttime", None, "Incremental: end (inclusive).")
+    COLUMNS = _r("hoodie.datasource.read.columns", None, "Comma-separated columns to read (pruning).")
+    SPLIT_SIZE = _r(
+        "hoodie.spark.read.split.bytes",
+        128 * 1024 * 1024,
+        "Small file slices are grouped into one Spark input partition up to this many bytes.",
+    )
+
+
+class SparkOptions:
+    WRITE_PARALLELISM = ConfigProperty(
+        "hoodie.spark.write.parallelism", 0, "Tasks writing file groups; 0 = Spark's default parallelism.",
+        group="spark",
+    )  # fmt: skip
+
+
+class StreamOptions:
+    COMPACT_EVERY = ConfigProperty(
+        "hoodie.compact.inline.max.delta.commits", 5,
+        "Streaming MOR: schedule a compaction every this many deltacommits.", group="compaction",
+    )  # fmt: skip
+    ASYNC_COMPACT = ConfigProperty(
+        "hoodie.datasource.compaction.async.enable", True,
+        "Streaming MOR: run scheduled compactions in the background.", group="compaction",
+    )  # fmt: skip
+
+
+_INSTANT_FORMATS = (17, 14, 8)
+
+
+def normalize_instant(value: str, *, option: str) -> str:
+    """``20240418173213674``, ``2024-04-18 17:32:13.674`` or ``2024-04-18`` -> 17 digits."""
+    digits = re.sub(r"[^0-9]", "", value or "")
+    if len(digits) not in _INSTANT_FORMATS and not (8 < len(digits) < 17):
+        raise ConfigError(
+            f"{option}={value!r} is not an instant time; use yyyyMMddHHmmssSSS or 'yyyy-MM-dd HH:mm:ss.SSS'"
+        )
+    return digits.ljust(17, "0")

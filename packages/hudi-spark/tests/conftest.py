@@ -1,0 +1,52 @@
+"""One SparkSession for the whole test session (JVM start-up is ~10 s on this machine).
+
+Every Spark test is marked ``spark`` and ``xdist_group("spark")`` so that, under
+``pytest -n 2 --dist loadgroup``, all of them share a single worker and a single JVM.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hudi_core.testing.corpus import copy_corpus_table, corpus_root
+
+SPARK = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from hudi_spark.session import spark_session
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    local_dir = tmp_path_factory.mktemp(f"spark-local-{worker}")
+    conf = {
+        "spark.local.dir": str(local_dir),
+        "spark.sql.warehouse.dir": str(local_dir / "warehouse"),
+    }
+    if extra := os.environ.get("SPARK_TEST_EXTRA_JAVA"):  # e.g. AppCDS flags built by CI
+        conf["spark.driver.extraJavaOptions"] = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 " + extra
+    # local[2,2]: two cores and up to two attempts per task, so a test can inject one failure
+    session = spark_session(os.environ.get("SPARK_TEST_MASTER", "local[2,2]"), app_name=f"hudi-tests-{worker}", conf=conf)
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def compat_root() -> Path:
+    root = corpus_root()
+    if root is None:
+        pytest.fail("shared/compat is missing: the corpus must sit beside the checkout (../shared/compat)")
+    return root
+
+
+@pytest.fixture
+def corpus_copy(tmp_path: Path, compat_root: Path) -> Any:
+    def make(table_path: str) -> Path:
+        return copy_corpus_table(table_path, tmp_path)
+
+    return make
