@@ -1,0 +1,204 @@
+"""Block contents (spec 5.3 to 5.6): Avro and parquet data blocks, delete blocks, command blocks."""
+
+from __future__ import annotations
+
+import io
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hudi_core.avro.decoder import decode_records
+from hudi_core.avro.encoder import encode_value_segments, record_segments
+from hudi_core.avro.segments import Segment, const_segment, gather, varint_segment, zigzag
+from hudi_core.errors import CorruptedLogBlockError, SchemaMismatchError
+from hudi_core.log.delete_records import branch_for, decode_delete_payload
+from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD, avro_to_arrow, parse_avro_schema
+
+__all__ = [
+    "AVRO_BLOCK_VERSION",
+    "DELETE_BLOCK_VERSION",
+    "ROLLBACK_COMMAND",
+    "decode_avro_data_block",
+    "decode_delete_block",
+    "decode_parquet_data_block",
+    "encode_avro_data_block",
+    "encode_command_block",
+    "encode_delete_block",
+    "encode_parquet_data_block",
+    "split_avro_records",
+]
+
+AVRO_BLOCK_VERSION = 3
+DELETE_BLOCK_VERSION = 3
+#: ``COMMAND_BLOCK_TYPE`` header value of a rollback command block.
+ROLLBACK_COMMAND = "0"
+
+_I32 = struct.Struct(">i")
+
+
+# -- Avro data blocks (5.4) -----------------------------------------------------------------------
+
+
+def encode_avro_data_block(table: pa.Table, avro_schema_with_meta: str | dict[str, Any]) -> bytes:
+    """Content of an Avro data block: version 3, record count, then each record as int32
+    big-endian length + Avro binary. Vectorised over the whole table."""
+    n = table.num_rows
+    segments = record_segments(table, avro_schema_with_meta)
+    lengths = np.zeros(n, dtype=np.int64)
+    for seg in segments:
+        lengths += seg.lengths
+    prefix = lengths.astype(">i4").view(np.uint8)
+    length_seg = Segment(prefix, np.arange(n, dtype=np.int64) * 4, np.full(n, 4, dtype=np.int64))
+    body, _ = gather([length_seg, *segments], n)
+    return _I32.pack(AVRO_BLOCK_VERSION) + _I32.pack(n) + body.tobytes()
+
+
+def split_avro_records(content: bytes | memoryview) -> list[memoryview]:
+    """The Avro binary of each record of an Avro data block's content (versions 1, 2, 3)."""
+    view = memoryview(content)
+    try:
+        (version,) = _I32.unpack_from(view, 0)
+        pos = 4
+        if version not in (1, 2, 3):
+            raise CorruptedLogBlockError(f"Avro data block content version {version} is unknown (1, 2 or 3)")
+        count = -1
+        if version >= 2:
+            (count,) = _I32.unpack_from(view, pos)
+            pos += 4
+        out: list[memoryview] = []
+        end = len(view)
+        unpack = _I32.unpack_from
+        # Sequential by nature: each record's position depends on the previous length.
+        while (count < 0 and pos < end) or len(out) < count:
+            (length,) = unpack(view, pos)
+            pos += 4
+            if length < 0 or pos + length > end:
+                raise CorruptedLogBlockError(f"Avro record length {length} at byte {pos - 4} runs past the block")
+            out.append(view[pos : pos + length])
+            pos += length
+        return out
+    except struct.error as e:
+        raise CorruptedLogBlockError(f"Avro data block content is truncated: {e}") from e
+
+
+def decode_avro_data_block(
+    content: bytes | memoryview, writer_schema: str, reader_schema: str | dict[str, Any] | None = None
+) -> pa.Table:
+    return decode_records(split_avro_records(content), writer_schema, reader_schema)
+
+
+# -- Parquet data blocks (5.6) --------------------------------------------------------------------
+
+
+def encode_parquet_data_block(table: pa.Table, compression: str = "gzip") -> bytes:
+    """Content of a parquet data block: a whole parquet file (meta columns first, as given)."""
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression=compression)
+    return sink.getvalue()
+
+
+def decode_parquet_data_block(
+    content: bytes | memoryview, writer_schema: str | None, reader_schema: str | dict[str, Any] | None = None
+) -> pa.Table:
+    try:
+        table = pq.read_table(pa.BufferReader(bytes(content)))
+    except (pa.ArrowInvalid, OSError) as e:
+        raise CorruptedLogBlockError(f"parquet data block does not parse: {e}") from e
+    if reader_schema is not None:
+        return conform(table, avro_to_arrow(parse_avro_schema(reader_schema)))
+    if writer_schema is not None:
+        return conform(table, avro_to_arrow(writer_schema))
+    return table
+
+
+def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` with ``schema``'s columns (meta first): missing ones null, others cast."""
+    meta = [n for n in (*META_FIELDS, OPERATION_FIELD) if n in schema.names]
+    fields = [schema.field(n) for n in meta] + [f for f in schema if f.name not in meta]
+    cols = []
+    for f in fields:
+        if f.name in table.column_names:
+            col = table.column(f.name)
+            try:
+                cols.append(col if col.type == f.type else col.cast(f.type))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                raise SchemaMismatchError(f"column {f.name!r} of type {col.type} cannot be read as {f.type}: {e}") from e
+        else:
+            cols.append(pa.nulls(table.num_rows, f.type))
+    return pa.Table.from_arrays(cols, schema=pa.schema(fields))
+
+
+# -- Delete blocks (5.5) ---------------------------------------------------------------------------
+
+
+def encode_delete_block(
+    keys: Sequence[str] | pa.Array,
+    partitions: Sequence[str] | pa.Array,
+    ordering_vals: Sequence[Any] | pa.Array | None = None,
+) -> bytes:
+    """Content of a delete block: version 3, payload length, one ``HoodieDeleteRecordList``.
+
+    Without ``ordering_vals`` every record gets ``orderingVal`` = int 0 (branch 1), Java's
+    "natural order" delete that always wins. Otherwise the union branch follows the Arrow type
+    of ``ordering_vals`` (int32 -> int, int64 -> long, string -> string, ...); nulls -> null.
+    """
+    key_arr = pa.array(keys, pa.string()) if not isinstance(keys, pa.Array) else keys
+    part_arr = pa.array(partitions, pa.string()) if not isinstance(partitions, pa.Array) else partitions
+    n = len(key_arr)
+    if len(part_arr) != n:
+        raise SchemaMismatchError(f"delete block needs one partition path per key: {n} keys, {len(part_arr)} partitions")
+    if ordering_vals is None:
+        ordering = pa.array(np.zeros(n, dtype=np.int32))
+    else:
+        ordering = ordering_vals if isinstance(ordering_vals, pa.Array) else pa.array(ordering_vals)
+        if isinstance(ordering, pa.ChunkedArray):
+            ordering = ordering.combine_chunks()
+        if len(ordering) != n:
+            raise SchemaMismatchError(f"delete block needs one ordering value per key: {n} keys, {len(ordering)} values")
+    branch, node, ordering = branch_for(ordering)
+    names: dict[str, Any] = {}
+    item_segs = encode_value_segments(["null", "string"], key_arr, names, "recordKey")
+    item_segs += encode_value_segments(["null", "string"], part_arr, names, "partitionPath")
+    valid = ordering.is_valid().to_numpy(zero_copy_only=False)
+    item_segs.append(const_segment(bytes([0, 2 * branch]), valid.astype(np.int64)))
+    if node is not None:
+        value_segs = encode_value_segments(node, ordering, names, "orderingVal", valid)
+        item_segs += [s.masked(valid) for s in value_segs]
+    items, _ = gather(item_segs, n)
+    # Java writes the whole list as one Avro array block: count, items, 0.
+    head = b""
+    if n:
+        count, count_off = gather([varint_segment(zigzag(np.array([n], dtype=np.int64)))], 1)
+        head = count.tobytes()
+    payload = head + items.tobytes() + b"\x00"
+    return _I32.pack(DELETE_BLOCK_VERSION) + _I32.pack(len(payload)) + payload
+
+
+def decode_delete_block(content: bytes | memoryview) -> pa.Table:
+    """Columns ``_hoodie_record_key``, ``_hoodie_partition_path``, ``_ordering_val``,
+    ``_ordering_natural`` (see docs/architecture.md, "Log files")."""
+    view = memoryview(content)
+    if len(view) < 8:
+        raise CorruptedLogBlockError(f"delete block content of {len(view)} bytes is too short")
+    version, length = struct.unpack_from(">ii", view, 0)
+    if version != DELETE_BLOCK_VERSION:
+        raise CorruptedLogBlockError(
+            f"delete block content version {version} is not supported (only 3; version 2 holds "
+            "Kryo-serialised Java objects); compact the file group with Java Hudi first"
+        )
+    if length < 0 or 8 + length > len(view):
+        raise CorruptedLogBlockError(f"delete block payload length {length} runs past the block")
+    return decode_delete_payload(view[8 : 8 + length])
+
+
+# -- Command blocks (5.3) --------------------------------------------------------------------------
+
+
+def encode_command_block() -> bytes:
+    """Content of a rollback command block: empty (the header says what to roll back)."""
+    return b""
+

@@ -1,0 +1,175 @@
+"""``HoodieDeleteRecord`` ordering values (spec 5.5): the union branches and their Arrow types."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import pyarrow as pa
+
+from hudi_core.errors import CorruptedLogBlockError, SchemaMismatchError
+
+__all__ = ["DELETE_COLUMNS", "ORDERING_BRANCHES", "branch_for", "decode_delete_payload"]
+
+#: ``orderingVal`` union branches by index: (Avro type, Arrow type).
+ORDERING_BRANCHES: tuple[tuple[Any, pa.DataType], ...] = (
+    ("null", pa.null()),
+    ("int", pa.int32()),
+    ("long", pa.int64()),
+    ("float", pa.float32()),
+    ("double", pa.float64()),
+    ("bytes", pa.binary()),
+    ("string", pa.string()),
+    ({"type": "bytes", "logicalType": "decimal", "precision": 30, "scale": 15}, pa.decimal128(30, 15)),
+    ({"type": "int", "logicalType": "date"}, pa.date32()),
+    ({"type": "int", "logicalType": "time-millis"}, pa.time32("ms")),
+    ({"type": "long", "logicalType": "time-micros"}, pa.time64("us")),
+    ({"type": "long", "logicalType": "timestamp-millis"}, pa.timestamp("ms", tz="UTC")),
+    ({"type": "long", "logicalType": "timestamp-micros"}, pa.timestamp("us", tz="UTC")),
+)
+
+DELETE_COLUMNS = ("_hoodie_record_key", "_hoodie_partition_path", "_ordering_val", "_ordering_natural")
+
+
+def branch_for(values: pa.Array) -> tuple[int, Any, pa.Array]:
+    """(union branch, Avro type or None, values cast to the branch's Arrow type)."""
+    t = values.type
+    if pa.types.is_dictionary(t):
+        values = values.dictionary_decode()
+        t = values.type
+    if pa.types.is_null(t):
+        return 0, None, values
+    if pa.types.is_int8(t) or pa.types.is_int16(t) or pa.types.is_int32(t) or pa.types.is_uint8(t) or pa.types.is_uint16(t):
+        branch = 1
+    elif pa.types.is_integer(t):
+        branch = 2
+    elif pa.types.is_float16(t) or pa.types.is_float32(t):
+        branch = 3
+    elif pa.types.is_float64(t):
+        branch = 4
+    elif pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        branch = 5
+    elif pa.types.is_string(t) or pa.types.is_large_string(t):
+        branch = 6
+    elif pa.types.is_decimal(t):
+        branch = 7
+    elif pa.types.is_date(t):
+        branch = 8
+    elif pa.types.is_time32(t):
+        branch = 9
+    elif pa.types.is_time64(t):
+        branch = 10
+    elif pa.types.is_timestamp(t):
+        branch = 11 if t.unit in ("s", "ms") else 12
+    else:
+        raise SchemaMismatchError(f"ordering values of type {t} have no HoodieDeleteRecord orderingVal branch")
+    node, arrow_type = ORDERING_BRANCHES[branch]
+    if pa.types.is_timestamp(t):
+        arrow_type = pa.timestamp(arrow_type.unit, tz=t.tz)
+    try:
+        return branch, node, values.cast(arrow_type, safe=not pa.types.is_timestamp(t))
+    except pa.ArrowInvalid as e:
+        raise SchemaMismatchError(f"ordering values do not fit {arrow_type}: {e}") from e
+
+
+class _Cursor:
+    """Minimal Avro binary reader for the fixed ``HoodieDeleteRecordList`` shape."""
+
+    def __init__(self, data: memoryview) -> None:
+        self.data = data
+        self.pos = 0
+
+    def long(self) -> int:
+        shift = 0
+        acc = 0
+        while True:
+            b = self.data[self.pos]
+            self.pos += 1
+            acc |= (b & 0x7F) << shift
+            if b < 0x80:
+                return (acc >> 1) ^ -(acc & 1)
+            shift += 7
+            if shift > 63:
+                raise CorruptedLogBlockError("varint longer than 10 bytes in delete block")
+
+    def raw(self, n: int) -> bytes:
+        if n < 0 or self.pos + n > len(self.data):
+            raise CorruptedLogBlockError(f"length {n} runs past the delete block payload")
+        out = bytes(self.data[self.pos : self.pos + n])
+        self.pos += n
+        return out
+
+    def opt_string(self) -> str | None:
+        branch = self.long()
+        if branch == 0:
+            return None
+        if branch != 1:
+            raise CorruptedLogBlockError(f"union branch {branch} in a [null, string] field")
+        return self.raw(self.long()).decode("utf-8")
+
+
+def _ordering_value(cur: _Cursor, branch: int) -> Any:
+    if branch in (1, 2, 8, 9, 10, 11, 12):
+        return cur.long()
+    if branch == 3:
+        return struct.unpack("<f", cur.raw(4))[0]
+    if branch == 4:
+        return struct.unpack("<d", cur.raw(8))[0]
+    if branch == 5:
+        return cur.raw(cur.long())
+    if branch == 6:
+        return cur.raw(cur.long()).decode("utf-8")
+    if branch == 7:
+        unscaled = int.from_bytes(cur.raw(cur.long()), "big", signed=True)
+        return unscaled
+    raise CorruptedLogBlockError(f"orderingVal union branch {branch} does not exist (0..12)")
+
+
+def decode_delete_payload(payload: memoryview) -> pa.Table:
+    """The ``HoodieDeleteRecordList`` record as the delete table (see DELETE_COLUMNS).
+
+    Delete blocks are small next to data blocks, so a plain loop reads them.
+    """
+    cur = _Cursor(payload)
+    keys: list[str | None] = []
+    parts: list[str | None] = []
+    branches: list[int] = []
+    vals: list[Any] = []
+    try:
+        while True:
+            count = cur.long()
+            if count == 0:
+                break
+            if count < 0:  # a block with its byte size (Avro allows it; Java never writes it)
+                count = -count
+                cur.long()
+            for _ in range(count):
+                keys.append(cur.opt_string())
+                parts.append(cur.opt_string())
+                branch = cur.long()
+                branches.append(branch)
+                vals.append(None if branch == 0 else _ordering_value(cur, branch))
+    except IndexError as e:
+        raise CorruptedLogBlockError("delete block payload is truncated") from e
+    typed = [b for b in branches if b != 0]
+    branch = typed[0] if typed else 0
+    if any(b != branch for b in typed):
+        raise CorruptedLogBlockError(f"delete block mixes orderingVal branches {sorted(set(typed))}")
+    arrow_type = ORDERING_BRANCHES[branch][1]
+    if branch == 7:
+        import decimal
+
+        vals = [None if v is None else decimal.Decimal(v).scaleb(-15) for v in vals]
+    if branch in (8, 9, 10, 11, 12):
+        ordering = pa.array(vals, pa.int64()).cast(_storage_of(arrow_type)).view(arrow_type)
+    else:
+        ordering = pa.array(vals, arrow_type)
+    natural = pa.array([b == 1 and v == 0 for b, v in zip(branches, vals)], pa.bool_())
+    return pa.table(
+        [pa.array(keys, pa.string()), pa.array(parts, pa.string()), ordering, natural],
+        names=list(DELETE_COLUMNS),
+    )
+
+
+def _storage_of(t: pa.DataType) -> pa.DataType:
+    return pa.int32() if pa.types.is_date32(t) or pa.types.is_time32(t) else pa.int64()
