@@ -47,6 +47,16 @@ class Storage:
             self.scheme = scheme
         self._create_lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Engines pickle storages into tasks; a lock cannot travel, a fresh one is made.
+        state = dict(self.__dict__)
+        state.pop("_create_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._create_lock = threading.Lock()
+
     # -- path handling ---------------------------------------------------------------------------
 
     def _p(self, path: str) -> str:
@@ -181,7 +191,13 @@ class Storage:
             self.fs.rm(p, recursive=True)
 
     def rename(self, src: str, dst: str) -> None:
-        self.fs.mv(self._p(src), self._p(dst))
+        s, d = self._p(src), self._p(dst)
+        if not self.fs.exists(s):
+            raise FileNotFoundError(f"cannot rename {src}: it does not exist")
+        parent = posixpath.dirname(d)
+        if parent:
+            self.fs.makedirs(parent, exist_ok=True)
+        self.fs.mv(s, d)
 
     # -- Arrow -----------------------------------------------------------------------------------
 

@@ -50,7 +50,9 @@ class LocalStorage(Storage):
             return f.read(length)
 
     def rename(self, src: str, dst: str) -> None:
-        os.replace(self._p(src), self._p(dst))
+        d = self._p(dst)
+        os.makedirs(os.path.dirname(d) or ".", exist_ok=True)
+        os.replace(self._p(src), d)
 
     def arrow_filesystem(self) -> pafs.FileSystem:
         return pafs.LocalFileSystem()
