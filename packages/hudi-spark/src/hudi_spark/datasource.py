@@ -155,12 +155,10 @@ class HudiReader(DataSourceReader):
 
 def _read_slice(table: HudiTable, fs: Any, spec: ReadSpec, timeline: Any) -> pa.Table:
     """One file slice through core's reader, as the query type asks."""
-    if spec.query_type == "read_optimized":
-        from hudi_core.io.base_file import read_base_file
-
-        return read_base_file(table.storage, fs.base_file.path)
     from hudi_core.read.merge import merge_file_slice
 
+    if spec.query_type == "read_optimized":
+        fs = type(fs)(fs.partition_path, fs.file_id, fs.base_instant, fs.base_file, ())
     as_of = spec.end if spec.query_type == "incremental" else spec.as_of
     data = merge_file_slice(table, fs, as_of=as_of, timeline=timeline)
     if spec.query_type == "incremental":

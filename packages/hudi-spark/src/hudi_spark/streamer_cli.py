@@ -1,0 +1,62 @@
+"""The body of ``hudi-py streamer`` (the command module in hudi-core stays import-light)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from hudi_core.errors import ConfigError
+
+__all__ = ["run_streamer", "streamer_options"]
+
+
+def streamer_options(args: argparse.Namespace, extra: Mapping[str, str]) -> dict[str, str]:
+    """Hudi write options from the streamer flags (``--hoodie-conf`` wins)."""
+    opts: dict[str, str] = {"hoodie.datasource.write.table.type": args.table_type}
+    if args.target_table:
+        opts["hoodie.table.name"] = args.target_table
+    if args.record_key:
+        opts["hoodie.datasource.write.recordkey.field"] = args.record_key
+    if args.partition_field:
+        opts["hoodie.datasource.write.partitionpath.field"] = args.partition_field
+    if args.source_ordering_field:
+        opts["hoodie.datasource.write.precombine.field"] = args.source_ordering_field
+    opts.update(extra)
+    return opts
+
+
+def _source(args: argparse.Namespace) -> Any:
+    from hudi_spark.streamer import FileSource, RateSource
+
+    if args.source_kind == "rate":
+        return RateSource(rows_per_round=args.rate_rows)
+    if not args.source_path:
+        raise ConfigError("--source-kind dfs needs --source-path <folder>")
+    return FileSource(args.source_path, args.source_format, args.max_files_per_round, args.source_schema)
+
+
+def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
+    from hudi_spark.compaction import AsyncCompactor
+    from hudi_spark.session import spark_session
+    from hudi_spark.streamer import RoundResult, Streamer
+
+    options = streamer_options(args, extra)
+    spark = spark_session(args.master, app_name="hudi-py-streamer")
+    compactor = None
+    if args.compact_every and args.table_type == "MERGE_ON_READ":
+        compactor = AsyncCompactor(spark, args.target_base_path, every=args.compact_every, options=options)
+
+    def report(r: RoundResult) -> None:
+        what = f"commit {r.instant}: {r.rows} records" if r.instant else "nothing new"
+        sched = f", compaction {r.compaction_scheduled} scheduled" if r.compaction_scheduled else ""
+        print(f"round {r.round}: {what} (checkpoint {r.checkpoint}){sched}", file=sys.stderr, flush=True)
+
+    streamer = Streamer(spark, args.target_base_path, _source(args), options, args.op.lower(), compactor, report)
+    try:
+        streamer.run(continuous=args.continuous, min_sync_interval=args.min_sync_interval_seconds,
+                     max_rounds=args.max_rounds)  # fmt: skip
+    finally:
+        spark.stop()
+    return 0

@@ -1,0 +1,82 @@
+"""``spark.read.format("hudi")`` returns what core's reader returns, on every corpus table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from hudi_core.testing.corpus import corpus_tables
+
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+
+V6 = [t for t in corpus_tables() if t["table_version"] == 6]
+
+
+def _sorted(t: pa.Table) -> pa.Table:
+    keys = [c for c in ("_hoodie_record_key", "_hoodie_commit_time") if c in t.column_names]
+    return t.sort_by([(k, "ascending") for k in keys]) if t.num_rows else t
+
+
+def _same(spark_table: pa.Table, core_table: pa.Table) -> None:
+    assert spark_table.column_names == core_table.column_names
+    a, b = _sorted(spark_table), _sorted(core_table)
+    for name in a.column_names:
+        # Spark's Arrow types may differ in nullability / list field names only: compare values
+        assert a.column(name).to_pylist() == b.column(name).to_pylist(), name
+
+
+@pytest.mark.parametrize("entry", V6, ids=[f"{t['category']}/{t['name']}" for t in V6])
+def test_snapshot_equals_core_reader(spark: Any, compat_root: Path, entry: dict[str, Any]) -> None:
+    from hudi_core.table import HudiTable
+
+    path = str(compat_root / entry["table_path"])
+    core = HudiTable.open(path).read()
+    got = spark.read.format("hudi").load(path).toArrow()
+    assert got.num_rows == entry["rows"]
+    _same(got, core)
+
+
+def test_query_types_time_travel_and_pruning(spark: Any, compat_root: Path) -> None:
+    from hudi_core.table import HudiTable
+
+    entry = next(t for t in V6 if t["category"] == "trips_mor_avro")
+    path = str(compat_root / entry["table_path"])
+    table = HudiTable.open(path)
+    commits = [i.timestamp for i in table.timeline.completed_commits()]
+    first, last = commits[0], commits[-1]
+    reader = spark.read.format("hudi")
+
+    ro = reader.option("hoodie.datasource.query.type", "read_optimized").load(path).toArrow()
+    _same(ro, table.read("read_optimized"))
+
+    tt = reader.option("as.of.instant", first).load(path).toArrow()
+    _same(tt, table.read(as_of=first))
+    assert set(tt.column("_hoodie_commit_time").to_pylist()) == {first}
+
+    inc = (
+        spark.read.format("hudi")
+        .option("hoodie.datasource.query.type", "incremental")
+        .option("hoodie.datasource.read.begin.instanttime", first)
+        .option("hoodie.datasource.read.end.instanttime", last)
+        .load(path)
+        .toArrow()
+    )
+    _same(inc, table.read("incremental", start=first, end=last))
+    assert inc.num_rows > 0 and first not in inc.column("_hoodie_commit_time").to_pylist()
+
+    pruned = spark.read.format("hudi").option("hoodie.datasource.read.columns", "uuid,fare").load(path)
+    assert pruned.columns == ["uuid", "fare"]
+    assert sorted(pruned.toArrow().column("uuid").to_pylist()) == sorted(table.read().column("uuid").to_pylist())
+
+    by_schema = spark.read.format("hudi").schema("uuid string, city string").load(path)
+    assert by_schema.count() == table.read().num_rows
+    assert by_schema.toArrow().column_names == ["uuid", "city"]
+
+
+def test_bad_query_type_names_the_value(spark: Any, compat_root: Path) -> None:
+    path = str(compat_root / V6[0]["table_path"])
+    with pytest.raises(Exception, match="bogus"):
+        spark.read.format("hudi").option("hoodie.datasource.query.type", "bogus").load(path).count()
