@@ -1,0 +1,67 @@
+"""Aligning what a file holds with the table's schema (schema evolution on read)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.errors import SchemaMismatchError
+
+__all__ = ["align_table", "target_schema"]
+
+
+def target_schema(data_schema: pa.Schema, *, with_meta: bool, meta_fields: list[pa.Field]) -> pa.Schema:
+    """Meta fields first (when wanted), then the table's data columns."""
+    names = {f.name for f in meta_fields}
+    data = [f for f in data_schema if f.name not in names]
+    return pa.schema((list(meta_fields) if with_meta else []) + data)
+
+
+def align_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` with exactly ``schema``'s columns: cast where types differ (int widening,
+    nested fields added), nulls for columns the file does not have (older schema)."""
+    cols = []
+    for f in schema:
+        idx = table.schema.get_field_index(f.name)
+        if idx < 0:
+            cols.append(pa.nulls(table.num_rows, f.type))
+        else:
+            cols.append(_align_array(table.column(idx), f.type, f.name))
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
+def _align_array(arr: pa.ChunkedArray | pa.Array, dt: pa.DataType, name: str) -> pa.ChunkedArray | pa.Array:
+    if arr.type.equals(dt):
+        return arr
+    if isinstance(arr, pa.ChunkedArray):
+        chunks = [_align_array(c, dt, name) for c in arr.chunks]
+        return pa.chunked_array(chunks, type=dt)
+    try:
+        return pc.cast(arr, dt, safe=False) if _same_family(arr.type, dt) else pc.cast(arr, dt)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        pass
+    if pa.types.is_struct(dt) and pa.types.is_struct(arr.type):
+        children = []
+        for i in range(dt.num_fields):
+            child = dt.field(i)
+            j = arr.type.get_field_index(child.name)
+            if j < 0:
+                children.append(pa.nulls(len(arr), child.type))
+            else:
+                children.append(_align_array(arr.field(j), child.type, f"{name}.{child.name}"))
+        mask = arr.is_null() if arr.null_count else None
+        return pa.StructArray.from_arrays(children, fields=list(dt), mask=mask)
+    if pa.types.is_list(dt) and (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)):
+        values = _align_array(arr.flatten(), dt.value_type, f"{name}[]")
+        offsets = pc.cast(pc.subtract(arr.offsets, arr.offsets[0]), pa.int32())
+        mask = arr.is_null() if arr.null_count else None
+        return pa.ListArray.from_arrays(offsets, values, type=dt, mask=mask)
+    raise SchemaMismatchError(
+        f"column {name!r} holds {arr.type} in a file but the table schema says {dt}; "
+        "only type promotions Hudi allows (int->long->float->double, added fields) can be read"
+    )
+
+
+def _same_family(a: pa.DataType, b: pa.DataType) -> bool:
+    # Timestamps with another unit or zone convert without a value check (Hudi stores micros).
+    return pa.types.is_timestamp(a) and pa.types.is_timestamp(b)

@@ -1,0 +1,105 @@
+"""Simple row filters ``(column, op, value)``: validation, Arrow expressions, partition pruning."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.errors import HudiError
+from hudi_core.fs_view.partitions import coerce_like
+
+__all__ = ["FilterError", "Filter", "normalize_filters", "partition_matches", "to_expression"]
+
+Filter = tuple[str, str, Any]
+_OPS = ("=", "==", "!=", "<", "<=", ">", ">=", "in", "not in")
+
+
+class FilterError(HudiError):
+    """A filter names an unknown column or operator, or a value of the wrong type."""
+
+
+def normalize_filters(filters: Sequence[Sequence[Any]] | None, columns: Sequence[str]) -> list[Filter]:
+    out: list[Filter] = []
+    for f in filters or ():
+        if len(f) != 3:
+            raise FilterError(f"filter {f!r} is not (column, op, value)")
+        col, op, value = f[0], str(f[1]).strip().lower(), f[2]
+        if op not in _OPS:
+            raise FilterError(f"filter operator {f[1]!r} is not one of {', '.join(_OPS)}")
+        if col not in columns:
+            raise FilterError(f"filter column {col!r} is not a column of the table: {', '.join(columns)}")
+        if op in ("in", "not in") and (isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set))):
+            raise FilterError(f"filter {col} {op} needs a list of values, got {value!r}")
+        out.append((col, "=" if op == "==" else op, value))
+    return out
+
+
+def to_expression(filters: Sequence[Filter]) -> pc.Expression | None:
+    expr: pc.Expression | None = None
+    for col, op, value in filters:
+        field = pc.field(col)
+        if op == "=":
+            e = field == value
+        elif op == "!=":
+            e = field != value
+        elif op == "<":
+            e = field < value
+        elif op == "<=":
+            e = field <= value
+        elif op == ">":
+            e = field > value
+        elif op == ">=":
+            e = field >= value
+        elif op == "in":
+            e = field.isin(list(value))
+        else:
+            e = ~field.isin(list(value))
+        expr = e if expr is None else expr & e
+    return expr
+
+
+def apply_filters(data: pa.Table, expr: pc.Expression | None) -> pa.Table:
+    if expr is None or data.num_rows == 0:
+        return data
+    try:
+        return data.filter(expr)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
+        raise FilterError(f"cannot apply filter {expr}: {e} (is the value of the column's type?)") from e
+
+
+def partition_matches(values: dict[str, str] | None, filters: Sequence[Filter]) -> bool:
+    """False only when a filter on a partition field surely rejects every row of the partition."""
+    if values is None:
+        return True
+    for col, op, value in filters:
+        raw = values.get(col)
+        if raw is None:
+            continue
+        try:
+            if op in ("in", "not in"):
+                hit = any(coerce_like(raw, v) == v for v in value)
+                ok = hit if op == "in" else not hit
+            else:
+                ok = _compare(coerce_like(raw, value), op, value)
+        except (ValueError, TypeError):
+            continue  # not comparable here: let the row filter decide
+        if not ok:
+            return False
+    return True
+
+
+def _compare(left: Any, op: str, right: Any) -> bool:
+    if op == "=":
+        return bool(left == right)
+    if op == "!=":
+        return bool(left != right)
+    if op == "<":
+        return bool(left < right)
+    if op == "<=":
+        return bool(left <= right)
+    if op == ">":
+        return bool(left > right)
+    return bool(left >= right)
