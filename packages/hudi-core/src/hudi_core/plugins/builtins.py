@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hudi_core.compaction.plugin import CoreCompaction
 from hudi_core.plugins.hookspecs import Register, hookimpl
 from hudi_core.storage.plugin import FsspecStoragePlugin, LocalStoragePlugin, MemoryStoragePlugin
 
@@ -45,4 +46,5 @@ BUILTIN_PLUGINS: tuple[tuple[str, object], ...] = (
     ("core-executors", CoreExecutors()),
     ("core-engines", CoreEngines()),
     ("core-lock-providers", CoreLockProviders()),
+    ("core-compaction", CoreCompaction()),
 )

@@ -1,0 +1,354 @@
+"""Executing and committing a compaction (spec 9.2 steps 2-4, seed 6.3-6.4).
+
+requested -> inflight; every operation merges its slice (``merge_file_slice`` bounded by the
+compaction instant, the snapshot reader's own merge) into a new base file
+``<fileId>_<token>_<Tc>.parquet`` behind a MERGE marker; the engine runs operations in parallel.
+The commit happens only when every operation's result arrived and none failed; otherwise the new
+base files are deleted by their markers and the inflight file is removed, so the plan is back to
+requested and can be retried with the same instant.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import traceback
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from hudi_core.compaction.errors import CompactionError
+from hudi_core.compaction.markers import create_merge_marker, delete_marker_dir, rollback_by_markers
+from hudi_core.compaction.plan import CompactionOperation, CompactionPlan, read_plan
+from hudi_core.config.property import HoodieConfig
+from hudi_core.config.write import WriteOptions
+from hudi_core.table.file_names import BaseFileName, write_token
+from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
+from hudi_core.timeline.instant import Action, Instant, State
+from hudi_core.timeline.timeline import Timeline
+
+if TYPE_CHECKING:
+    from hudi_core.table.hudi_table import HudiTable
+
+__all__ = [
+    "CompactionResult",
+    "OperationResult",
+    "OperationTask",
+    "execute_operation",
+    "pending_compactions",
+    "rollback_inflight_compaction",
+    "run_compaction",
+    "run_compaction_async",
+    "run_pending_compactions",
+]
+
+log = logging.getLogger(__name__)
+
+_FILE_NAME_COL = "_hoodie_file_name"
+_COMMIT_TIME_COL = "_hoodie_commit_time"
+
+
+@dataclass(frozen=True)
+class OperationTask:
+    """Everything a worker needs for one operation; picklable (no storage or table objects)."""
+
+    base_uri: str
+    options: dict[str, str]
+    instant_time: str
+    index: int
+    operation: CompactionOperation
+    timeline: Timeline
+    schema: pa.Schema
+    avro_schema: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class OperationResult:
+    partition_path: str
+    file_id: str
+    prev_base_instant: str
+    path: str | None
+    records_written: int
+    bytes_written: int
+    log_files: int
+    log_size: int
+    log_blocks: int
+    rollback_blocks: int
+    corrupt_blocks: int
+    records_from_logs: int
+    scan_ms: int
+    write_ms: int
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    instant_time: str
+    operations: list[OperationResult]
+    metadata: CommitMetadata
+
+    @property
+    def records_written(self) -> int:
+        return sum(r.records_written for r in self.operations)
+
+
+def pending_compactions(table: HudiTable) -> list[Instant]:
+    """Requested or inflight compactions, oldest first."""
+    return list(table.timeline.pending_compactions())
+
+
+# -- one operation (runs on a worker) --------------------------------------------------------------
+
+
+def _constant_strings(value: str, n: int) -> pa.Array:
+    # A dictionary of one entry, decoded: a vectorised "repeat".
+    indices = pa.nulls(n, pa.int32()).fill_null(0)
+    return pa.DictionaryArray.from_arrays(indices, pa.array([value])).cast(pa.string())
+
+
+def _count_blocks(table: HudiTable, file_slice: Any) -> tuple[int, int, int]:
+    from hudi_core.log.format import BlockType
+    from hudi_core.log.reader import read_log_file
+
+    blocks = rollbacks = corrupt = 0
+    for lf in file_slice.log_files:
+        for b in read_log_file(table.storage, lf.path):
+            blocks += 1
+            rollbacks += b.block_type == BlockType.COMMAND
+            corrupt += b.block_type == BlockType.CORRUPT
+    return blocks, rollbacks, corrupt
+
+
+def _write_base(table: HudiTable, path: str, data: pa.Table, avro_schema: dict[str, Any], cfg: HoodieConfig) -> int:
+    """Write one base file through ``hudi_core.io``; returns its size."""
+    from hudi_core.io.base_file import write_base_file
+    from hudi_core.schema.avro_schema import add_meta_fields
+
+    result = write_base_file(
+        table.storage,
+        path,
+        data,
+        avro_schema=add_meta_fields(avro_schema),
+        compression=str(cfg.get_str(WriteOptions.PARQUET_COMPRESSION) or "gzip"),
+        populate_meta_fields=table.config.populate_meta_fields,
+    )
+    return int(result.size)
+
+
+def execute_operation(task: OperationTask) -> OperationResult:
+    """Merge one file slice into a new base file at the compaction instant. Never raises: a
+    failure comes back as a result with ``error`` set, so the coordinator sees every outcome."""
+    from hudi_core.read.merge import merge_file_slice
+    from hudi_core.table.hudi_table import HudiTable
+
+    op = task.operation
+    log_size = int(op.metrics.get("TOTAL_LOG_FILES_SIZE", 0.0))
+    try:
+        table = HudiTable.open(task.base_uri, options=task.options)
+        cfg = table.write_config()
+        t0 = time.monotonic()
+        file_slice = op.file_slice(table)
+        merged = merge_file_slice(table, file_slice, as_of=task.instant_time, timeline=task.timeline,
+                                  schema=task.schema)  # fmt: skip
+        blocks, rollbacks, corrupt = _count_blocks(table, file_slice)
+        scan_ms = int((time.monotonic() - t0) * 1000)
+        name = BaseFileName(op.file_id, write_token(task.index, 0, task.index), task.instant_time).name
+        n = merged.num_rows
+        idx = merged.schema.get_field_index(_FILE_NAME_COL)
+        if idx >= 0:
+            merged = merged.set_column(idx, _FILE_NAME_COL, _constant_strings(name, n))
+        from_logs = 0
+        if _COMMIT_TIME_COL in merged.column_names and n:
+            import pyarrow.compute as pc
+
+            times = merged.column(_COMMIT_TIME_COL)
+            newer = pc.greater(times, op.base_instant) if op.data_file_name else pc.greater_equal(times, op.base_instant)
+            from_logs = int(pc.sum(pc.cast(pc.fill_null(newer, False), pa.int64())).as_py() or 0)
+        part_uri = table.partition_uri(op.partition_path) if op.partition_path else table.base_uri
+        create_merge_marker(table, task.instant_time, op.partition_path, name)
+        t1 = time.monotonic()
+        size = _write_base(table, f"{part_uri}/{name}", merged, task.avro_schema, cfg)
+        write_ms = int((time.monotonic() - t1) * 1000)
+        rel = f"{op.partition_path}/{name}" if op.partition_path else name
+        return OperationResult(
+            op.partition_path, op.file_id, op.base_instant, rel, n, size, len(op.delta_file_names),
+            log_size, blocks, rollbacks, corrupt, from_logs, scan_ms, write_ms,
+        )  # fmt: skip
+    except Exception as e:  # the coordinator decides; report rather than raise
+        log.warning("compaction %s of file group %s failed: %s", task.instant_time, op.file_id, e)
+        return OperationResult(
+            op.partition_path, op.file_id, op.base_instant, None, 0, 0, len(op.delta_file_names),
+            log_size, 0, 0, 0, 0, 0, 0,
+            error=f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=5)}",
+        )  # fmt: skip
+
+
+# -- the coordinator -------------------------------------------------------------------------------
+
+
+def _write_stat(r: OperationResult) -> WriteStat:
+    return WriteStat(
+        file_id=r.file_id,
+        path=r.path,
+        partition_path=r.partition_path,
+        prev_commit=r.prev_base_instant,
+        num_writes=r.records_written,
+        num_update_writes=r.records_from_logs,
+        total_write_bytes=r.bytes_written,
+        file_size_in_bytes=r.bytes_written,
+        total_log_records=r.records_from_logs,
+        total_log_files_compacted=r.log_files,
+        total_log_size_compacted=r.log_size,
+        total_updated_records_compacted=r.records_from_logs,
+        total_log_blocks=r.log_blocks,
+        total_corrupt_log_block=r.corrupt_blocks,
+        total_rollback_blocks=r.rollback_blocks,
+        runtime_stats={"totalScanTime": r.scan_ms, "totalUpsertTime": r.write_ms, "totalCreateTime": 0},
+    )
+
+
+def rollback_inflight_compaction(table: HudiTable, instant_time: str) -> list[str]:
+    """Undo a failed attempt: delete its new base files (by markers), then its inflight file,
+    so the plan is requested again. Returns the deleted files."""
+    deleted = rollback_by_markers(table, instant_time)
+    tl = table.timeline
+    inst = tl.pending_compactions().find(instant_time)
+    if inst is not None and inst.is_inflight:
+        tl.revert_to_requested(inst)
+    return deleted
+
+
+def run_compaction(
+    table: HudiTable,
+    instant: str | None = None,
+    *,
+    config: HoodieConfig | dict[str, Any] | None = None,
+    progress: Callable[[OperationResult], None] | None = None,
+) -> CompactionResult:
+    """Execute and commit one pending compaction (the oldest when ``instant`` is None)."""
+    from hudi_core.engine import engine_for
+    from hudi_core.read.merge import slice_schema
+
+    cfg = table.write_config(dict(config or {}))
+    tl = table.timeline
+    pending = list(tl.pending_compactions())
+    if not pending:
+        raise CompactionError(f"no pending compaction in {table.base_uri}: schedule one first")
+    if instant is None:
+        target = pending[0]
+    else:
+        found = [i for i in pending if i.timestamp == instant]
+        if not found:
+            done = tl.completed().find(instant)
+            why = "it is already completed" if done is not None else "there is no such compaction"
+            raise CompactionError(
+                f"cannot run compaction {instant} in {table.base_uri}: {why}; "
+                f"pending: {[i.timestamp for i in pending] or 'none'}"
+            )
+        target = found[0]
+    t = target.timestamp
+    if target.is_inflight:
+        # A previous attempt died: retry with the same instant after undoing its files.
+        rollback_inflight_compaction(table, t)
+        tl = table.timeline
+    plan: CompactionPlan = read_plan(table, t)
+    avro = table.avro_schema(as_of=t)
+    if avro is None:
+        raise CompactionError(f"table {table.base_uri} has no schema to compact with")
+    schema = slice_schema(table, as_of=t)
+    inflight = tl.transition_to_inflight(Instant(t, Action.COMPACTION, State.REQUESTED))
+    snapshot = Timeline(list(tl))
+    options = table.options.to_dict()
+    options.update({k: v for k, v in dict(config or {}).items() if v is not None})
+    tasks = [
+        OperationTask(table.base_uri, {k: str(v) for k, v in options.items()}, t, i, op, snapshot, schema, avro)
+        for i, op in enumerate(plan.operations)
+    ]
+    engine = engine_for(cfg)
+
+    def run_one(task: OperationTask) -> OperationResult:
+        r = execute_operation(task)
+        if progress is not None:
+            progress(r)
+        return r
+
+    results = engine.map(run_one if progress is not None else execute_operation, tasks)
+    failed = [r for r in results if r.failed]
+    if len(results) != len(tasks) or failed:
+        deleted = rollback_inflight_compaction(table, t)
+        first = failed[0].error.splitlines()[0] if failed and failed[0].error else "missing results"
+        raise CompactionError(
+            f"compaction {t} failed for {len(failed)} of {len(tasks)} file groups "
+            f"(first: {failed[0].file_id if failed else '?'}: {first}); rolled back "
+            f"({len(deleted)} new base files deleted), the plan is requested again: retry it with "
+            f"`hudi-py compact {table.base_uri} --run {t}`"
+        )
+    meta = CommitMetadata(compacted=True, operation_type="COMPACT",
+                          extra_metadata={"schema": json.dumps(avro)})  # fmt: skip
+    for r in results:
+        meta.add_write_stat(_write_stat(r))
+    if not results:
+        meta.partition_to_write_stats = {}
+    tl.complete(inflight, meta.to_bytes())
+    delete_marker_dir(table, t)
+    return CompactionResult(t, list(results), meta)
+
+
+def run_pending_compactions(
+    table: HudiTable, *, config: HoodieConfig | dict[str, Any] | None = None,
+    progress: Callable[[OperationResult], None] | None = None,
+) -> list[CompactionResult]:
+    """Run every pending compaction, oldest first."""
+    return [run_compaction(table, inst.timestamp, config=config, progress=progress)
+            for inst in pending_compactions(table)]  # fmt: skip
+
+
+_ASYNC = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hudi-compaction")
+
+
+def run_compaction_async(
+    table: HudiTable, instant: str | None = None, *, config: HoodieConfig | dict[str, Any] | None = None
+) -> Future[CompactionResult]:
+    """Run a compaction in a background thread (one at a time per process) while writes go on.
+
+    The table is re-opened for the worker, so the caller may keep using ``table``.
+    """
+    from hudi_core.table.hudi_table import HudiTable
+
+    own = HudiTable.open(table.base_uri, options=table.options.to_dict())
+    return _ASYNC.submit(run_compaction, own, instant, config=config)
+
+
+def compact(table: HudiTable, *, config: HoodieConfig | dict[str, Any] | None = None) -> list[CompactionResult]:
+    """Schedule a plan over every slice with log files (whatever the trigger says), then run
+    every pending plan oldest first."""
+    from hudi_core.compaction.scheduler import schedule_compaction
+
+    schedule_compaction(table, config=config, force=True)
+    return run_pending_compactions(table, config=config)
+
+
+def maybe_compact_inline(table: HudiTable, config: HoodieConfig | dict[str, Any] | None = None) -> str | None:
+    """For the write client, after a delta commit: with ``hoodie.compact.inline`` schedule (when
+    the trigger fires) and run pending compactions; with ``hoodie.compact.schedule.inline`` only
+    schedule. Returns the instant scheduled, or None."""
+    from hudi_core.compaction.scheduler import schedule_compaction
+    from hudi_core.config.compaction import CompactionOptions
+
+    cfg = table.write_config(dict(config or {}))
+    inline = bool(cfg.get(CompactionOptions.INLINE))
+    schedule_only = bool(cfg.get(CompactionOptions.SCHEDULE_INLINE))
+    if not table.config.is_mor or not (inline or schedule_only):
+        return None
+    scheduled = schedule_compaction(table, config=config)
+    if inline:
+        run_pending_compactions(table, config=config)
+    return scheduled
