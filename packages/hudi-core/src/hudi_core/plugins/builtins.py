@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hudi_core.compaction.plugin import CoreCompaction
+from hudi_core.keygen.plugin import CoreKeyGenerators
 from hudi_core.plugins.hookspecs import Register, hookimpl
 from hudi_core.storage.plugin import FsspecStoragePlugin, LocalStoragePlugin, MemoryStoragePlugin
 
@@ -46,5 +47,6 @@ BUILTIN_PLUGINS: tuple[tuple[str, object], ...] = (
     ("core-executors", CoreExecutors()),
     ("core-engines", CoreEngines()),
     ("core-lock-providers", CoreLockProviders()),
+    ("core-key-generators", CoreKeyGenerators()),
     ("core-compaction", CoreCompaction()),
 )

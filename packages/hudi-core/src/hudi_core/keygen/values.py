@@ -1,0 +1,129 @@
+"""Column values of key fields as the strings Java Hudi puts into keys (``toString()`` of the
+Avro value), vectorised with pyarrow.compute."""
+
+from __future__ import annotations
+
+import decimal
+import math
+from typing import Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.errors import SchemaMismatchError
+
+__all__ = ["column_of", "to_key_strings"]
+
+Data = Union[pa.Table, pa.RecordBatch]
+
+
+def column_of(data: Data, field: str) -> pa.Array:
+    """The values of ``field`` (dotted names reach into structs: ``a.b``) as one Array."""
+    parts = field.split(".")
+    names = data.schema.names
+    if parts[0] not in names:
+        raise SchemaMismatchError(
+            f"key field {field!r} is not a column of the data (columns: {', '.join(names)}); "
+            "fix hoodie.datasource.write.recordkey.field / partitionpath.field"
+        )
+    col = data.column(parts[0])
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if isinstance(arr, pa.ChunkedArray):  # combine_chunks of a 0-chunk column
+        arr = pa.array([], type=col.type)
+    for depth, name in enumerate(parts[1:], start=1):
+        if not pa.types.is_struct(arr.type) or arr.type.get_field_index(name) < 0:
+            raise SchemaMismatchError(
+                f"nested key field {field!r}: {'.'.join(parts[:depth])!r} has no field {name!r}"
+            )
+        arr = pc.struct_field(arr, name)
+    return arr
+
+
+def _java_double(x: float, *, single: bool) -> str:
+    """Java ``Double.toString`` / ``Float.toString`` of one value (shortest round-trip digits)."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    text = str(np.float32(x)) if single else repr(float(x))
+    d = decimal.Decimal(text)
+    if d == 0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    sign, digits, exp = d.normalize().as_tuple()
+    assert isinstance(exp, int)
+    ds = "".join(map(str, digits))
+    sci_exp = len(ds) - 1 + exp
+    mantissa = ds[0] + "." + (ds[1:] or "0")
+    return ("-" if sign else "") + f"{mantissa}E{sci_exp}"
+
+
+def _floats_to_strings(arr: pa.Array) -> pa.Array:
+    single = pa.types.is_float32(arr.type) or pa.types.is_float16(arr.type)
+    text = arr.cast(pa.string())
+    absval = pc.abs(arr)
+    # Java prints plain decimals for 1e-3 <= |x| < 1e7 (Arrow's shortest digits, plus ".0").
+    plain = pc.and_(pc.greater_equal(absval, 1e-3), pc.less(absval, 1e7))
+    plain = pc.fill_null(plain, False)
+    needs_dot = pc.invert(pc.match_substring(text, "."))
+    text = pc.if_else(pc.and_(plain, pc.fill_null(needs_dot, False)), pc.binary_join_element_wise(text, ".0", ""), text)
+    other = pc.and_(pc.invert(plain), arr.is_valid())
+    if pc.any(other).as_py():
+        # Scientific notation, zero, NaN and infinities: rare in keys, done per distinct value.
+        values = pc.filter(arr, other)
+        uniq = pc.unique(values)
+        mapped = pa.array([_java_double(v, single=single) for v in uniq.to_pylist()], pa.string())
+        idx = pc.index_in(arr, value_set=uniq)
+        text = pc.if_else(other, pc.take(mapped, pc.fill_null(idx, 0)), text)
+    return text
+
+
+def _timestamp_strings(arr: pa.Array, consistent_logical: bool) -> pa.Array:
+    unit = arr.type.unit
+    if not consistent_logical:
+        # Avro timestamp-micros / -millis values are longs: the raw number.
+        if unit in ("s", "ns"):
+            arr = arr.cast(pa.timestamp("us", arr.type.tz))
+        return arr.cast(pa.int64()).cast(pa.string())
+    # java.sql.Timestamp.toString(): "yyyy-MM-dd HH:mm:ss.f" with trailing zeros trimmed (at
+    # least one digit); Java keeps only millis (micros / 1000). Rendered in UTC.
+    millis = arr.cast(pa.timestamp("ms", "UTC"), safe=False)
+    base = pc.strftime(millis.cast(pa.timestamp("s", "UTC"), safe=False), format="%Y-%m-%d %H:%M:%S")
+    ms = pc.millisecond(millis)
+    frac = pc.utf8_lpad(ms.cast(pa.string()), 3, "0")
+    frac = pc.utf8_rtrim(frac, "0")
+    frac = pc.if_else(pc.equal(pc.utf8_length(frac), 0), "0", frac)
+    return pc.binary_join_element_wise(base, frac, ".")
+
+
+def to_key_strings(arr: pa.Array, *, consistent_logical_timestamp: bool = False) -> pa.Array:
+    """Every value as Java's string form; nulls stay null.
+
+    ints/longs decimal, booleans ``true``/``false``, doubles like ``Double.toString``, decimals as
+    ``BigDecimal`` (plain), dates ISO ``yyyy-MM-dd`` (Hudi converts the Avro date logical type to
+    ``LocalDate`` always), timestamps raw epoch micros unless the consistent-logical-timestamp
+    option asks for ``java.sql.Timestamp`` text.
+    """
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        arr = arr.dictionary_decode()
+        t = arr.type
+    if pa.types.is_string(t):
+        return arr
+    if pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return arr.cast(pa.string())
+    if pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_decimal(t):
+        return arr.cast(pa.string())
+    if pa.types.is_floating(t):
+        return _floats_to_strings(arr)
+    if pa.types.is_date(t):
+        return arr.cast(pa.date32()).cast(pa.string())
+    if pa.types.is_timestamp(t):
+        return _timestamp_strings(arr, consistent_logical_timestamp)
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return arr.cast(pa.string())
+    if pa.types.is_null(t):
+        return pa.nulls(len(arr), pa.string())
+    raise SchemaMismatchError(
+        f"a key field of type {t} cannot be turned into a key string; use a primitive column"
+    )
