@@ -247,5 +247,35 @@ class HudiTable:
 
         return FileSystemView(self).latest_file_slices(as_of=as_of)
 
+    # -- table services (hudi_core.compaction, hudi_core.clean) ---------------------------------
+
+    def schedule_compaction(self, options: Mapping[str, Any] | None = None, *, force: bool = False) -> str | None:
+        """Schedule a compaction when the trigger fires (always with ``force``); returns its
+        instant, or None when nothing was scheduled. MERGE_ON_READ only."""
+        from hudi_core.compaction import schedule_compaction
+
+        return schedule_compaction(self, config=dict(options or {}), force=force)
+
+    def run_compaction(self, instant: str | None = None, options: Mapping[str, Any] | None = None) -> Any:
+        """Execute and commit a pending compaction (the oldest when ``instant`` is None);
+        returns a :class:`hudi_core.compaction.CompactionResult`."""
+        from hudi_core.compaction import run_compaction
+
+        return run_compaction(self, instant, config=dict(options or {}))
+
+    def compact(self, options: Mapping[str, Any] | None = None) -> list[Any]:
+        """Compact every file slice with log files now: schedule a plan over all of them, then
+        run every pending plan oldest first."""
+        from hudi_core.compaction import compact
+
+        return compact(self, config=dict(options or {}))
+
+    def clean(self, options: Mapping[str, Any] | None = None) -> Any:
+        """Delete file slices no retained query needs (``hoodie.cleaner.*``); returns the
+        :class:`hudi_core.clean.CleanMetadata`, or None when nothing was due."""
+        from hudi_core.clean import clean
+
+        return clean(self, config=dict(options or {}))
+
     def __repr__(self) -> str:
         return f"HudiTable({self.base_uri!r}, name={self.name!r}, type={self.table_type})"

@@ -1,0 +1,75 @@
+"""Running a clean (spec 11.2): ``T.clean.requested`` (plan) -> ``T.clean.inflight`` (same bytes)
+-> delete the files -> ``T.clean`` (``HoodieCleanMetadata``). A clean left pending by a crash is
+finished first, with its own plan."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.clean.metadata import CleanerPlan, CleanMetadata, PartitionCleanStat
+from hudi_core.clean.planner import plan_clean
+from hudi_core.timeline.instant import Action, Instant, State
+
+if TYPE_CHECKING:
+    from hudi_core.table.hudi_table import HudiTable
+
+__all__ = ["clean", "execute_clean"]
+
+
+def execute_clean(table: HudiTable, instant: Instant, plan: CleanerPlan) -> CleanMetadata:
+    """Move a requested/inflight clean through inflight to completed, deleting its files."""
+    start = time.monotonic()
+    tl = table.timeline
+    current = tl.find(instant.timestamp)
+    plan_bytes = plan.to_bytes()
+    if current is not None and current.is_requested:
+        current = tl.transition_to_inflight(current, plan_bytes)
+    stats: dict[str, PartitionCleanStat] = {}
+    for part, paths in plan.files_per_partition.items():
+        st = stats.setdefault(part, PartitionCleanStat(part, plan.policy))
+        for p in paths:
+            name = p.rstrip("/").rsplit("/", 1)[-1]
+            st.delete_path_patterns.append(name)
+            path = _local(table, part, p)
+            try:
+                table.storage.delete(path)  # gone already (a retried clean) counts as deleted
+                st.success_delete_files.append(name)
+            except OSError:
+                st.failed_delete_files.append(name)
+    ectr = plan.earliest_instant_to_retain[0] if plan.earliest_instant_to_retain else ""
+    meta = CleanMetadata(instant.timestamp, int((time.monotonic() - start) * 1000), ectr,
+                         plan.last_completed_commit, stats)  # fmt: skip
+    inflight = current if current is not None else instant.with_state(State.INFLIGHT)
+    tl.complete(inflight, meta.to_bytes())
+    return meta
+
+
+def _local(table: HudiTable, partition: str, path: str) -> str:
+    # Plans written by Java hold ``file:/...`` or ``s3a://...`` paths; ours hold storage paths.
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    uri = table.partition_uri(partition) if partition else table.base_uri
+    return f"{uri}/{name}"
+
+
+def clean(
+    table: HudiTable, *, config: dict[str, Any] | None = None, now: _dt.datetime | None = None
+) -> CleanMetadata | None:
+    """Clean the table now; returns the clean's metadata, or None when nothing was due.
+
+    >>> clean(HudiTable.open("/tmp/t"), config={"hoodie.cleaner.commits.retained": "2"})  # doctest: +SKIP
+    """
+    tl = table.timeline
+    for pending in tl.filter(actions=[Action.CLEAN]).pending():
+        req = pending.with_state(State.REQUESTED)
+        old = CleanerPlan.from_bytes(table.storage.read_bytes(tl.path_of(req)), what=tl.path_of(req))
+        execute_clean(table, pending, old)
+        tl = table.timeline
+    cfg = table.write_config(dict(config or {}))
+    plan = plan_clean(table, config=cfg, timeline=tl, now=now)
+    if not plan.files_per_partition:
+        return None
+    t = tl.new_instant_time()
+    inst = tl.create_requested(t, Action.CLEAN, plan.to_bytes())
+    return execute_clean(table, inst, plan)
