@@ -16,7 +16,7 @@ V6 = [t for t in corpus_tables() if t["table_version"] == 6]
 
 
 def _sorted(t: pa.Table) -> pa.Table:
-    keys = [c for c in ("_hoodie_record_key", "_hoodie_commit_time") if c in t.column_names]
+    keys = [c for c in ("_hoodie_record_key", "_hoodie_commit_time", "id", "uuid") if c in t.column_names]
     return t.sort_by([(k, "ascending") for k in keys]) if t.num_rows else t
 
 

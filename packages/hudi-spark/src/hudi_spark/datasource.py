@@ -80,9 +80,11 @@ class ReadSpec:
 
 
 def table_arrow_schema(table: HudiTable, as_of: str | None = None) -> pa.Schema:
-    """Meta columns then the table's columns, all nullable (the declared read schema)."""
+    """Meta columns (unless the table does not populate them, as core's reader) then the
+    table's columns, all nullable: the declared read schema."""
     data = table.schema(as_of)
-    fields = [pa.field(name, pa.string()) for name in META_FIELDS]
+    meta = META_FIELDS if table.config.populate_meta_fields else ()
+    fields = [pa.field(name, pa.string()) for name in meta]
     if data is not None:
         fields += [f for f in data if f.name not in META_FIELDS]
     return pa.schema([f.with_nullable(True) for f in fields])

@@ -1,0 +1,179 @@
+"""The functions Spark tasks run: each wraps one of core's write stages over Arrow batches.
+
+Every function here is a module-level callable taking only picklable arguments, so it ships to
+executors (``local-cluster`` and real clusters) without any driver state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pyarrow as pa
+
+__all__ = [
+    "TaskContextInfo",
+    "assign_task",
+    "dedupe_task",
+    "empty_like",
+    "prepare_task",
+    "tag_task",
+    "task_info",
+]
+
+
+@dataclass(frozen=True)
+class TaskContextInfo:
+    """Where a task runs: gives the write token ``partitionId-stageId-attemptId``."""
+
+    partition_id: int
+    stage_id: int
+    attempt_id: int
+
+    @property
+    def write_token(self) -> str:
+        from hudi_core.table.file_names import write_token
+
+        return write_token(self.partition_id, self.stage_id, self.attempt_id)
+
+
+def task_info() -> TaskContextInfo:
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    if ctx is None:  # run outside Spark (unit use): a fixed token
+        return TaskContextInfo(0, 0, 0)
+    return TaskContextInfo(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId())
+
+
+def _table_of(batches: Iterable[pa.RecordBatch], schema: pa.Schema | None = None) -> pa.Table | None:
+    batches = [b for b in batches if b.num_rows]
+    if not batches:
+        return None  # pa.Table.from_batches([]) needs a schema: empty partitions happen after hashing
+    return pa.Table.from_batches(batches)
+
+
+def empty_like(schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    return iter(())
+
+
+def _out(table: pa.Table, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    from hudi_spark.datasource import conform
+
+    yield from conform(table, schema).to_batches()
+
+
+def prepare_task(
+    batches: Iterator[pa.RecordBatch], *, config: Mapping[str, str], out_schema: pa.Schema, all_deletes: bool
+) -> Iterator[pa.RecordBatch]:
+    """Stage 1 (keys): core's ``records.prepare`` with the table's key generator."""
+    from hudi_core.config.property import HoodieConfig
+    from hudi_core.keygen import key_generator_for
+    from hudi_core.write.records import prepare
+
+    conf = HoodieConfig(config)
+    keygen = key_generator_for(conf)
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        yield from _out(prepare(pa.Table.from_batches([batch]), keygen, conf, all_deletes=all_deletes), out_schema)
+
+
+def dedupe_task(
+    batches: Iterator[pa.RecordBatch], *, config: Mapping[str, str], out_schema: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    """Stage 2 (precombine): the input is hash-partitioned by key, so every duplicate of a key is
+    in this task and core's ``dedupe.deduplicate`` over the task's rows is exact."""
+    from hudi_core.config.property import HoodieConfig
+    from hudi_core.write.dedupe import deduplicate
+
+    table = _table_of(batches)
+    if table is None:
+        return
+    yield from _out(deduplicate(table, HoodieConfig(config)), out_schema)
+
+
+def tag_task(
+    batches: Iterator[pa.RecordBatch],
+    *,
+    base_uri: str,
+    config: Mapping[str, str],
+    record_key_fields: list[str],
+    out_schema: pa.Schema,
+    has_commits: bool,
+) -> Iterator[pa.RecordBatch]:
+    """Stage 3 for the BUCKET index: a hash of the key, and the file group of that hash bucket
+    from a file-system view built in the task (no join needed)."""
+    from hudi_core.config.property import HoodieConfig
+    from hudi_core.fs_view import FileSystemView
+    from hudi_core.table import HudiTable
+    from hudi_core.write.index import index_for, tag_locations
+
+    table = _table_of(batches)
+    if table is None:
+        return
+    conf = HoodieConfig(config)
+    view = FileSystemView(HudiTable.open(base_uri, options=config)) if has_commits else None
+    yield from _out(tag_locations(table, index_for(conf, record_key_fields), view), out_schema)
+
+
+def join_task(
+    records: pa.Table, existing: pa.Table, *, config: Mapping[str, str], record_key_fields: list[str], out_schema: pa.Schema
+) -> pa.Table:
+    """Stage 3 for SIMPLE / GLOBAL_SIMPLE: one co-group (records and existing key locations that
+    hash to the same group) joined by core's ``join_locations``."""
+    import pyarrow.compute as pc
+
+    from hudi_core.config.property import HoodieConfig
+    from hudi_core.write.index import index_for
+    from hudi_core.write.index.global_simple import split_partition_changes
+    from hudi_core.write.index.simple import join_locations
+    from hudi_core.write.records import DELETE_FLAG, FILE_ID
+    from hudi_spark.datasource import conform
+
+    if records.num_rows == 0:
+        return out_schema.empty_table()
+    index = index_for(HoodieConfig(config), record_key_fields)
+    global_ = bool(getattr(index, "is_global", False))
+    existing = existing.drop_columns([c for c in ("_g",) if c in existing.column_names])
+    tagged = join_locations(records.drop_columns(["_g"]), existing, global_=global_)
+    if global_:
+        tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)
+    orphan = pc.and_(tagged.column(DELETE_FLAG), pc.is_null(tagged.column(FILE_ID)))
+    tagged = tagged.filter(pc.invert(orphan))
+    return conform(tagged, out_schema)
+
+
+def locations_task(
+    batches: Iterator[pa.RecordBatch], *, base_uri: str, config: Mapping[str, str], out_schema: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    """Existing key locations of the table partitions named in the input (one per row)."""
+    from hudi_core.fs_view import FileSystemView
+    from hudi_core.table import HudiTable
+    from hudi_core.write.index.simple import existing_key_locations
+
+    parts = [p for b in batches for p in b.column(0).to_pylist()]
+    if not parts:
+        return
+    view = FileSystemView(HudiTable.open(base_uri, options=config))
+    yield from _out(existing_key_locations(view, parts), out_schema)
+
+
+def assign_task(
+    batches: Iterator[pa.RecordBatch], *, plan: Any, offsets: Mapping[tuple[int, str], int], out_schema: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    """Stage 4, per record: core's ``assign_buckets``. It packs new records positionally into
+    the plan's insert ranges; this task's records start at its offset within each partition
+    path (counted on the driver), so the capacities are shifted by that offset."""
+    from hudi_core.write.bucket_assigner import assign_buckets
+
+    table = _table_of(batches)
+    if table is None:
+        return
+    pid = task_info().partition_id
+    ranges = {}
+    for part, (caps, nums) in plan.insert_ranges.items():
+        off = offsets.get((pid, part), 0)
+        ranges[part] = ([c - off for c in caps], nums)
+    yield from _out(assign_buckets(table, replace(plan, insert_ranges=ranges)), out_schema)
