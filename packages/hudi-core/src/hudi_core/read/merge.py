@@ -193,9 +193,8 @@ def _last_per_key(batch: pa.Table) -> pa.Table:
     if batch.num_rows <= 1:
         return batch
     order = pc.sort_indices(
-        batch, sort_keys=[("key", "ascending"), ("w_ord", "ascending"), ("w_row", "ascending")],
-        null_placement="at_start",
-    )  # fmt: skip
+        batch, sort_keys=[("key", "ascending"), ("w_ord", "ascending", "at_start"), ("w_row", "ascending")]
+    )
     batch = batch.take(order)
     keys = batch.column("key").combine_chunks()
     nxt = pc.not_equal(keys.slice(0, len(keys) - 1), keys.slice(1))
