@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import logging
+import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import IO, Any, cast
@@ -26,6 +27,9 @@ from hudi_storage_s3.settings import S3Settings
 __all__ = ["S3Storage"]
 
 log = logging.getLogger("hudi_storage_s3")
+
+#: User-metadata key (x-amz-meta-...) holding the token of the put that created a file.
+_TOKEN_KEY = "hudi-create-token"
 
 
 def _is_precondition_failed(exc: BaseException) -> bool:
@@ -144,33 +148,36 @@ class S3Storage(Storage):
         writer.close()
 
     def create_if_absent(self, path: str, data: bytes = b"") -> bool:
-        """Conditional put (``If-None-Match: *``): True for exactly one of concurrent creators."""
-        bucket, key = self._bucket_key(path)
-        retried = False
+        """Conditional put (``If-None-Match: *``): True for exactly one of concurrent creators.
 
-        def mark_retried() -> None:
-            nonlocal retried
-            retried = True
+        Each put carries a random token in its user metadata. A 412 can be our own put answering
+        late: the HTTP client (or our retry) resends a put whose first answer was lost, and the
+        resend finds the object the first one made. The token tells that case from a real loser,
+        even when both wrote identical bytes.
+        """
+        bucket, key = self._bucket_key(path)
+        token = uuid.uuid4().hex
 
         def put() -> Any:
-            return self.fs.call_s3("put_object", Bucket=bucket, Key=key, Body=data, IfNoneMatch="*")
+            return self.fs.call_s3(
+                "put_object", Bucket=bucket, Key=key, Body=data, IfNoneMatch="*",
+                Metadata={_TOKEN_KEY: token},
+            )  # fmt: skip
 
         try:
-            self.retry.call(f"S3 create {path}", put, on_retry=mark_retried)
+            self.retry.call(f"S3 create {path}", put)
             return True
-        except (FileExistsError, OSError) as e:
+        except OSError as e:
             if not isinstance(e, FileExistsError) and not _is_precondition_failed(e):
                 raise
-            if retried:
-                # A put that failed in transit may have landed before the retry saw 412: if the
-                # object holds exactly our bytes, it is ours.
-                try:
-                    if self.read_bytes(path) == data:
-                        log.warning("S3 create %s: 412 after a retry, but the object is ours", path)
-                        return True
-                except FileNotFoundError:
-                    pass
+        try:
+            head = self._call("head", path, self.fs.call_s3, "head_object", Bucket=bucket, Key=key)
+        except FileNotFoundError:  # deleted since: still not ours
             return False
+        if head.get("Metadata", {}).get(_TOKEN_KEY) == token:
+            log.info("S3 create %s: 412 on a resent put, the object is ours", path)
+            return True
+        return False
 
     def delete(self, path: str) -> bool:
         # S3 deletes of a missing key succeed silently: ask first to honour the False contract.

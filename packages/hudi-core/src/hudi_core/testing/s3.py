@@ -13,10 +13,13 @@ Needs ``moto[s3]``, ``flask`` and ``flask-cors``.
 
 from __future__ import annotations
 
+import http.client
 import logging
 import os
 import socket
+import threading
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,6 +29,7 @@ import pytest
 
 __all__ = [
     "FAKE_AWS_ENV",
+    "FlakyS3Proxy",
     "MotoS3Server",
     "S3Bucket",
     "free_port",
@@ -142,6 +146,101 @@ class S3Bucket:
         for page in client.get_paginator("list_objects_v2").paginate(Bucket=self.name, Prefix=prefix):
             out.extend(o["Key"] for o in page.get("Contents", []))
         return out
+
+
+class FlakyS3Proxy:
+    """A loopback HTTP proxy in front of an S3 endpoint that injects real network faults.
+
+    ``fail(n, mode)`` makes the next ``n`` requests fail: ``"503"`` answers S3's ``SlowDown``
+    error, ``"reset"`` closes the connection without an answer, ``"lost"`` forwards the request
+    (so it takes effect) and then closes the connection (the client never learns it worked).
+    ``requests`` counts every request received. Point a client at ``endpoint_url``.
+    """
+
+    def __init__(self, target_endpoint: str) -> None:
+        self._target = target_endpoint.removeprefix("http://").rstrip("/")
+        self._lock = threading.Lock()
+        self._faults: list[str] = []
+        self.requests = 0
+        self.faults_served = 0
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+                pass
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                with proxy._lock:
+                    proxy.requests += 1
+                    fault = proxy._faults.pop(0) if proxy._faults else None
+                    if fault:
+                        proxy.faults_served += 1
+                if fault == "503":
+                    err = b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
+                    self.send_response(503)
+                    self.send_header("Content-Type", "application/xml")
+                    self.send_header("Content-Length", str(len(err)))
+                    self.end_headers()
+                    self.wfile.write(err)
+                    return
+                if fault == "reset":
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                conn = http.client.HTTPConnection(proxy._target, timeout=30)
+                headers = {k: v for k, v in self.headers.items() if k.lower() != "connection"}
+                conn.request(self.command, self.path, body=body, headers=headers)
+                resp = conn.getresponse()
+                payload = resp.read()
+                conn.close()
+                if fault == "lost":
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                self.send_response(resp.status)
+                head = self.command == "HEAD"  # a HEAD answer keeps the object's real length
+                for k, v in resp.getheaders():
+                    if k.lower() in ("transfer-encoding", "connection"):
+                        continue
+                    if k.lower() == "content-length" and not head:
+                        continue
+                    self.send_header(k, v)
+                if not head:
+                    self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                if not head:
+                    self.wfile.write(payload)
+
+            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _handle
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self.endpoint_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def fail(self, n: int, mode: str = "503") -> None:
+        if mode not in ("503", "reset", "lost"):
+            raise ValueError(f"fault mode {mode!r} is not 503, reset or lost")
+        with self._lock:
+            self._faults.extend([mode] * n)
+
+    def start(self) -> FlakyS3Proxy:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> FlakyS3Proxy:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 @pytest.fixture(scope="session")

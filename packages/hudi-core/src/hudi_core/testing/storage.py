@@ -202,7 +202,10 @@ class StorageConformance:
         assert st.create_if_absent(path, b"new") is False
         assert st.read_bytes(path) == b"old"
 
-    def test_concurrent_create_if_absent_has_exactly_one_winner(self, storage_case: StorageCase) -> None:
+    @pytest.mark.parametrize("same_content", [False, True], ids=["distinct", "identical"])
+    def test_concurrent_create_if_absent_has_exactly_one_winner(
+        self, storage_case: StorageCase, same_content: bool
+    ) -> None:
         st, base = storage_case.storage, storage_case.base
         if not st.atomic_create:
             pytest.skip(f"{type(st).__name__}.atomic_create is False: no exclusivity promised")
@@ -211,10 +214,14 @@ class StorageConformance:
         barrier = threading.Barrier(n)
         results: list[bool | BaseException] = [False] * n
 
+        def content(i: int) -> bytes:
+            # Identical bytes (an empty .requested file) must not let two writers both "win".
+            return b"" if same_content else f"writer-{i}".encode()
+
         def create(i: int) -> None:
             barrier.wait()
             try:
-                results[i] = st.create_if_absent(path, f"writer-{i}".encode())
+                results[i] = st.create_if_absent(path, content(i))
             except BaseException as e:  # surfaced by the assertion below
                 results[i] = e
 
@@ -227,7 +234,7 @@ class StorageConformance:
         assert not errors, errors
         winners = [i for i, r in enumerate(results) if r is True]
         assert len(winners) == 1, f"{len(winners)} writers won: {winners}"
-        assert st.read_bytes(path) == f"writer-{winners[0]}".encode()
+        assert st.read_bytes(path) == content(winners[0])
 
     # -- Arrow, names, pickling ------------------------------------------------------------------
 
