@@ -14,7 +14,6 @@ import uuid
 import fastavro
 import numpy as np
 import pyarrow as pa
-
 from hudi_core.log.blocks import encode_avro_data_block
 from hudi_core.schema.avro_schema import add_meta_fields, arrow_to_avro
 

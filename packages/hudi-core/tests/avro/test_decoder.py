@@ -9,7 +9,6 @@ from typing import Any
 
 import fastavro
 import pyarrow as pa
-
 from hudi_core.avro.decoder import decode_records
 
 WRITER: dict[str, Any] = {
@@ -20,17 +19,51 @@ WRITER: dict[str, Any] = {
         {"name": "_hoodie_commit_time", "type": ["null", "string"], "doc": "", "default": None},
         {"name": "id", "type": ["null", "int"], "default": None},
         {"name": "name", "type": ["null", "string"], "default": None},
-        {"name": "price", "type": ["null", {"type": "fixed", "name": "fixed", "namespace": "hoodie.trips.trips_record.price", "size": 5, "logicalType": "decimal", "precision": 10, "scale": 2}], "default": None},
+        {
+            "name": "price",
+            "type": [
+                "null",
+                {
+                    "type": "fixed",
+                    "name": "fixed",
+                    "namespace": "hoodie.trips.trips_record.price",
+                    "size": 5,
+                    "logicalType": "decimal",
+                    "precision": 10,
+                    "scale": 2,
+                },
+            ],
+            "default": None,
+        },
         {"name": "day", "type": ["null", {"type": "int", "logicalType": "date"}], "default": None},
-        {"name": "at", "type": ["null", {"type": "long", "logicalType": "timestamp-micros"}], "default": None},
+        {
+            "name": "at",
+            "type": ["null", {"type": "long", "logicalType": "timestamp-micros"}],
+            "default": None,
+        },
         {"name": "tags", "type": ["null", {"type": "map", "values": ["null", "long"]}], "default": None},
     ],
 }
 
 ROWS = [
-    {"_hoodie_commit_time": "1", "id": 7, "name": "a", "price": decimal.Decimal("12.34"), "day": dt.date(2024, 1, 2),
-     "at": dt.datetime(2024, 1, 2, 3, 4, 5, 6, tzinfo=dt.timezone.utc), "tags": {"x": 1, "y": None}},
-    {"_hoodie_commit_time": "1", "id": None, "name": None, "price": None, "day": None, "at": None, "tags": None},
+    {
+        "_hoodie_commit_time": "1",
+        "id": 7,
+        "name": "a",
+        "price": decimal.Decimal("12.34"),
+        "day": dt.date(2024, 1, 2),
+        "at": dt.datetime(2024, 1, 2, 3, 4, 5, 6, tzinfo=dt.timezone.utc),
+        "tags": {"x": 1, "y": None},
+    },
+    {
+        "_hoodie_commit_time": "1",
+        "id": None,
+        "name": None,
+        "price": None,
+        "day": None,
+        "at": None,
+        "tags": None,
+    },
 ]
 
 

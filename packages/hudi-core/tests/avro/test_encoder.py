@@ -10,12 +10,11 @@ from typing import Any
 import fastavro
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from hudi_core.avro.encoder import encode_records
 from hudi_core.errors import SchemaMismatchError
 from hudi_core.schema.avro_schema import arrow_to_avro
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 UTC = dt.timezone.utc
 
@@ -48,18 +47,46 @@ def every_type_table() -> pa.Table:
             "f": pa.array([1.5, 2.0, None, -3.0, 0.1], pa.float32()),
             "b": pa.array([True, False, None, True, False]),
             "dec": pa.array(
-                [decimal.Decimal("1.23456"), decimal.Decimal("-99999.99999"), None, decimal.Decimal("0"),
-                 decimal.Decimal("-0.00001")],
+                [
+                    decimal.Decimal("1.23456"),
+                    decimal.Decimal("-99999.99999"),
+                    None,
+                    decimal.Decimal("0"),
+                    decimal.Decimal("-0.00001"),
+                ],
                 pa.decimal128(10, 5),
             ),
-            "dt": pa.array([dt.date(2020, 1, 1), None, dt.date(1960, 1, 1), dt.date(2024, 2, 29), dt.date(1970, 1, 1)]),
+            "dt": pa.array(
+                [dt.date(2020, 1, 1), None, dt.date(1960, 1, 1), dt.date(2024, 2, 29), dt.date(1970, 1, 1)]
+            ),
             "ts": pa.array(
-                [dt.datetime(2020, 1, 1, 1, 2, 3, 456789, tzinfo=UTC)] * 3 + [None, dt.datetime(1900, 1, 1, tzinfo=UTC)],
+                [dt.datetime(2020, 1, 1, 1, 2, 3, 456789, tzinfo=UTC)] * 3
+                + [None, dt.datetime(1900, 1, 1, tzinfo=UTC)],
                 pa.timestamp("us", tz="UTC"),
             ),
-            "arr": pa.array([[{"x": "a", "y": 1}], [], None, [{"x": None, "y": 3}, {"x": "q", "y": None}], [None]]),
-            "m": pa.array([[("k", {"v": 1.0, "w": True})], None, [], [("a", None)], [("p", None), ("q", {"v": 2.0, "w": None})]], map_t),
-            "st": pa.array([{"f1": "a", "c": {"z": 1.0}}, None, {"f1": None, "c": None}, {"f1": "b", "c": {"z": 2.0}}, None], struct_t),
+            "arr": pa.array(
+                [[{"x": "a", "y": 1}], [], None, [{"x": None, "y": 3}, {"x": "q", "y": None}], [None]]
+            ),
+            "m": pa.array(
+                [
+                    [("k", {"v": 1.0, "w": True})],
+                    None,
+                    [],
+                    [("a", None)],
+                    [("p", None), ("q", {"v": 2.0, "w": None})],
+                ],
+                map_t,
+            ),
+            "st": pa.array(
+                [
+                    {"f1": "a", "c": {"z": 1.0}},
+                    None,
+                    {"f1": None, "c": None},
+                    {"f1": "b", "c": {"z": 2.0}},
+                    None,
+                ],
+                struct_t,
+            ),
             "bin": pa.array([b"\x00\x01", None, b"", b"zz", b"\xff" * 200]),
         }
     )
@@ -107,7 +134,7 @@ def test_non_nullable_fields_and_bytes_decimal() -> None:
 def test_null_in_required_field_names_the_column() -> None:
     table = pa.table({"k": pa.array(["a", None])})
     schema = {"type": "record", "name": "r", "fields": [{"name": "k", "type": "string"}]}
-    with pytest.raises(SchemaMismatchError, match="'k'.*row 1"):
+    with pytest.raises(SchemaMismatchError, match=r"'k'.*row 1"):
         encode_records(table, schema)
 
 

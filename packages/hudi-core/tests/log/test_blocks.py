@@ -7,7 +7,6 @@ import decimal
 
 import pyarrow as pa
 import pytest
-
 from hudi_core.log import BlockType, HeaderKey, encode_block, read_log_bytes
 from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
 from hudi_core.schema.avro_schema import add_meta_fields, arrow_to_avro
@@ -42,13 +41,20 @@ def test_avro_data_block_round_trip() -> None:
     schema = schema_json(table)
     content = encode_avro_data_block(table, schema)
     assert content[:8] == b"\x00\x00\x00\x03\x00\x00\x00\x02"
-    raw = encode_block(BlockType.AVRO_DATA, {HeaderKey.INSTANT_TIME: "001", HeaderKey.SCHEMA: json.dumps(schema)}, content)
+    raw = encode_block(
+        BlockType.AVRO_DATA, {HeaderKey.INSTANT_TIME: "001", HeaderKey.SCHEMA: json.dumps(schema)}, content
+    )
     (block,) = read_log_bytes(raw)
     assert block.block_type is BlockType.AVRO_DATA and block.instant_time == "001"
     got = block.records()
     assert got.to_pylist() == table.cast(got.schema).to_pylist()
-    assert got.column_names[:5] == ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key",
-                                    "_hoodie_partition_path", "_hoodie_file_name"]
+    assert got.column_names[:5] == [
+        "_hoodie_commit_time",
+        "_hoodie_commit_seqno",
+        "_hoodie_record_key",
+        "_hoodie_partition_path",
+        "_hoodie_file_name",
+    ]
 
 
 def test_avro_content_version_1_has_no_count() -> None:
@@ -87,8 +93,18 @@ def test_default_delete_block_is_natural_order_int_zero() -> None:
     (block,) = read_log_bytes(encode_block(BlockType.DELETE, {HeaderKey.INSTANT_TIME: "2"}, content))
     deletes = block.deletes()
     assert deletes.to_pylist() == [
-        {"_hoodie_record_key": "k1", "_hoodie_partition_path": "p1", "_ordering_val": 0, "_ordering_natural": True},
-        {"_hoodie_record_key": "k2", "_hoodie_partition_path": "", "_ordering_val": 0, "_ordering_natural": True},
+        {
+            "_hoodie_record_key": "k1",
+            "_hoodie_partition_path": "p1",
+            "_ordering_val": 0,
+            "_ordering_natural": True,
+        },
+        {
+            "_hoodie_record_key": "k2",
+            "_hoodie_partition_path": "",
+            "_ordering_val": 0,
+            "_ordering_natural": True,
+        },
     ]
 
 
@@ -109,7 +125,9 @@ def test_long_zero_delete_matches_spark_sql_delete_bytes() -> None:
         pa.array([1.25, None, -2.5]),
         pa.array([1.5, 2.0, None], pa.float32()),
         pa.array([b"\x01", None, b""]),
-        pa.array([decimal.Decimal("1.5"), None, decimal.Decimal("-3.000000000000001")], pa.decimal128(30, 15)),
+        pa.array(
+            [decimal.Decimal("1.5"), None, decimal.Decimal("-3.000000000000001")], pa.decimal128(30, 15)
+        ),
         pa.array([dt.date(2024, 1, 1), None, dt.date(1969, 12, 31)]),
         pa.array([1, None, -1], pa.timestamp("ms", tz="UTC")),
         pa.array([10**15, None, 0], pa.timestamp("us", tz="UTC")),

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from hudi_core.log import BlockType, encode_block, read_log_bytes
 from hudi_core.log.blocks import encode_avro_data_block, encode_command_block, encode_delete_block
 from hudi_core.testing.corpus import corpus_root

@@ -6,13 +6,16 @@ import logging
 from pathlib import Path
 
 import pytest
-
 from hudi_core.log import BlockType, HeaderKey, encode_block, encode_command_block, read_log_file
 from hudi_core.storage import LocalStorage
 
 
 def command(instant: str) -> bytes:
-    header = {HeaderKey.INSTANT_TIME: instant, HeaderKey.COMMAND_BLOCK_TYPE: "0", HeaderKey.TARGET_INSTANT_TIME: "1"}
+    header = {
+        HeaderKey.INSTANT_TIME: instant,
+        HeaderKey.COMMAND_BLOCK_TYPE: "0",
+        HeaderKey.TARGET_INSTANT_TIME: "1",
+    }
     return encode_block(BlockType.COMMAND, header, encode_command_block())
 
 
@@ -26,7 +29,9 @@ def kinds(blocks: list) -> list[BlockType]:
     return [b.block_type for b in blocks]
 
 
-def test_truncated_corpus_file_mid_block(tmp_path: Path, trips_log: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_truncated_corpus_file_mid_block(
+    tmp_path: Path, trips_log: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     good = trips_log.read_bytes()
     data = good + command("3") + good[: len(good) // 2]
     with caplog.at_level(logging.WARNING, logger="hudi_core.log.reader"):

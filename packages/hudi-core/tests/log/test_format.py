@@ -7,12 +7,15 @@ from hudi_core.log.format import decode_header, encode_header
 
 # Spec 5.3: the 105-byte rollback command block of the v6_nonpartitioned_rollback sample.
 SPEC_COMMAND_BLOCK = bytes.fromhex(
-    "234855444923" "000000000000005b" "00000001" "00000000"
+    "234855444923"
+    "000000000000005b"
+    "00000001"
+    "00000000"
     "00000003"
-    "00000000" "00000011" + b"20250126040936578".hex()
-    + "00000003" "00000001" + b"0".hex()
-    + "00000001" "00000011" + b"20250126040826878".hex()
-    + "0000000000000000"
+    "00000000"
+    "00000011" + b"20250126040936578".hex() + "00000003"
+    "00000001" + b"0".hex() + "00000001"
+    "00000011" + b"20250126040826878".hex() + "0000000000000000"
     "00000000"
     "0000000000000061"
 )
@@ -37,7 +40,11 @@ def test_reading_spec_command_block() -> None:
     assert block.command_type == "0"
     assert (block.offset, block.size) == (0, 105)
     # header order is kept as written, so re-encoding reproduces the bytes
-    assert list(block.header) == [HeaderKey.INSTANT_TIME, HeaderKey.COMMAND_BLOCK_TYPE, HeaderKey.TARGET_INSTANT_TIME]
+    assert list(block.header) == [
+        HeaderKey.INSTANT_TIME,
+        HeaderKey.COMMAND_BLOCK_TYPE,
+        HeaderKey.TARGET_INSTANT_TIME,
+    ]
     assert encode_block(block.block_type, block.header, block.content) == SPEC_COMMAND_BLOCK
 
 

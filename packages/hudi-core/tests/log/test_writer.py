@@ -13,7 +13,11 @@ BASE = "20250126040823628"
 
 
 def command(instant: str) -> bytes:
-    header = {HeaderKey.INSTANT_TIME: instant, HeaderKey.COMMAND_BLOCK_TYPE: "0", HeaderKey.TARGET_INSTANT_TIME: "1"}
+    header = {
+        HeaderKey.INSTANT_TIME: instant,
+        HeaderKey.COMMAND_BLOCK_TYPE: "0",
+        HeaderKey.TARGET_INSTANT_TIME: "1",
+    }
     return encode_block(BlockType.COMMAND, header, encode_command_block())
 
 
@@ -41,7 +45,12 @@ def test_new_version_after_existing_ones(tmp_path: Path) -> None:
     assert first.file_name == f".{FILE_ID}_{BASE}.log.3_0-13-9"
     assert second.file_name == f".{FILE_ID}_{BASE}.log.4_0-13-9"
     # earlier files are never touched
-    assert read_log_file(LocalStorage(), str(tmp_path / LogFileName(FILE_ID, BASE, 1, "0-33-43").name))[0].instant_time == "2"
+    assert (
+        read_log_file(LocalStorage(), str(tmp_path / LogFileName(FILE_ID, BASE, 1, "0-33-43").name))[
+            0
+        ].instant_time
+        == "2"
+    )
 
 
 def test_same_token_collision_steps_past(tmp_path: Path) -> None:

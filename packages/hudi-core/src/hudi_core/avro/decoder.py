@@ -87,7 +87,9 @@ def decode_records(
     except (ValueError, EOFError, IndexError, StopIteration) as e:
         raise CorruptedLogBlockError(f"Avro records do not decode with the block's schema: {e}") from e
     except fastavro.read.SchemaResolutionError as e:
-        raise SchemaMismatchError(f"reader schema does not resolve against the block's writer schema: {e}") from e
+        raise SchemaMismatchError(
+            f"reader schema does not resolve against the block's writer schema: {e}"
+        ) from e
     return pa.Table.from_pylist(rows, schema=arrow_schema)
 
 

@@ -34,7 +34,9 @@ _TS_UNITS = {
 }
 
 
-def encode_records(table: pa.Table | pa.RecordBatch, avro_schema: str | dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+def encode_records(
+    table: pa.Table | pa.RecordBatch, avro_schema: str | dict[str, Any]
+) -> tuple[np.ndarray, np.ndarray]:
     """Avro binary of every row of ``table`` under the record schema ``avro_schema``:
     (all records' bytes, offsets with ``num_rows + 1`` entries)."""
     segments = record_segments(table, avro_schema)
@@ -98,7 +100,7 @@ def encode_value_segments(
     if logical == "decimal":
         return _decimal(node, arr, n)
     if logical in _TS_UNITS:
-        unit, utc = _TS_UNITS[logical]
+        unit, _utc = _TS_UNITS[logical]
         if pa.types.is_timestamp(arr.type):
             arr = arr.cast(pa.timestamp(unit, tz=arr.type.tz), safe=False)
         return _long(arr, n)
@@ -144,7 +146,7 @@ def _union(
         choices = bytes([branches.index("null") * 2, value_idx * 2])
     if arr.null_count == 0:
         tag = const_segment(choices, np.full(len(arr), len(choices) - 1))
-        return [tag] + encode_value_segments(branches[value_idx], arr, names, path, live)
+        return [tag, *encode_value_segments(branches[value_idx], arr, names, path, live)]
     if "null" not in branches:
         raise SchemaMismatchError(f"column {path!r} holds nulls but its Avro union {branches} has no null")
     valid = arr.is_valid().to_numpy(zero_copy_only=False)
@@ -203,7 +205,12 @@ def _long(arr: pa.Array, n: int) -> list[Segment]:
 
 def _binary_like(arr: pa.Array, n: int, kind: str) -> list[Segment]:
     t = arr.type
-    if not (pa.types.is_string(t) or pa.types.is_binary(t) or pa.types.is_large_string(t) or pa.types.is_large_binary(t)):
+    if not (
+        pa.types.is_string(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_large_binary(t)
+    ):
         arr = arr.cast(pa.string() if kind == "string" else pa.binary())
         t = arr.type
     large = pa.types.is_large_string(t) or pa.types.is_large_binary(t)
@@ -258,7 +265,9 @@ def _record(
     return out
 
 
-def _sequence(count: np.ndarray, item_starts: np.ndarray, item_lengths: np.ndarray, buf: np.ndarray) -> list[Segment]:
+def _sequence(
+    count: np.ndarray, item_starts: np.ndarray, item_lengths: np.ndarray, buf: np.ndarray
+) -> list[Segment]:
     """Avro array/map framing: one block ``count, items`` (omitted when empty), then ``0``."""
     n = len(count)
     head = varint_segment(zigzag(count)).masked(count > 0)
@@ -277,7 +286,9 @@ def _array(node: dict[str, Any], arr: pa.Array, names: Names, path: str) -> list
     values = arr.values
     items = encode_value_segments(node["items"], values, names, f"{path}[]")
     buf, item_off = gather(items, len(values))
-    return _sequence(np.diff(offsets), item_off[offsets[:-1]], item_off[offsets[1:]] - item_off[offsets[:-1]], buf)
+    return _sequence(
+        np.diff(offsets), item_off[offsets[:-1]], item_off[offsets[1:]] - item_off[offsets[:-1]], buf
+    )
 
 
 def _map(node: dict[str, Any], arr: pa.Array, names: Names, path: str) -> list[Segment]:
@@ -288,4 +299,6 @@ def _map(node: dict[str, Any], arr: pa.Array, names: Names, path: str) -> list[S
     segs = encode_value_segments("string", keys, names, f"{path}.key")
     segs += encode_value_segments(node["values"], items, names, f"{path}.value")
     buf, entry_off = gather(segs, len(keys))
-    return _sequence(np.diff(offsets), entry_off[offsets[:-1]], entry_off[offsets[1:]] - entry_off[offsets[:-1]], buf)
+    return _sequence(
+        np.diff(offsets), entry_off[offsets[:-1]], entry_off[offsets[1:]] - entry_off[offsets[:-1]], buf
+    )

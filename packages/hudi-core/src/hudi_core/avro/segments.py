@@ -68,7 +68,7 @@ def gather(segments: list[Segment], n: int) -> tuple[np.ndarray, np.ndarray]:
     bases = np.cumsum([0] + [len(s.buf) for s in segments[:-1]])
     big = np.concatenate([s.buf for s in segments]) if len(segments) > 1 else segments[0].buf
     lengths = np.stack([s.lengths for s in segments], axis=1).reshape(-1)
-    starts = np.stack([s.starts + b for s, b in zip(segments, bases)], axis=1).reshape(-1)
+    starts = np.stack([s.starts + b for s, b in zip(segments, bases, strict=False)], axis=1).reshape(-1)
     row_len = lengths.reshape(n, len(segments)).sum(axis=1)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(row_len, out=offsets[1:])

@@ -77,7 +77,9 @@ def split_avro_records(content: bytes | memoryview) -> list[memoryview]:
             (length,) = unpack(view, pos)
             pos += 4
             if length < 0 or pos + length > end:
-                raise CorruptedLogBlockError(f"Avro record length {length} at byte {pos - 4} runs past the block")
+                raise CorruptedLogBlockError(
+                    f"Avro record length {length} at byte {pos - 4} runs past the block"
+                )
             out.append(view[pos : pos + length])
             pos += length
         return out
@@ -126,7 +128,9 @@ def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
             try:
                 cols.append(col if col.type == f.type else col.cast(f.type))
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-                raise SchemaMismatchError(f"column {f.name!r} of type {col.type} cannot be read as {f.type}: {e}") from e
+                raise SchemaMismatchError(
+                    f"column {f.name!r} of type {col.type} cannot be read as {f.type}: {e}"
+                ) from e
         else:
             cols.append(pa.nulls(table.num_rows, f.type))
     return pa.Table.from_arrays(cols, schema=pa.schema(fields))
@@ -150,7 +154,9 @@ def encode_delete_block(
     part_arr = pa.array(partitions, pa.string()) if not isinstance(partitions, pa.Array) else partitions
     n = len(key_arr)
     if len(part_arr) != n:
-        raise SchemaMismatchError(f"delete block needs one partition path per key: {n} keys, {len(part_arr)} partitions")
+        raise SchemaMismatchError(
+            f"delete block needs one partition path per key: {n} keys, {len(part_arr)} partitions"
+        )
     if ordering_vals is None:
         ordering = pa.array(np.zeros(n, dtype=np.int32))
     else:
@@ -158,7 +164,9 @@ def encode_delete_block(
         if isinstance(ordering, pa.ChunkedArray):
             ordering = ordering.combine_chunks()
         if len(ordering) != n:
-            raise SchemaMismatchError(f"delete block needs one ordering value per key: {n} keys, {len(ordering)} values")
+            raise SchemaMismatchError(
+                f"delete block needs one ordering value per key: {n} keys, {len(ordering)} values"
+            )
     branch, node, ordering = branch_for(ordering)
     names: dict[str, Any] = {}
     item_segs = encode_value_segments(["null", "string"], key_arr, names, "recordKey")
@@ -172,7 +180,7 @@ def encode_delete_block(
     # Java writes the whole list as one Avro array block: count, items, 0.
     head = b""
     if n:
-        count, count_off = gather([varint_segment(zigzag(np.array([n], dtype=np.int64)))], 1)
+        count, _count_off = gather([varint_segment(zigzag(np.array([n], dtype=np.int64)))], 1)
         head = count.tobytes()
     payload = head + items.tobytes() + b"\x00"
     return _I32.pack(DELETE_BLOCK_VERSION) + _I32.pack(len(payload)) + payload
@@ -201,4 +209,3 @@ def decode_delete_block(content: bytes | memoryview) -> pa.Table:
 def encode_command_block() -> bytes:
     """Content of a rollback command block: empty (the header says what to roll back)."""
     return b""
-

@@ -39,7 +39,13 @@ def branch_for(values: pa.Array) -> tuple[int, Any, pa.Array]:
         t = values.type
     if pa.types.is_null(t):
         return 0, None, values
-    if pa.types.is_int8(t) or pa.types.is_int16(t) or pa.types.is_int32(t) or pa.types.is_uint8(t) or pa.types.is_uint16(t):
+    if (
+        pa.types.is_int8(t)
+        or pa.types.is_int16(t)
+        or pa.types.is_int32(t)
+        or pa.types.is_uint8(t)
+        or pa.types.is_uint16(t)
+    ):
         branch = 1
     elif pa.types.is_integer(t):
         branch = 2
@@ -62,7 +68,9 @@ def branch_for(values: pa.Array) -> tuple[int, Any, pa.Array]:
     elif pa.types.is_timestamp(t):
         branch = 11 if t.unit in ("s", "ms") else 12
     else:
-        raise SchemaMismatchError(f"ordering values of type {t} have no HoodieDeleteRecord orderingVal branch")
+        raise SchemaMismatchError(
+            f"ordering values of type {t} have no HoodieDeleteRecord orderingVal branch"
+        )
     node, arrow_type = ORDERING_BRANCHES[branch]
     if pa.types.is_timestamp(t):
         arrow_type = pa.timestamp(arrow_type.unit, tz=t.tz)
@@ -164,7 +172,7 @@ def decode_delete_payload(payload: memoryview) -> pa.Table:
         ordering = pa.array(vals, pa.int64()).cast(_storage_of(arrow_type)).view(arrow_type)
     else:
         ordering = pa.array(vals, arrow_type)
-    natural = pa.array([b == 1 and v == 0 for b, v in zip(branches, vals)], pa.bool_())
+    natural = pa.array([b == 1 and v == 0 for b, v in zip(branches, vals, strict=False)], pa.bool_())
     return pa.table(
         [pa.array(keys, pa.string()), pa.array(parts, pa.string()), ordering, natural],
         names=list(DELETE_COLUMNS),

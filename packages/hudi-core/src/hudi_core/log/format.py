@@ -178,9 +178,7 @@ def scan_blocks(data: bytes) -> list[FramedBlock]:
             block = _frame_one(data, pos)
         except CorruptedLogBlockError as e:
             stop = _next_magic(data, pos + 1)
-            out.append(
-                FramedBlock(BlockType.CORRUPT, {}, {}, pos, stop - pos, pos, stop - pos, -1, str(e))
-            )
+            out.append(FramedBlock(BlockType.CORRUPT, {}, {}, pos, stop - pos, pos, stop - pos, -1, str(e)))
             pos = stop
             continue
         out.append(block)

@@ -13,7 +13,7 @@ from hudi_core.log.blocks import decode_avro_data_block, decode_delete_block, de
 from hudi_core.log.format import BlockType, FramedBlock, HeaderKey, scan_blocks
 from hudi_core.storage.base import Storage
 
-__all__ = ["LogBlock", "read_log_file", "read_log_bytes"]
+__all__ = ["LogBlock", "read_log_bytes", "read_log_file"]
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,9 @@ class LogBlock:
         content = self._content if self._content is not None else memoryview(b"")
         if self.block_type in (BlockType.AVRO_DATA, BlockType.CDC_DATA):
             if self.schema is None:
-                raise CorruptedLogBlockError(f"Avro data block at byte {self.offset} of {self.file_path} has no SCHEMA header")
+                raise CorruptedLogBlockError(
+                    f"Avro data block at byte {self.offset} of {self.file_path} has no SCHEMA header"
+                )
             return decode_avro_data_block(content, self.schema, reader_schema)
         if self.block_type is BlockType.PARQUET_DATA:
             return decode_parquet_data_block(content, self.schema, reader_schema)

@@ -27,7 +27,9 @@ class LogAppendResult:
     file_size: int
 
 
-def latest_log_version(storage: Storage, partition_uri: str, file_id: str, base_instant: str) -> LogFileName | None:
+def latest_log_version(
+    storage: Storage, partition_uri: str, file_id: str, base_instant: str
+) -> LogFileName | None:
     """The highest-version log file of a file slice (``None`` when there is none)."""
     best: LogFileName | None = None
     for info in storage.list(partition_uri):
@@ -40,7 +42,10 @@ def latest_log_version(storage: Storage, partition_uri: str, file_id: str, base_
             or parsed.base_instant != base_instant
         ):
             continue
-        if best is None or (parsed.version, parsed.write_token or "") > (best.version, best.write_token or ""):
+        if best is None or (parsed.version, parsed.write_token or "") > (
+            best.version,
+            best.write_token or "",
+        ):
             best = parsed
     return best
 
@@ -91,7 +96,9 @@ class LogWriter:
             path = self._path(self._current)
             new_size = int(self.storage.append_bytes(path, data))  # type: ignore[attr-defined]
             self._current_size = new_size
-            return LogAppendResult(path, self._current.name, self._current.version, new_size - len(data), len(data), new_size)
+            return LogAppendResult(
+                path, self._current.name, self._current.version, new_size - len(data), len(data), new_size
+            )
         for _ in range(100):
             name = self._next_name()
             path = self._path(name)
