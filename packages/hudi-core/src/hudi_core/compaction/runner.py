@@ -139,6 +139,7 @@ def _write_base(table: HudiTable, path: str, data: pa.Table, avro_schema: dict[s
         avro_schema=add_meta_fields(avro_schema),
         compression=str(cfg.get_str(WriteOptions.PARQUET_COMPRESSION) or "gzip"),
         populate_meta_fields=table.config.populate_meta_fields,
+        bloom_config=cfg,
     )
     return int(result.size)
 
