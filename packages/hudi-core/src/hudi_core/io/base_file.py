@@ -1,0 +1,224 @@
+"""Base files (spec 6): parquet with the meta columns first and Hudi's footer keys.
+
+The file carries what Hudi's Avro write path puts there: ``parquet.avro.schema`` (the writer
+schema with meta fields), ``writer.model.name=avro``, the bloom filter and the min/max record
+keys. Parquet types follow the Avro schema (decimals as FIXED_LEN_BYTE_ARRAY, timestamps as
+micros adjusted to UTC, lists in the standard 3-level layout).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from hudi_core.bloom import BloomFilter, build_bloom_filter, deserialize_bloom_filter
+from hudi_core.config.bloom import BloomOptions
+from hudi_core.config.property import HoodieConfig
+from hudi_core.errors import SchemaMismatchError
+from hudi_core.schema.avro_schema import META_FIELDS, add_meta_fields, avro_to_arrow
+from hudi_core.storage.base import Storage
+
+__all__ = [
+    "BLOOM_FILTER_KEY",
+    "BLOOM_TYPE_KEY",
+    "MAX_KEY",
+    "MIN_KEY",
+    "BaseFileResult",
+    "java_min_max",
+    "read_base_file",
+    "read_bloom_filter",
+    "read_footer",
+    "write_base_file",
+]
+
+MIN_KEY = "hoodie_min_record_key"
+MAX_KEY = "hoodie_max_record_key"
+BLOOM_FILTER_KEY = "org.apache.hudi.bloomfilter"
+BLOOM_TYPE_KEY = "hoodie_bloom_filter_type_code"
+AVRO_SCHEMA_KEY = "parquet.avro.schema"
+WRITER_MODEL_KEY = "writer.model.name"
+
+_CODECS = {"uncompressed": "none", "none": "none", "gzip": "gzip", "snappy": "snappy",
+           "zstd": "zstd", "lz4": "lz4", "lz4_raw": "lz4", "brotli": "brotli"}
+
+
+@dataclass(frozen=True)
+class BaseFileResult:
+    path: str
+    size: int
+    num_records: int
+    min_key: str | None
+    max_key: str | None
+
+
+def java_min_max(keys: pa.Array | pa.ChunkedArray) -> tuple[str | None, str | None]:
+    """Min and max in Java ``String.compareTo`` order (UTF-16 code units).
+
+    UTF-8 byte order equals code-point order, which differs from UTF-16 order only when keys mix
+    supplementary characters with U+E000..U+FFFF; only then are the keys compared one by one.
+    """
+    if len(keys) == 0 or keys.null_count == len(keys):
+        return None, None
+    mm = pc.min_max(keys)
+    lo, hi = mm["min"].as_py(), mm["max"].as_py()
+    has_supp = pc.any(pc.match_substring_regex(keys, "[\U00010000-\U0010FFFF]")).as_py()
+    has_high_bmp = pc.any(pc.match_substring_regex(keys, "[\ue000-\uffff]")).as_py()
+    if has_supp and has_high_bmp:
+        values = [k for k in keys.to_pylist() if k is not None]
+        lo = min(values, key=lambda s: s.encode("utf-16-be"))
+        hi = max(values, key=lambda s: s.encode("utf-16-be"))
+    return lo, hi
+
+
+def _bloom_settings(config: HoodieConfig | Mapping[str, Any] | None) -> dict[str, Any]:
+    cfg = config if isinstance(config, HoodieConfig) else HoodieConfig(dict(config or {}))
+    return {
+        "filter_type": str(cfg.get(BloomOptions.FILTER_TYPE)),
+        "num_entries": int(cfg.get(BloomOptions.NUM_ENTRIES)),
+        "fpp": float(cfg.get(BloomOptions.FPP)),
+        "max_entries": int(cfg.get(BloomOptions.DYNAMIC_MAX_ENTRIES)),
+    }
+
+
+def _file_schema(data: pa.Table, avro_schema: dict[str, Any]) -> pa.Schema:
+    """The Arrow schema parquet is written with: the Avro schema's types, data's column order."""
+    writer = avro_to_arrow(add_meta_fields(avro_schema))
+    by_name = {f.name: f for f in writer}
+    fields = []
+    for name in data.schema.names:
+        if name not in by_name:
+            raise SchemaMismatchError(
+                f"column {name!r} is not in the Avro writer schema; add it to the schema or drop it"
+            )
+        f = by_name[name]
+        if pa.types.is_timestamp(f.type) and f.type.tz is None:
+            # Avro timestamp-micros is an instant: parquet marks it adjusted to UTC
+            f = f.with_type(pa.timestamp(f.type.unit, "UTC"))
+        fields.append(f)
+    return pa.schema(fields)
+
+
+def _cast(data: pa.Table, schema: pa.Schema) -> pa.Table:
+    columns = []
+    for field in schema:
+        col = data.column(field.name)
+        if pa.types.is_timestamp(col.type) and col.type.tz is None and pa.types.is_timestamp(field.type):
+            col = col.cast(pa.timestamp(col.type.unit, "UTC"))
+        try:
+            columns.append(col.cast(field.type) if col.type != field.type else col)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+            raise SchemaMismatchError(
+                f"column {field.name!r} of type {col.type} does not fit the writer schema type "
+                f"{field.type}: {e}"
+            ) from e
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def write_base_file(
+    storage: Storage,
+    path: str,
+    data: pa.Table,
+    *,
+    avro_schema: dict[str, Any],
+    compression: str = "gzip",
+    populate_meta_fields: bool = True,
+    bloom_config: HoodieConfig | Mapping[str, Any] | None = None,
+) -> BaseFileResult:
+    """Write ``data`` (the five meta columns first) as a Hudi base file at ``path``.
+
+    ``avro_schema`` is the table's writer schema (with or without meta fields). With
+    ``populate_meta_fields=False`` the meta columns are written null except
+    ``_hoodie_file_name``, and the file has no bloom filter or min/max keys (spec 6.1).
+    """
+    if data.schema.names[:5] != list(META_FIELDS):
+        raise SchemaMismatchError(
+            f"a base file needs the meta columns {', '.join(META_FIELDS)} first, got "
+            f"{', '.join(data.schema.names[:5])}; use hudi_core.io.meta.add_meta_columns"
+        )
+    codec = _CODECS.get(compression.lower())
+    if codec is None:
+        raise SchemaMismatchError(
+            f"hoodie.parquet.compression.codec={compression!r} is not supported; use one of "
+            f"{', '.join(sorted(_CODECS))}"
+        )
+    if not populate_meta_fields:
+        n = data.num_rows
+        for i in range(4):
+            data = data.set_column(i, pa.field(META_FIELDS[i], pa.string()), pa.nulls(n, pa.string()))
+    writer_avro = add_meta_fields(avro_schema)
+    table = _cast(data, _file_schema(data, avro_schema))
+    footer: dict[str, str] = {}
+    min_key = max_key = None
+    if populate_meta_fields:
+        keys = table.column("_hoodie_record_key")
+        bloom = build_bloom_filter(keys, **_bloom_settings(bloom_config))
+        min_key, max_key = java_min_max(keys)
+        footer[BLOOM_FILTER_KEY] = bloom.serialize()
+        footer[BLOOM_TYPE_KEY] = bloom.type_code
+        if min_key is not None and max_key is not None:
+            footer[MIN_KEY] = min_key
+            footer[MAX_KEY] = max_key
+    footer[AVRO_SCHEMA_KEY] = json.dumps(writer_avro, separators=(",", ":"))
+    footer[WRITER_MODEL_KEY] = "avro"
+    table = table.replace_schema_metadata(None)
+    with storage.open_write(path) as f:
+        writer = pq.ParquetWriter(
+            f,
+            table.schema,
+            compression=codec,
+            store_schema=False,  # no ARROW:schema key: the footer key set matches Hudi's
+            use_compliant_nested_type=True,
+            coerce_timestamps="us",
+            allow_truncated_timestamps=False,
+            write_statistics=True,
+        )
+        try:
+            writer.write_table(table)
+            # pyarrow drops schema metadata with store_schema=False; add the footer keys here.
+            writer.add_key_value_metadata(footer)
+        finally:
+            writer.close()
+    return BaseFileResult(
+        path=path,
+        size=storage.size(path),
+        num_records=table.num_rows,
+        min_key=min_key,
+        max_key=max_key,
+    )
+
+
+def read_base_file(
+    storage: Storage,
+    path: str,
+    columns: list[str] | None = None,
+    filters: Any = None,
+) -> pa.Table:
+    """Read a base file (any parquet Hudi wrote), optionally only ``columns`` and rows
+    matching pyarrow ``filters``."""
+    return pq.read_table(
+        storage.arrow_path(path),
+        filesystem=storage.arrow_filesystem(),
+        columns=columns,
+        filters=filters,
+    )
+
+
+def read_footer(storage: Storage, path: str) -> dict[str, str]:
+    """The footer key/value metadata of a base file."""
+    with storage.open_read(path) as f:
+        kv = pq.ParquetFile(f).metadata.metadata or {}
+    return {k.decode("utf-8"): v.decode("utf-8") for k, v in kv.items()}
+
+
+def read_bloom_filter(storage: Storage, path: str) -> BloomFilter | None:
+    """The bloom filter in a base file's footer, or None for files without one."""
+    footer = read_footer(storage, path)
+    if BLOOM_FILTER_KEY not in footer:
+        return None
+    return deserialize_bloom_filter(footer[BLOOM_FILTER_KEY], footer.get(BLOOM_TYPE_KEY))
