@@ -12,7 +12,6 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.errors import HudiError, UnsupportedTableVersionError
 from hudi_core.testing.corpus import corpus_root, corpus_tables
@@ -60,7 +59,9 @@ def _norm(value: Any, t: pa.DataType) -> Any:
         entries = [(_norm(k, t.key_type), _norm(v, t.item_type)) for k, v in value]
         return sorted(entries, key=repr)
     if pa.types.is_struct(t):
-        return {t.field(i).name: _norm(value.get(t.field(i).name), t.field(i).type) for i in range(t.num_fields)}
+        return {
+            t.field(i).name: _norm(value.get(t.field(i).name), t.field(i).type) for i in range(t.num_fields)
+        }
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return [_norm(v, t.value_type) for v in value]
     if pa.types.is_decimal(t):
@@ -85,7 +86,7 @@ def _compare(expected: pa.Table, actual: pa.Table, compare: dict[str, Any]) -> N
         assert not extra_cols, f"columns the expected result does not have: {extra_cols}"
 
     def key_rows(t: pa.Table) -> list[tuple[Any, ...]]:
-        return list(zip(*[_column(t, k) for k in keys])) if t.num_rows else []
+        return list(zip(*[_column(t, k) for k in keys], strict=False)) if t.num_rows else []
 
     exp_keys, act_keys = key_rows(expected), key_rows(actual)
     dupes = sorted({k for k in act_keys if act_keys.count(k) > 1}, key=repr)
@@ -109,7 +110,10 @@ def test_corpus_query(table_info: dict[str, Any], query_id: str) -> None:
     summary, q = info["summary"], info["query"]
     path = root / table_info["table_path"]
     if table_info["table_version"] != 6:
-        with pytest.raises(UnsupportedTableVersionError, match=f"table version {table_info['table_version']} is not supported yet"):
+        with pytest.raises(
+            UnsupportedTableVersionError,
+            match=f"table version {table_info['table_version']} is not supported yet",
+        ):
             _run(HudiTable.open(str(path)), q)
         return
     table = HudiTable.open(str(path))

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from hudi_core.cli.commands.read import parse_filter
 from hudi_core.cli.main import main
 from hudi_core.testing.corpus import corpus_root
@@ -21,13 +20,19 @@ def _path(rel: str) -> str:
     return str(root / rel)
 
 
-def test_read_writes_parquet_with_projection_and_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_read_writes_parquet_with_projection_and_filters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "sf.parquet"
     rc = main(["read", _path(TRIPS), "--columns", "rider,fare", "--filter", "city=san_francisco",
                "--filter", "fare>20", "--output", str(out)])  # fmt: skip
     assert rc == 0
     rows = pq.read_table(out).to_pylist()
-    assert sorted((r["rider"], r["fare"]) for r in rows) == [("rider-C", 27.7), ("rider-D", 25.0), ("rider-E", 93.5)]
+    assert sorted((r["rider"], r["fare"]) for r in rows) == [
+        ("rider-C", 27.7),
+        ("rider-D", 25.0),
+        ("rider-E", 93.5),
+    ]
     assert "wrote 3 rows" in capsys.readouterr().out
 
 

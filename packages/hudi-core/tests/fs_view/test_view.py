@@ -10,7 +10,6 @@ from pathlib import Path
 
 import fastavro
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.fs_view import FileSystemView, list_partitions, partition_values
 from hudi_core.testing.corpus import copy_corpus_table
@@ -66,7 +65,7 @@ def test_inflight_and_failed_base_files_are_hidden(tmp_path: Path) -> None:
     (root / ".hoodie" / f"{inflight}.commit.requested").write_bytes(b"")
     (root / ".hoodie" / f"{inflight}.inflight").write_bytes(b"")
     # A failed write that left no timeline file at all, newer than the first commit.
-    shutil.copy(src, root / "30" / f"0000bbbb-0000-0000-0000-000000000000-0_0-1-3_20240418172803000.parquet")
+    shutil.copy(src, root / "30" / "0000bbbb-0000-0000-0000-000000000000-0_0-1-3_20240418172803000.parquet")
     view = FileSystemView(HudiTable.open(str(root)))
     slices = view.latest_file_slices()
     assert _ids(slices) == before

@@ -12,7 +12,6 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
@@ -39,8 +38,12 @@ class Trips:
 
     def set_payload(self, payload_class: str) -> None:
         props = self.root / ".hoodie" / "hoodie.properties"
-        lines = [ln for ln in props.read_text().splitlines() if not ln.startswith("hoodie.compaction.payload.class=")]
-        props.write_text("\n".join(lines + [f"hoodie.compaction.payload.class={payload_class}"]) + "\n")
+        lines = [
+            ln
+            for ln in props.read_text().splitlines()
+            if not ln.startswith("hoodie.compaction.payload.class=")
+        ]
+        props.write_text("\n".join([*lines, f"hoodie.compaction.payload.class={payload_class}"]) + "\n")
 
     def instant(self, ts: str, *, state: str = "COMPLETED") -> None:
         """A deltacommit on the timeline (requested, inflight, completed as asked)."""

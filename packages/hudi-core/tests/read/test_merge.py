@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pyarrow as pa
-import pyarrow.compute  # noqa: F401  (pa.compute below)
+import pyarrow.compute
 import pytest
-
 from hudi_core.fs_view import FileSystemView
 from hudi_core.read import merge_file_slice
 
@@ -86,7 +85,9 @@ def test_a_record_after_a_delete_brings_the_key_back(trips: Trips) -> None:
 
 def test_blocks_of_uncommitted_instants_are_skipped(trips: Trips) -> None:
     trips.instant(T1, state="INFLIGHT")
-    trips.append(trips.data_block(T1, trips.rows([RIDER_A], T1, fare=99.0)), trips.delete_block(T1, [RIDER_E]))
+    trips.append(
+        trips.data_block(T1, trips.rows([RIDER_A], T1, fare=99.0)), trips.delete_block(T1, [RIDER_E])
+    )
     snap = trips.snapshot()
     assert snap[RIDER_A]["fare"] == 19.1
     assert RIDER_E in snap
@@ -133,7 +134,14 @@ def test_is_deleted_rows_are_dropped(trips: Trips) -> None:
     # The table schema must know the field for the reader to see it.
     commit = trips.root / ".hoodie" / f"{T1}.deltacommit"
     body = json.loads(commit.read_text())
-    data = dict(schema, fields=[f for f in schema["fields"] if not f["name"].startswith("_hoodie_") or f["name"] == "_hoodie_is_deleted"])
+    data = dict(
+        schema,
+        fields=[
+            f
+            for f in schema["fields"]
+            if not f["name"].startswith("_hoodie_") or f["name"] == "_hoodie_is_deleted"
+        ],
+    )
     body["extraMetadata"]["schema"] = json.dumps(data)
     commit.write_text(json.dumps(body))
     trips.append(trips.data_block(T1, rows, json.dumps(schema)))
@@ -150,12 +158,16 @@ def test_schema_evolution_fills_new_columns_with_nulls(trips: Trips) -> None:
     trips.instant(T1)
     commit = trips.root / ".hoodie" / f"{T1}.deltacommit"
     body = json.loads(commit.read_text())
-    body["extraMetadata"]["schema"] = json.dumps(dict(schema, fields=[f for f in schema["fields"] if not f["name"].startswith("_hoodie_")]))
+    body["extraMetadata"]["schema"] = json.dumps(
+        dict(schema, fields=[f for f in schema["fields"] if not f["name"].startswith("_hoodie_")])
+    )
     commit.write_text(json.dumps(body))
     trips.append(trips.data_block(T1, rows, json.dumps(schema)))
     out = trips.table().read()
     assert out.column_names[-1] == "tip"
-    tips = dict(zip(out.column("_hoodie_record_key").to_pylist(), out.column("tip").to_pylist()))
+    tips = dict(
+        zip(out.column("_hoodie_record_key").to_pylist(), out.column("tip").to_pylist(), strict=False)
+    )
     assert tips[RIDER_A] == 3.5
     assert tips[RIDER_E] is None
     # Time travel reads with the schema of its instant: no tip column yet.
@@ -171,7 +183,9 @@ def test_merge_file_slice_is_public_and_returns_meta_columns_first(trips: Trips)
         "_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key",
         "_hoodie_partition_path", "_hoodie_file_name",
     ]  # fmt: skip
-    fares = dict(zip(merged.column("_hoodie_record_key").to_pylist(), merged.column("fare").to_pylist()))
+    fares = dict(
+        zip(merged.column("_hoodie_record_key").to_pylist(), merged.column("fare").to_pylist(), strict=False)
+    )
     assert fares[RIDER_D] == 25.0
     assert merged.num_rows == 4
 

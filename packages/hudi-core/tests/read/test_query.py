@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.errors import HudiError, UnsupportedTableVersionError
 from hudi_core.fs_view import FileSystemView
@@ -67,7 +66,9 @@ def test_tables_without_meta_fields_read_without_meta_columns_and_refuse_increme
     out = table.read()
     assert not [c for c in out.column_names if c.startswith("_hoodie_")]
     assert sorted(out.column("id").to_pylist()) == [1, 2, 3, 4]
-    with pytest.raises(HudiError, match="Incremental queries are not supported when meta fields are disabled"):
+    with pytest.raises(
+        HudiError, match="Incremental queries are not supported when meta fields are disabled"
+    ):
         table.read("incremental", start="0")
 
 

@@ -32,7 +32,9 @@ def _holds_data(names: list[str]) -> bool:
     )
 
 
-def list_partitions(storage: Storage, base_uri: str, *, partitioned: bool, depth: int | None = None) -> list[str]:
+def list_partitions(
+    storage: Storage, base_uri: str, *, partitioned: bool, depth: int | None = None
+) -> list[str]:
     """Relative partition paths, sorted; ``[""]`` for a non-partitioned table.
 
     A directory is a partition when it holds a ``.hoodie_partition_metadata`` file or Hudi data
@@ -76,7 +78,7 @@ def partition_values(
             k, v = s.split("=", 1)
             values[k] = v
     elif len(segments) == len(fields):
-        values = dict(zip(fields, segments))
+        values = dict(zip(fields, segments, strict=False))
     else:
         return None
     if url_encoded:

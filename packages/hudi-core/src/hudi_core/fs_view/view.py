@@ -177,13 +177,17 @@ class FileSystemView:
                 out.append(FileGroup(partition, fid, slices_))
         return out
 
-    def all_file_groups(self, *, as_of: str | None = None, partitions: Iterable[str] | None = None) -> list[FileGroup]:
+    def all_file_groups(
+        self, *, as_of: str | None = None, partitions: Iterable[str] | None = None
+    ) -> list[FileGroup]:
         parts = self.partitions() if partitions is None else list(partitions)
         return [g for p in parts for g in self.file_groups(p, as_of=as_of)]
 
     # -- slices ----------------------------------------------------------------------------------
 
-    def latest_file_slices(self, as_of: str | None = None, partitions: Iterable[str] | None = None) -> list[FileSlice]:
+    def latest_file_slices(
+        self, as_of: str | None = None, partitions: Iterable[str] | None = None
+    ) -> list[FileSlice]:
         """The latest slice of every visible file group (a pending compaction's slice included,
         which may hold only logs)."""
         out = []
@@ -193,7 +197,9 @@ class FileSystemView:
                 out.append(s)
         return out
 
-    def latest_merged_file_slices(self, as_of: str | None = None, partitions: Iterable[str] | None = None) -> list[FileSlice]:
+    def latest_merged_file_slices(
+        self, as_of: str | None = None, partitions: Iterable[str] | None = None
+    ) -> list[FileSlice]:
         """Latest slices for a snapshot read: a slice opened by a pending compaction is merged with
         the slice before it (its base file plus the logs of both), spec 8.1 step 7."""
         pending = self.visible.pending_compactions
@@ -211,7 +217,9 @@ class FileSystemView:
                 out.append(s)
         return out
 
-    def latest_base_files(self, as_of: str | None = None, partitions: Iterable[str] | None = None) -> list[BaseFile]:
+    def latest_base_files(
+        self, as_of: str | None = None, partitions: Iterable[str] | None = None
+    ) -> list[BaseFile]:
         """The newest committed base file of every visible file group (read-optimized view)."""
         out = []
         for g in self.all_file_groups(as_of=as_of, partitions=partitions):
@@ -245,6 +253,8 @@ def _compaction_operations(timeline: Timeline, inst: Instant) -> list[Compaction
         raise TimelineError(f"compaction plan {inst.timestamp} is not a readable Avro file: {e}") from e
     ops: list[CompactionOperation] = []
     for plan in records:
+        if not isinstance(plan, dict):
+            continue
         for op in plan.get("operations") or []:
             ops.append(
                 CompactionOperation(

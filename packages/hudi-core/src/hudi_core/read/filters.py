@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 from hudi_core.errors import HudiError
 from hudi_core.fs_view.partitions import coerce_like
 
-__all__ = ["FilterError", "Filter", "normalize_filters", "partition_matches", "to_expression"]
+__all__ = ["Filter", "FilterError", "normalize_filters", "partition_matches", "to_expression"]
 
 Filter = tuple[str, str, Any]
 _OPS = ("=", "==", "!=", "<", "<=", ">", ">=", "in", "not in")
@@ -31,7 +31,9 @@ def normalize_filters(filters: Sequence[Sequence[Any]] | None, columns: Sequence
             raise FilterError(f"filter operator {f[1]!r} is not one of {', '.join(_OPS)}")
         if col not in columns:
             raise FilterError(f"filter column {col!r} is not a column of the table: {', '.join(columns)}")
-        if op in ("in", "not in") and (isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set))):
+        if op in ("in", "not in") and (
+            isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set))
+        ):
             raise FilterError(f"filter {col} {op} needs a list of values, got {value!r}")
         out.append((col, "=" if op == "==" else op, value))
     return out

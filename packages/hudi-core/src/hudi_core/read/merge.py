@@ -59,8 +59,10 @@ def merge_file_slice(
     as of ``as_of``). Compaction calls this too.
     """
     schema = schema if schema is not None else slice_schema(table, as_of)
-    visible = timeline if isinstance(timeline, VisibleTimeline) else VisibleTimeline(
-        timeline if timeline is not None else table.timeline
+    visible = (
+        timeline
+        if isinstance(timeline, VisibleTimeline)
+        else VisibleTimeline(timeline if timeline is not None else table.timeline)
     )
     base = _read_base(table, file_slice, schema)
     if not file_slice.log_files:
@@ -96,7 +98,9 @@ def valid_log_blocks(
             if kind == BlockType.COMMAND:
                 if block.header.get(HeaderKey.COMMAND_BLOCK_TYPE, _ROLLBACK_COMMAND) == _ROLLBACK_COMMAND:
                     target = block.target_instant_time
-                    while stack and (stack[-1].block_type == BlockType.CORRUPT or stack[-1].instant_time == target):
+                    while stack and (
+                        stack[-1].block_type == BlockType.CORRUPT or stack[-1].instant_time == target
+                    ):
                         stack.pop()
                 continue
             if kind not in (BlockType.AVRO_DATA, BlockType.PARQUET_DATA, BlockType.DELETE):
@@ -241,7 +245,9 @@ def _apply_deletes(state: pa.Table, deletes: pa.Table, ord_type: pa.DataType) ->
         order = pc.sort_indices(events, sort_keys=[("key", "ascending"), ("d_seq", "ascending")])
         events = events.take(order)
         keys = events.column("key").combine_chunks()
-        first = pa.concat_arrays([pa.array([True]), pc.not_equal(keys.slice(1), keys.slice(0, len(keys) - 1))])
+        first = pa.concat_arrays(
+            [pa.array([True]), pc.not_equal(keys.slice(1), keys.slice(0, len(keys) - 1))]
+        )
         state = _apply_delete_round(state, events.filter(first))
         events = events.filter(pc.invert(first))
     return state
@@ -253,7 +259,8 @@ def _apply_delete_round(state: pa.Table, round_: pa.Table) -> pa.Table:
     has_d = pc.is_valid(j.column("d_seq"))
     # Java keeps the previous record only for a non-natural delete with a smaller ordering value.
     choose_prev = pc.and_(
-        has_s, pc.and_(pc.invert(pc.fill_null(j.column("d_nat"), False)), _gt(j.column("s_ord"), j.column("d_ord")))
+        has_s,
+        pc.and_(pc.invert(pc.fill_null(j.column("d_nat"), False)), _gt(j.column("s_ord"), j.column("d_ord"))),
     )
     take_d = pc.and_(has_d, pc.invert(choose_prev))
     return pa.table({
@@ -265,7 +272,12 @@ def _apply_delete_round(state: pa.Table, round_: pa.Table) -> pa.Table:
 
 
 def _combine_with_base(
-    table: HudiTable, base: pa.Table, logs: pa.Table, state: pa.Table, ord_field: str | None, ord_type: pa.DataType
+    table: HudiTable,
+    base: pa.Table,
+    logs: pa.Table,
+    state: pa.Table,
+    ord_field: str | None,
+    ord_type: pa.DataType,
 ) -> pa.Table:
     """combineAndGetUpdateValue(base, log) per key; log-only keys are inserts."""
     event_time = _payload_is_event_time(table)

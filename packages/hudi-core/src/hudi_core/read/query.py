@@ -101,7 +101,11 @@ def _plan(
         qt = "read_optimized"
     if qt not in QUERY_TYPES:
         raise QueryError(f"query type {query_type!r} is not one of {', '.join(QUERY_TYPES)}")
-    as_of, start, end = _check_instant("as_of", as_of), _check_instant("start", start), _check_instant("end", end)
+    as_of, start, end = (
+        _check_instant("as_of", as_of),
+        _check_instant("start", start),
+        _check_instant("end", end),
+    )
     cfg = table.config
     with_meta = cfg.populate_meta_fields
     if qt == "incremental" and not with_meta:
@@ -110,7 +114,9 @@ def _plan(
             f"(hoodie.populate.meta.fields=false) on {table.base_uri}; use a snapshot query with as_of"
         )
     if qt == "incremental" and as_of is not None:
-        raise QueryError("as_of applies to snapshot and read_optimized queries; use start/end for incremental")
+        raise QueryError(
+            "as_of applies to snapshot and read_optimized queries; use start/end for incremental"
+        )
     view = FileSystemView(table)
     schema = slice_schema(table, as_of if qt != "incremental" else end)
     visible_cols = [n for n in schema.names if with_meta or n not in META_FIELDS]
@@ -150,7 +156,9 @@ def _pruned_partitions(table: HudiTable, view: FileSystemView, filters: list[Fil
     fields = cfg.partition_fields
     # Partition paths hold formatted values for time-based key generators: never prune on those.
     raw_fields = cfg.get_list(TableOptions.PARTITION_FIELDS)
-    timestamp_like = "timestamp" in (cfg.keygen_class or "").lower() or any(":timestamp" in f.lower() for f in raw_fields)
+    timestamp_like = "timestamp" in (cfg.keygen_class or "").lower() or any(
+        ":timestamp" in f.lower() for f in raw_fields
+    )
     if not filters or not fields or timestamp_like:
         return parts
     out = []
@@ -201,7 +209,9 @@ def iter_batches(
     filters: Sequence[Sequence[Any]] | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Record batches of a query, one file slice at a time (bounded memory)."""
-    plan = _plan(table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns, filters=filters)
+    plan = _plan(
+        table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns, filters=filters
+    )
     for s in plan.slices:
         yield from plan.read_slice(s).to_batches()
 
@@ -217,7 +227,9 @@ def read_table(
     filters: Sequence[Sequence[Any]] | None = None,
 ) -> pa.Table:
     """A query's result as one ``pyarrow.Table``, meta columns first (when the table has them)."""
-    plan = _plan(table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns, filters=filters)
+    plan = _plan(
+        table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns, filters=filters
+    )
     parts = [plan.read_slice(s) for s in plan.slices]
     parts = [p for p in parts if p.num_rows]
     if not parts:

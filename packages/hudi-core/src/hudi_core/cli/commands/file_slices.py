@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from hudi_core.cli.commands._common import print_json
 
@@ -22,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
 
     table = HudiTable.open(args.base_uri)
     slices = sorted(table.file_slices(as_of=args.as_of), key=lambda s: (s.partition_path, s.file_id))
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "partition": s.partition_path,
             "file_id": s.file_id,

@@ -23,7 +23,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--columns", default=None, help="comma-separated columns to return")
     p.add_argument("--filter", action="append", default=[], metavar="EXPR",
                    help='"col=value", "col>=value", "col in (a,b)"... (repeatable, all must hold)')  # fmt: skip
-    p.add_argument("--output", default=None, metavar="FILE.parquet", help="write the rows to this parquet file")
+    p.add_argument(
+        "--output", default=None, metavar="FILE.parquet", help="write the rows to this parquet file"
+    )
     p.add_argument("--format", default="parquet", choices=["parquet", "table"],
                    help="table: print the first rows instead of writing a file")  # fmt: skip
     p.add_argument("--limit", type=int, default=20, help="rows to print with --format table")
@@ -80,9 +82,9 @@ def _print_rows(result: Any, limit: int) -> None:
     rows = result.slice(0, max(limit, 0)).to_pylist()
     cells = [[_cell(r[n]) for n in names] for r in rows]
     widths = [min(40, max([len(n)] + [len(c[i]) for c in cells])) for i, n in enumerate(names)]
-    print("  ".join(n[:w].ljust(w) for n, w in zip(names, widths)))
+    print("  ".join(n[:w].ljust(w) for n, w in zip(names, widths, strict=False)))
     for c in cells:
-        print("  ".join(v[:w].ljust(w) for v, w in zip(c, widths)))
+        print("  ".join(v[:w].ljust(w) for v, w in zip(c, widths, strict=False)))
     more = result.num_rows - len(rows)
     print(f"({result.num_rows} rows{f', {more} not shown' if more > 0 else ''})")
 
