@@ -241,9 +241,9 @@ def run_compaction(
     cfg = table.write_config(dict(config or {}))
     tl = table.timeline
     pending = list(tl.pending_compactions())
-    if not pending:
-        raise CompactionError(f"no pending compaction in {table.base_uri}: schedule one first")
     if instant is None:
+        if not pending:
+            raise CompactionError(f"no pending compaction in {table.base_uri}: schedule one first")
         target = pending[0]
     else:
         found = [i for i in pending if i.timestamp == instant]
