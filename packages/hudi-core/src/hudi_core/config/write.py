@@ -5,7 +5,13 @@ from __future__ import annotations
 from hudi_core.config.property import ConfigProperty
 from hudi_core.config.storage import StorageOptions  # re-exported: it used to live here
 
-__all__ = ["IndexOptions", "StorageOptions", "WriteOptions"]
+__all__ = [
+    "IndexOptions",
+    "StorageOptions",
+    "WriteBehaviourOptions",
+    "WriteBufferOptions",
+    "WriteOptions",
+]
 
 
 def _w(key: str, default: object, doc: str, *aliases: str, group: str = "write") -> ConfigProperty:  # type: ignore[type-arg]
@@ -66,5 +72,42 @@ class IndexOptions:
         "hoodie.simple.index.update.partition.path",
         True,
         "GLOBAL_SIMPLE: a key whose partition changed moves to the new partition.",
+        group="index",
+    )
+
+
+class WriteBufferOptions:
+    """The write buffer (seed 5.1): per-bucket and total limits, scaled down from Flink's
+    256 MB / 1 GB for a Python process."""
+
+    BUCKET_MAX_BYTES = _w(
+        "hoodie.write.buffer.bucket.max.bytes", 64 * 1024 * 1024,
+        "Flush a bucket's buffered records once they reach this estimated size.",
+    )
+    TOTAL_MAX_BYTES = _w(
+        "hoodie.write.buffer.total.max.bytes", 256 * 1024 * 1024,
+        "When all buckets together exceed this, flush the largest bucket.",
+    )
+    RECORD_SIZE_SAMPLE_RATE = _w(
+        "hoodie.write.buffer.record.size.sample.rate", 0.01,
+        "Fraction of batches whose per-record size is re-measured (the rest reuse the estimate).",
+    )
+
+
+class WriteBehaviourOptions:
+    """Options of the write pipeline that are not table properties."""
+
+    FAILED_WRITES_POLICY = _w(
+        "hoodie.cleaner.policy.failed.writes", "EAGER",
+        "EAGER rolls back every pending write instant before a new write starts.",
+    )
+    RECORD_SIZE_ESTIMATION_THRESHOLD = _w(
+        "hoodie.record.size.estimation.threshold", 1.0,
+        "A commit counts for the record size estimate once it wrote more than this fraction "
+        "of hoodie.parquet.small.file.limit bytes.",
+    )
+    BLOOM_INDEX_UPDATE_PARTITION_PATH = _w(
+        "hoodie.bloom.index.update.partition.path", True,
+        "Global index: a key whose partition changed moves to the new partition.",
         group="index",
     )

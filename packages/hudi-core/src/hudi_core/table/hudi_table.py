@@ -23,6 +23,8 @@ from hudi_core.timeline.timeline import ActiveTimeline
 
 if TYPE_CHECKING:
     from hudi_core.fs_view import FileSlice
+    from hudi_core.write.client import WriteResult
+    from hudi_core.write.rollback import RollbackResult
 
 __all__ = ["HudiTable", "META_FOLDER"]
 
@@ -276,6 +278,54 @@ class HudiTable:
         from hudi_core.clean import clean
 
         return clean(self, config=dict(options or {}))
+
+    # -- write path (hudi_core.write) ------------------------------------------------------------
+
+    def _write(self, data: pa.Table, operation: str, options: Mapping[str, Any] | None) -> WriteResult:
+        from hudi_core.write.client import WriteClient
+
+        return WriteClient(self, options).write(data, operation=operation)
+
+    def insert(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+        """Insert records (no index lookup; small base files are filled first)."""
+        return self._write(data, "insert", options)
+
+    def upsert(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+        """Update records whose key exists, insert the others; ``_hoodie_is_deleted`` rows delete."""
+        return self._write(data, "upsert", options)
+
+    def bulk_insert(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+        """Insert records sorted by partition and key into new file groups (no index lookup)."""
+        return self._write(data, "bulk_insert", options)
+
+    def insert_overwrite(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+        """Replace the partitions ``data`` touches with ``data``."""
+        return self._write(data, "insert_overwrite", options)
+
+    def insert_overwrite_table(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+        """Replace the whole table with ``data``."""
+        return self._write(data, "insert_overwrite_table", options)
+
+    def delete(self, keys: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+        """Delete the records named by ``keys`` (record key fields and partition fields)."""
+        from hudi_core.write.client import WriteClient
+
+        return WriteClient(self, options).delete(keys)
+
+    def delete_partition(
+        self, partitions: str | Sequence[str], *, options: Mapping[str, Any] | None = None
+    ) -> WriteResult:
+        """Drop whole partitions (a replacecommit replacing all their file groups)."""
+        from hudi_core.write.client import WriteClient
+
+        parts = [partitions] if isinstance(partitions, str) else list(partitions)
+        return WriteClient(self, options).delete_partitions(parts)
+
+    def rollback(self, instant: str) -> RollbackResult:
+        """Roll back a pending or the latest completed write instant."""
+        from hudi_core.write.rollback import rollback_instant
+
+        return rollback_instant(self, instant)
 
     def __repr__(self) -> str:
         return f"HudiTable({self.base_uri!r}, name={self.name!r}, type={self.table_type})"

@@ -1,0 +1,233 @@
+"""Stage 4: which file group ("bucket") each record goes to (seed 4.2, Spark's UpsertPartitioner).
+
+Runs on the driver over counts (a :class:`WorkloadProfile`), never over records:
+
+* updates go to the bucket of the file group the index found;
+* new records are packed into small base files first (``SmallFileAssign``: files under
+  ``hoodie.parquet.small.file.limit``, room = (max file size - size) / average record size),
+  then into new file groups of ``hoodie.parquet.max.file.size`` (``NewFileAssignState``).
+
+MOR tables (no index here can index log files): a small file is a slice without log files; a
+bucket that receives packed inserts rewrites its base file through the merge handle, as Hudi's
+``handleUpdate`` "small file correction" does; other MOR updates append to the slice's log.
+The BUCKET index does no packing: its buckets are fixed by the hash.
+
+:func:`assign_buckets` then labels each record with its bucket number (vectorised).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.config.property import HoodieConfig
+from hudi_core.config.write import WriteBehaviourOptions, WriteOptions
+from hudi_core.timeline.commit_metadata import CommitMetadata
+from hudi_core.write.index import BUCKET_NUM, bucket_file_id
+from hudi_core.write.records import BUCKET, DELETE_FLAG, FILE_ID, PARTITION_PATH
+
+__all__ = [
+    "BucketInfo",
+    "BucketPlan",
+    "SmallFile",
+    "WorkloadProfile",
+    "assign",
+    "assign_buckets",
+    "average_record_size",
+    "profile_of",
+]
+
+CREATE, MERGE, APPEND = "CREATE", "MERGE", "APPEND"
+
+
+@dataclass(frozen=True)
+class SmallFile:
+    partition_path: str
+    file_id: str
+    base_instant: str
+    size: int
+
+
+@dataclass(frozen=True)
+class BucketInfo:
+    """One bucket: a file group written by one handle."""
+
+    number: int
+    partition_path: str
+    file_id: str
+    base_instant: str | None  # None: a new file group
+    io_type: str  # CREATE, MERGE or APPEND
+
+    @property
+    def is_new(self) -> bool:
+        return self.base_instant is None
+
+
+@dataclass
+class WorkloadProfile:
+    """Counts per partition (inserts) and per existing file group (updates, deletes)."""
+
+    inserts: dict[str, int] = field(default_factory=dict)
+    #: (partition, file id, base instant) -> (updates, deletes)
+    updates: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
+    #: BUCKET index: (partition, hash bucket, file id or None, base instant or None)
+    hash_buckets: list[tuple[str, int, str | None, str | None]] = field(default_factory=list)
+
+
+@dataclass
+class BucketPlan:
+    buckets: list[BucketInfo]
+    #: partition -> (cumulative insert capacities, bucket numbers) for new records
+    insert_ranges: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)
+    #: (partition, hash bucket) -> bucket number (BUCKET index)
+    hash_map: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    def bucket(self, number: int) -> BucketInfo:
+        return self.buckets[number]
+
+
+def profile_of(tagged: pa.Table) -> WorkloadProfile:
+    """The workload profile of a tagged batch (stage 3 output)."""
+    prof = WorkloadProfile()
+    if BUCKET_NUM in tagged.column_names:
+        g = tagged.group_by([PARTITION_PATH, BUCKET_NUM, FILE_ID, "_hoodie_base_instant"]).aggregate([])
+        prof.hash_buckets = list(
+            zip(*(g.column(c).to_pylist() for c in (PARTITION_PATH, BUCKET_NUM, FILE_ID, "_hoodie_base_instant")))
+        )
+    new = tagged.filter(pc.is_null(tagged.column(FILE_ID)))
+    if new.num_rows:
+        g = new.group_by(PARTITION_PATH).aggregate([(PARTITION_PATH, "count")])
+        prof.inserts = dict(zip(g.column(PARTITION_PATH).to_pylist(), g.column(f"{PARTITION_PATH}_count").to_pylist()))
+    old = tagged.filter(pc.is_valid(tagged.column(FILE_ID)))
+    if old.num_rows:
+        old = old.append_column("_d", pc.cast(old.column(DELETE_FLAG), pa.int64()))
+        g = old.group_by([PARTITION_PATH, FILE_ID, "_hoodie_base_instant"]).aggregate(
+            [("_d", "sum"), ("_d", "count")]
+        )
+        for p, f, b, d, n in zip(
+            *(g.column(c).to_pylist() for c in (PARTITION_PATH, FILE_ID, "_hoodie_base_instant", "_d_sum", "_d_count"))
+        ):
+            prof.updates[(p, f, b)] = (n - d, d)
+    return prof
+
+
+def average_record_size(commits: Iterable[CommitMetadata], config: HoodieConfig) -> int:
+    """Bytes per record from the newest commit that wrote enough base-file bytes, else
+    ``hoodie.copyonwrite.record.size.estimate`` (Hudi's AverageRecordSizeUtils)."""
+    default = int(config.get(WriteOptions.RECORD_SIZE_ESTIMATE))
+    threshold = float(config.get(WriteBehaviourOptions.RECORD_SIZE_ESTIMATION_THRESHOLD)) * int(
+        config.get(WriteOptions.PARQUET_SMALL_FILE_LIMIT)
+    )
+    for meta in commits:
+        stats = [s for s in meta.all_write_stats() if (s.path or "").endswith(".parquet")]
+        total_bytes = sum(s.total_write_bytes for s in stats)
+        total_records = sum(s.num_writes for s in stats)
+        if total_records > 0 and total_bytes > threshold:
+            return max(1, total_bytes // total_records)
+    return max(1, default)
+
+
+def _new_file_id() -> str:
+    return f"{uuid.uuid4()}-0"
+
+
+def assign(
+    profile: WorkloadProfile,
+    small_files: Sequence[SmallFile],
+    config: HoodieConfig,
+    *,
+    is_mor: bool,
+    avg_record_size: int,
+    pack_small_files: bool = True,
+) -> BucketPlan:
+    """Plan buckets for a workload: updates, then small-file packing, then new file groups."""
+    buckets: list[BucketInfo] = []
+    plan = BucketPlan(buckets)
+    update_io = APPEND if is_mor else MERGE
+    if profile.hash_buckets:
+        for part, hb, fid, base in sorted(profile.hash_buckets, key=lambda r: (r[0], r[1], r[2] or "")):
+            if (part, hb) in plan.hash_map and fid is None:
+                continue
+            if fid is None:
+                info = BucketInfo(len(buckets), part, bucket_file_id(hb), None, CREATE)
+            else:
+                info = BucketInfo(len(buckets), part, fid, base, update_io)
+            buckets.append(info)
+            plan.hash_map[(part, hb)] = info.number
+        return plan
+    by_fg: dict[tuple[str, str], int] = {}
+    for (part, fid, base) in sorted(profile.updates):
+        info = BucketInfo(len(buckets), part, fid, base, update_io)
+        buckets.append(info)
+        by_fg[(part, fid)] = info.number
+    max_size = int(config.get(WriteOptions.PARQUET_MAX_FILE_SIZE))
+    per_new_bucket = max(1, max_size // avg_record_size)
+    smalls: dict[str, list[SmallFile]] = {}
+    for sf in small_files:
+        smalls.setdefault(sf.partition_path, []).append(sf)
+    for part in sorted(profile.inserts):
+        remaining = profile.inserts[part]
+        caps: list[int] = []
+        nums: list[int] = []
+        total = 0
+        for sf in sorted(smalls.get(part, []) if pack_small_files else [], key=lambda s: s.size):
+            if remaining <= 0:
+                break
+            room = max(0, (max_size - sf.size) // avg_record_size)
+            take = min(room, remaining)
+            if take <= 0:
+                continue
+            num = by_fg.get((part, sf.file_id))
+            if num is None:
+                info = BucketInfo(len(buckets), part, sf.file_id, sf.base_instant, MERGE)
+                buckets.append(info)
+                by_fg[(part, sf.file_id)] = num = info.number
+            elif is_mor:
+                # packing inserts into a MOR small file rewrites its base (see module doc)
+                old = buckets[num]
+                buckets[num] = BucketInfo(num, old.partition_path, old.file_id, old.base_instant, MERGE)
+            total += take
+            remaining -= take
+            caps.append(total)
+            nums.append(num)
+        while remaining > 0:
+            take = min(per_new_bucket, remaining)
+            info = BucketInfo(len(buckets), part, _new_file_id(), None, CREATE)
+            buckets.append(info)
+            total += take
+            remaining -= take
+            caps.append(total)
+            nums.append(info.number)
+        plan.insert_ranges[part] = (caps, nums)
+    return plan
+
+
+def assign_buckets(tagged: pa.Table, plan: BucketPlan) -> pa.Table:
+    """Label every record with its bucket number (column ``BUCKET``)."""
+    n = tagged.num_rows
+    out = np.full(n, -1, dtype=np.int64)
+    parts = tagged.column(PARTITION_PATH).to_numpy(zero_copy_only=False)
+    if plan.hash_map:
+        hb = tagged.column(BUCKET_NUM).to_numpy(zero_copy_only=False)
+        for (part, b), num in plan.hash_map.items():
+            out[(parts == part) & (hb == b)] = num
+    else:
+        fids = tagged.column(FILE_ID)
+        is_new = pc.is_null(fids).to_numpy(zero_copy_only=False)
+        fid_np = fids.to_numpy(zero_copy_only=False)
+        for info in plan.buckets:
+            if not info.is_new:
+                out[(~is_new) & (fid_np == info.file_id) & (parts == info.partition_path)] = info.number
+        for part, (caps, nums) in plan.insert_ranges.items():
+            rows = np.nonzero(is_new & (parts == part))[0]
+            slot = np.searchsorted(np.asarray(caps), np.arange(len(rows)), side="right")
+            out[rows] = np.asarray(nums, dtype=np.int64)[slot]
+    if (out < 0).any():  # pragma: no cover - a planning bug, never user input
+        raise AssertionError(f"{int((out < 0).sum())} records have no bucket")
+    cols = [c for c in tagged.column_names if c != BUCKET]
+    return tagged.select(cols).append_column(BUCKET, pa.array(out))

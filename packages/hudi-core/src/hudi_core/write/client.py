@@ -1,0 +1,287 @@
+"""``WriteClient``: runs the six write stages (docs/architecture.md, "Writing") with an engine.
+
+Everything that can reject the input (keys, schema, options) runs before the instant is
+created, so a rejected write leaves the table untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.config.property import HoodieConfig
+from hudi_core.config.table import TableOptions
+from hudi_core.config.write import WriteOptions
+from hudi_core.errors import ConfigError
+from hudi_core.schema.avro_schema import arrow_to_avro
+from hudi_core.timeline.commit_metadata import CommitMetadata
+from hudi_core.write.bucket_assigner import (
+    BucketInfo,
+    SmallFile,
+    WorkloadProfile,
+    assign,
+    assign_buckets,
+    average_record_size,
+    profile_of,
+)
+from hudi_core.write.commit import OPERATION_TYPES, REPLACE_OPERATIONS, commit, start_commit, write_inflight
+from hudi_core.write.dedupe import deduplicate, ordering_field
+from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket
+from hudi_core.write.index import BucketIndex, index_for, tag_locations
+from hudi_core.write.payload import payload_for
+from hudi_core.write.records import (
+    BUCKET,
+    DELETE_FLAG,
+    FILE_ID,
+    PARTITION_PATH,
+    RECORD_KEY,
+    conform_to_schema,
+    evolve_schema,
+    prepare,
+)
+
+if TYPE_CHECKING:
+    from hudi_core.fs_view import FileSystemView
+    from hudi_core.table.hudi_table import HudiTable
+
+__all__ = ["WriteClient", "WriteResult"]
+
+
+@dataclass
+class WriteResult:
+    instant: str
+    operation: str
+    inserted: int = 0
+    updated: int = 0
+    deleted: int = 0
+    files_written: int = 0
+    replaced_file_groups: int = 0
+    statuses: list[WriteStatus] = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"instant": self.instant, "operation": self.operation, "inserted": self.inserted,
+                "updated": self.updated, "deleted": self.deleted, "files_written": self.files_written,
+                "replaced_file_groups": self.replaced_file_groups}  # fmt: skip
+
+
+# option given for a write -> the table property it must agree with
+_CONFLICTS = (
+    (WriteOptions.RECORDKEY_FIELD, TableOptions.RECORDKEY_FIELDS),
+    (WriteOptions.PARTITIONPATH_FIELD, TableOptions.PARTITION_FIELDS),
+    (WriteOptions.PRECOMBINE_FIELD, TableOptions.PRECOMBINE_FIELD),
+    (WriteOptions.TABLE_TYPE, TableOptions.TYPE),
+    (WriteOptions.KEYGEN_CLASS, TableOptions.KEYGEN_CLASS),
+)
+
+
+def check_option_conflicts(table: HudiTable, options: Mapping[str, Any]) -> None:
+    """A write option that contradicts the table's config is an error (not silently ignored)."""
+    given = HoodieConfig(options)
+    for opt, prop in _CONFLICTS:
+        value = given.raw(opt)
+        if value is None:
+            continue
+        current = table.config.get_str(prop)
+        if prop is TableOptions.PARTITION_FIELDS:
+            value = ",".join(p.split(":", 1)[0] for p in value.split(","))
+        if prop is TableOptions.TYPE:
+            value = {"COW": "COPY_ON_WRITE", "MOR": "MERGE_ON_READ"}.get(value.upper(), value.upper())
+        if prop is TableOptions.KEYGEN_CLASS:
+            from hudi_core.config.resolution import keygen_class_name
+
+            value = keygen_class_name(value)
+        norm = lambda s: ",".join(p.strip() for p in str(s or "").split(",") if p.strip())  # noqa: E731
+        if norm(value) != norm(current):
+            raise ConfigError(
+                f"{opt.key}={value!r} conflicts with the table's {prop.key}={current!r} in "
+                f"{table.base_uri}/.hoodie/hoodie.properties; drop the option or use the table's value"
+            )
+
+
+class WriteClient:
+    """Writes Arrow data into a table.
+
+    >>> WriteClient(HudiTable.open("/tmp/trips")).write(data, operation="upsert")  # doctest: +SKIP
+    """
+
+    def __init__(self, table: HudiTable, options: Mapping[str, Any] | None = None, *, engine: Any = None) -> None:
+        check_option_conflicts(table, options or {})
+        self.table = table
+        self.config = table.write_config(options)
+        self._engine = engine
+
+    @property
+    def engine(self) -> Any:
+        if self._engine is None:
+            from hudi_core.engine import engine_for
+
+            self._engine = engine_for(self.config)
+        return self._engine
+
+    # -- public operations -----------------------------------------------------------------------
+
+    def write(self, data: pa.Table | pa.RecordBatch, operation: str = "upsert") -> WriteResult:
+        op = operation.lower()
+        if op not in OPERATION_TYPES or op == "delete_partition":
+            raise ConfigError(f"operation {operation!r} is not one of {', '.join(sorted(OPERATION_TYPES))}")
+        if isinstance(data, pa.RecordBatch):
+            data = pa.Table.from_batches([data])
+        return self._run(data, op)
+
+    def delete(self, keys: pa.Table) -> WriteResult:
+        """Delete the records whose key (record key fields + partition fields) is in ``keys``."""
+        return self._run(keys, "delete")
+
+    def delete_partitions(self, partitions: Sequence[str]) -> WriteResult:
+        """Replace every file group of ``partitions`` (the data disappears; files stay until cleaned)."""
+        from hudi_core.fs_view import FileSystemView
+
+        table = self.table
+        schema = table.avro_schema() or {}
+        requested = start_commit(table, "delete_partition")
+        view = FileSystemView(table)
+        replaced = _file_groups_of(view, list(partitions))
+        write_inflight(table, requested, WorkloadProfile(), "delete_partition")
+        commit(table, requested, [], operation="delete_partition", schema=schema, replaced=replaced)
+        return WriteResult(requested.timestamp, "delete_partition",
+                           replaced_file_groups=sum(len(v) for v in replaced.values()))  # fmt: skip
+
+    # -- the pipeline ----------------------------------------------------------------------------
+
+    def _run(self, data: pa.Table, op: str) -> WriteResult:
+        from hudi_core.fs_view import FileSystemView
+        from hudi_core.keygen import key_generator_for
+
+        table, cfg = self.table, self.config
+        is_delete = op == "delete"
+        order = ordering_field(cfg)
+        key_fields = table.config.record_key_fields
+        part_fields = table.config.partition_fields if table.config.is_partitioned else []
+        required = [*key_fields, *part_fields]
+        if order and not is_delete and data.num_rows and table.config.ordering_field:
+            required.append(order)
+        table_schema = table.schema()
+        if is_delete:
+            evolve_schema(None, data.schema, required=required)  # keys must be there
+            if table_schema is None:
+                return WriteResult("", op)
+            schema = table_schema
+        else:
+            schema = evolve_schema(table_schema, data.schema, required=required)
+        payload_for(cfg)
+        keygen = key_generator_for(cfg)
+        records = prepare(data, keygen, cfg, all_deletes=is_delete)
+        if not is_delete:
+            records = conform_to_schema(records, schema)
+        combine = cfg.get(WriteOptions.COMBINE_BEFORE_UPSERT) if op in ("upsert", "delete") else cfg.get(
+            WriteOptions.COMBINE_BEFORE_INSERT
+        )
+        if combine:
+            records = deduplicate(records, cfg)
+        if op == "bulk_insert":
+            records = records.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
+        index = index_for(cfg, key_fields)
+        avro = arrow_to_avro(schema, table.config.name)
+
+        # -- the instant starts here: from now on a failure leaves a pending instant --------------
+        requested = start_commit(table, op)
+        t = requested.timestamp
+        view = FileSystemView(table)
+        has_data = bool(table.timeline.completed_commits())
+        replaced: dict[str, list[str]] = {}
+        if op in ("insert_overwrite", "insert_overwrite_table"):
+            parts = view.partitions() if op == "insert_overwrite_table" else pc.unique(records.column(PARTITION_PATH)).to_pylist()
+            replaced = _file_groups_of(view, parts) if has_data else {}
+            tagged = tag_locations(records, index, None)
+        elif op == "upsert" or is_delete or isinstance(index, BucketIndex):
+            tagged = tag_locations(records, index, view if has_data else None)
+        else:  # insert / bulk_insert: no lookup, every record is new
+            tagged = tag_locations(records, index, None)
+        profile = profile_of(tagged)
+        small: list[SmallFile] = []
+        pack = op in ("insert", "upsert") and not isinstance(index, BucketIndex)
+        if pack and profile.inserts and has_data:
+            small = _small_files(view, list(profile.inserts), cfg, is_mor=table.config.is_mor)
+        avg = average_record_size(_recent_commits(table), cfg)
+        plan = assign(profile, small, cfg, is_mor=table.config.is_mor, avg_record_size=avg, pack_small_files=pack)
+        inflight = write_inflight(table, requested, profile, op)
+
+        labelled = assign_buckets(tagged, plan)
+        ctx = WriteContext(
+            base_uri=table.base_uri, instant=t, is_mor=table.config.is_mor, avro_schema=avro, schema=schema,
+            options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value,
+        )  # fmt: skip
+        tasks = _split_by_bucket(labelled, plan.buckets)
+        results = self.engine.map(_write_task, [(ctx, b, recs) for b, recs in tasks])
+        statuses = [s for r in results for s in r]
+        commit(table, inflight, statuses, operation=op, schema=avro, replaced=replaced)
+        return WriteResult(
+            t, op,
+            inserted=sum(s.inserted for s in statuses), updated=sum(s.updated for s in statuses),
+            deleted=sum(s.deleted for s in statuses), files_written=len(statuses),
+            replaced_file_groups=sum(len(v) for v in replaced.values()), statuses=statuses,
+        )  # fmt: skip
+
+
+def _write_task(args: tuple[WriteContext, BucketInfo, pa.Table]) -> list[WriteStatus]:
+    """One engine task: a top-level function over picklable values."""
+    ctx, bucket, records = args
+    return write_bucket(ctx, bucket, records)
+
+
+def _split_by_bucket(labelled: pa.Table, buckets: list[BucketInfo]) -> list[tuple[BucketInfo, pa.Table]]:
+    if labelled.num_rows == 0:
+        return []
+    b = labelled.column(BUCKET).to_numpy()
+    order = np.argsort(b, kind="stable")
+    sorted_tbl = labelled.take(pa.array(order))
+    sb = b[order]
+    bounds = np.flatnonzero(np.diff(sb)) + 1
+    starts = np.concatenate([[0], bounds])
+    ends = np.concatenate([bounds, [len(sb)]])
+    return [(buckets[int(sb[s])], sorted_tbl.slice(int(s), int(e - s))) for s, e in zip(starts, ends)]
+
+
+def _file_groups_of(view: FileSystemView, partitions: list[str]) -> dict[str, list[str]]:
+    known = set(view.partitions())
+    parts = [p for p in partitions if p in known]
+    out: dict[str, list[str]] = {}
+    for g in view.all_file_groups(partitions=parts) if parts else []:
+        out.setdefault(g.partition_path, []).append(g.file_id)
+    return out
+
+
+def _small_files(view: FileSystemView, partitions: list[str], cfg: HoodieConfig, *, is_mor: bool) -> list[SmallFile]:
+    limit = int(cfg.get(WriteOptions.PARQUET_SMALL_FILE_LIMIT))
+    if limit <= 0:
+        return []
+    known = set(view.partitions())
+    parts = [p for p in partitions if p in known]
+    pending = {op.file_id for op in view.pending_compaction_operations()}
+    out = []
+    for s in view.latest_file_slices(partitions=parts) if parts else []:
+        if s.base_file is None or s.file_id in pending or s.base_file.size >= limit:
+            continue
+        if is_mor and s.log_files:
+            continue
+        out.append(SmallFile(s.partition_path, s.file_id, s.base_instant, s.base_file.size))
+    return out
+
+
+def _recent_commits(table: HudiTable) -> list[CommitMetadata]:
+    tl = table.timeline
+    out = []
+    for inst in reversed(list(tl.completed_commits())[-10:]):
+        try:
+            out.append(CommitMetadata.from_json(tl.read_details(inst)))
+        except Exception:  # noqa: BLE001 - an unreadable old commit only costs the estimate
+            continue
+    return out
+
+
+_ = (DELETE_FLAG, FILE_ID)

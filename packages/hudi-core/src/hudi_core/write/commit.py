@@ -1,0 +1,116 @@
+"""Stage 6 and the commit protocol around it (spec 13): start an instant, publish the
+workload profile, complete the commit with write stats, clean up markers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.compaction.avro_container import write_single_record
+from hudi_core.config.table import TableOptions
+from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
+from hudi_core.timeline.instant import Action, Instant, State
+from hudi_core.write.bucket_assigner import WorkloadProfile
+from hudi_core.write.handles.context import WriteStatus
+from hudi_core.write.markers import MarkerFiles
+
+if TYPE_CHECKING:
+    from hudi_core.table.hudi_table import HudiTable
+
+__all__ = [
+    "OPERATION_TYPES",
+    "action_for",
+    "commit",
+    "remove_stale_metadata_table",
+    "start_commit",
+    "write_inflight",
+]
+
+#: operation name -> Java WriteOperationType
+OPERATION_TYPES = {
+    "insert": "INSERT",
+    "upsert": "UPSERT",
+    "bulk_insert": "BULK_INSERT",
+    "delete": "DELETE",
+    "insert_overwrite": "INSERT_OVERWRITE",
+    "insert_overwrite_table": "INSERT_OVERWRITE_TABLE",
+    "delete_partition": "DELETE_PARTITION",
+}
+REPLACE_OPERATIONS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
+
+
+def action_for(table: HudiTable, operation: str) -> str:
+    if operation in REPLACE_OPERATIONS:
+        return Action.REPLACE_COMMIT
+    return Action.DELTA_COMMIT if table.config.is_mor else Action.COMMIT
+
+
+def remove_stale_metadata_table(table: HudiTable) -> None:
+    """This writer does not maintain the metadata table: drop it so Java readers list files
+    (spec 1.2)."""
+    mdt = f"{table.meta_path}/metadata"
+    keys = (TableOptions.METADATA_PARTITIONS.key, TableOptions.METADATA_PARTITIONS_INFLIGHT.key)
+    if table.storage.exists(mdt):
+        table.storage.delete_dir(mdt)
+    if any(k in table.config for k in keys):
+        table.config = table.config.update(table.storage, {k: None for k in keys})
+
+
+def start_commit(table: HudiTable, operation: str, *, instant_time: str | None = None) -> Instant:
+    """Roll back failed writes (EAGER), drop a stale metadata table, create ``T.<action>.requested``."""
+    from hudi_core.write.rollback import rollback_failed_writes
+
+    rollback_failed_writes(table)
+    remove_stale_metadata_table(table)
+    tl = table.timeline
+    t = instant_time or tl.new_instant_time()
+    action = action_for(table, operation)
+    content = b""
+    if action == Action.REPLACE_COMMIT:
+        content = write_single_record(
+            "HoodieRequestedReplaceMetadata",
+            {"operationType": None, "clusteringPlan": None, "extraMetadata": None, "version": None},
+        )
+    return tl.create_requested(t, action, content)
+
+
+def workload_metadata(profile: WorkloadProfile, operation: str) -> CommitMetadata:
+    """The inflight "workload profile" JSON (spec 3.4)."""
+    meta = CommitMetadata(operation_type=OPERATION_TYPES[operation])
+    parts = set(profile.inserts) | {p for p, _, _ in profile.updates}
+    for part in sorted(parts):
+        stats = meta.partition_to_write_stats.setdefault(part, [])
+        stats.append(WriteStat(file_id="", path=None, partition_path=None, num_inserts=profile.inserts.get(part, 0)))
+        for (p, fid, base), (upd, _dels) in sorted(profile.updates.items()):
+            if p == part:
+                stats.append(WriteStat(file_id=fid, path=None, partition_path=None, prev_commit=base,
+                                       num_update_writes=upd))  # fmt: skip
+    return meta
+
+
+def write_inflight(table: HudiTable, requested: Instant, profile: WorkloadProfile, operation: str) -> Instant:
+    meta = workload_metadata(profile, operation)
+    return table.timeline.transition_to_inflight(requested, meta.to_bytes())
+
+
+def commit(
+    table: HudiTable,
+    instant: Instant,
+    statuses: Iterable[WriteStatus],
+    *,
+    operation: str,
+    schema: Mapping[str, Any],
+    replaced: Mapping[str, Sequence[str]] | None = None,
+) -> CommitMetadata:
+    """Complete ``instant`` with the write stats of ``statuses``; delete its markers."""
+    meta = CommitMetadata(operation_type=OPERATION_TYPES[operation])
+    for s in statuses:
+        meta.add_write_stat(s.stat)
+    meta.extra_metadata["schema"] = json.dumps(schema, separators=(",", ":"))
+    if instant.action == Action.REPLACE_COMMIT:
+        meta.partition_to_replace_file_ids = {p: list(ids) for p, ids in (replaced or {}).items()}
+    tl = table.timeline
+    tl.complete(instant.with_state(State.INFLIGHT), meta.to_bytes())
+    MarkerFiles(table.storage, table.meta_path, instant.timestamp).delete_all()
+    return meta

@@ -1,0 +1,38 @@
+"""Stage 5: write one bucket (file group) with the create, merge or append handle."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.write.bucket_assigner import APPEND, CREATE, MERGE, BucketInfo
+from hudi_core.write.handles.append import NATURAL_DELETE, append_to_file_group
+from hudi_core.write.handles.context import WriteContext, WriteStatus
+from hudi_core.write.handles.create import write_new_file
+from hudi_core.write.handles.merge import merge_file_group
+from hudi_core.write.records import DELETE_FLAG
+
+__all__ = ["NATURAL_DELETE", "WriteContext", "WriteStatus", "write_bucket"]
+
+_BATCH_ROWS = 65536
+
+
+def write_bucket(ctx: WriteContext, bucket: BucketInfo, records: pa.Table, *, task_id: int | None = None) -> list[WriteStatus]:
+    """Write the records of one bucket; returns the write statuses of the files written."""
+    tid = bucket.number if task_id is None else task_id
+    if bucket.io_type == CREATE:
+        live = records.filter(pc.invert(records.column(DELETE_FLAG)))
+        return write_new_file(ctx, bucket.partition_path, bucket.file_id, _batches(live), task_id=tid)
+    assert bucket.base_instant is not None
+    if bucket.io_type == MERGE:
+        return merge_file_group(ctx, bucket.partition_path, bucket.file_id, bucket.base_instant, records, task_id=tid)
+    if bucket.io_type == APPEND:
+        return append_to_file_group(ctx, bucket.partition_path, bucket.file_id, bucket.base_instant, records, task_id=tid)
+    raise ValueError(f"unknown bucket IO type {bucket.io_type!r}")
+
+
+def _batches(table: pa.Table) -> Iterator[pa.Table]:
+    for start in range(0, table.num_rows, _BATCH_ROWS):
+        yield table.slice(start, _BATCH_ROWS)

@@ -1,0 +1,109 @@
+"""Append handle (MOR): updates and deletes of an existing file slice go to a new log version.
+
+One append per commit per file group: a data block (Avro by default, parquet with
+``hoodie.logfile.data.block.format=parquet``) followed by a delete block (spec 8.3). Records in
+data blocks carry the file id as ``_hoodie_file_name`` (spec 6.1).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.config.write import WriteOptions
+from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
+from hudi_core.log.format import BlockType, HeaderKey, encode_block
+from hudi_core.log.writer import LogWriter
+from hudi_core.table.file_names import BaseFileName, LogFileName, write_token
+from hudi_core.timeline.commit_metadata import WriteStat
+from hudi_core.write.handles.context import WriteContext, WriteStatus, ensure_partition_metadata, meta_columns, with_meta
+from hudi_core.write.records import (
+    DELETE_FLAG,
+    IS_DELETED,
+    NATURAL_DELETE,
+    PARTITION_PATH,
+    RECORD_KEY,
+    conform_to_schema,
+)
+
+__all__ = ["append_to_file_group", "NATURAL_DELETE"]
+
+
+
+def append_to_file_group(
+    ctx: WriteContext, partition: str, file_id: str, base_instant: str, records: pa.Table, *, task_id: int
+) -> list[WriteStatus]:
+    storage = ctx.storage
+    token = write_token(task_id, 1, 0)
+    is_delete = records.column(DELETE_FLAG)
+    upserts = records.filter(pc.invert(is_delete))
+    deletes = records.filter(is_delete)
+    schema_json = json.dumps(ctx.avro_schema_with_meta, separators=(",", ":"))
+    header = {HeaderKey.INSTANT_TIME: ctx.instant, HeaderKey.SCHEMA: schema_json}
+    blocks: list[bytes] = []
+    if upserts.num_rows:
+        data = conform_to_schema(upserts, ctx.schema)
+        metas = meta_columns(
+            data.num_rows, instant=ctx.instant, task_id=task_id, record_keys=data.column(RECORD_KEY),
+            partitions=data.column(PARTITION_PATH), file_name=file_id,
+        )  # fmt: skip
+        table = with_meta(data, metas, ctx.schema)
+        fmt = str(ctx.config.get_str(WriteOptions.LOGFILE_DATA_BLOCK_FORMAT)).lower()
+        if fmt == "parquet":
+            content = encode_parquet_data_block(table, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)))
+            blocks.append(encode_block(BlockType.PARQUET_DATA, header, content))
+        else:
+            content = encode_avro_data_block(table, ctx.avro_schema_with_meta)
+            blocks.append(encode_block(BlockType.AVRO_DATA, header, content))
+    if deletes.num_rows:
+        natural = deletes.column(NATURAL_DELETE).combine_chunks()
+        if ctx.ordering_field is None or ctx.ordering_field not in deletes.column_names:
+            natural = pa.array([True] * deletes.num_rows)
+        for nat in (True, False):
+            part = deletes.filter(natural if nat else pc.invert(natural))
+            if not part.num_rows:
+                continue
+            ordering = None if nat else part.column(str(ctx.ordering_field)).combine_chunks()
+            content = encode_delete_block(
+                part.column(RECORD_KEY).combine_chunks(), part.column(PARTITION_PATH).combine_chunks(), ordering
+            )
+            blocks.append(encode_block(BlockType.DELETE, header, content))
+    if not blocks:
+        return []
+    marker_name = BaseFileName(file_id, token, base_instant).name
+    ctx.markers.create(partition, marker_name, "APPEND")
+    ensure_partition_metadata(ctx, partition)
+    writer = LogWriter(
+        storage, ctx.partition_uri(partition), file_id, base_instant, token,
+        max_size=int(ctx.config.get(WriteOptions.LOGFILE_MAX_SIZE)),
+    )  # fmt: skip
+    res = writer.append(blocks)
+    base_name, log_names = _slice_files(ctx, partition, file_id, base_instant)
+    n_up, n_del = upserts.num_rows, deletes.num_rows
+    stat = WriteStat(
+        file_id=file_id, path=ctx.relative(partition, res.file_name), partition_path=partition,
+        prev_commit=base_instant, num_writes=n_up, num_deletes=n_del, num_update_writes=n_up,
+        total_write_bytes=res.size_written, file_size_in_bytes=res.file_size,
+        runtime_stats={"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
+        log_version=res.version, log_offset=res.offset, base_file=base_name, log_files=log_names,
+    )  # fmt: skip
+    return [WriteStatus(stat, "APPEND", updated=n_up, deleted=n_del)]
+
+
+def _slice_files(ctx: WriteContext, partition: str, file_id: str, base_instant: str) -> tuple[str, list[str]]:
+    base = ""
+    logs: list[LogFileName] = []
+    for info in ctx.storage.list(ctx.partition_uri(partition)):
+        b = BaseFileName.parse(info.name)
+        if b is not None and b.file_id == file_id and b.instant_time == base_instant:
+            base = info.name
+            continue
+        lf = LogFileName.parse(info.name)
+        if lf is not None and lf.file_id == file_id and lf.base_instant == base_instant:
+            logs.append(lf)
+    return base, [lf.name for lf in sorted(logs, key=LogFileName.sort_key)]
+
+
+_ = IS_DELETED  # documented alias: rows flagged by _hoodie_is_deleted arrive as DELETE_FLAG

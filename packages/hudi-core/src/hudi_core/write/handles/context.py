@@ -1,0 +1,113 @@
+"""What a write task needs: a small, picklable context (no storage objects, no caches)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.config.property import HoodieConfig
+from hudi_core.schema.avro_schema import META_FIELDS, add_meta_fields
+from hudi_core.storage.base import Storage
+from hudi_core.table.file_names import PARTITION_METAFILE_PREFIX
+from hudi_core.table.paths import join_table_path
+from hudi_core.timeline.commit_metadata import WriteStat
+from hudi_core.write.markers import MarkerFiles
+
+__all__ = ["WriteContext", "WriteStatus", "meta_columns", "ensure_partition_metadata"]
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """Everything a handle needs, shipped to tasks by value."""
+
+    base_uri: str
+    instant: str
+    is_mor: bool
+    #: the commit's Avro schema without meta fields
+    avro_schema: dict[str, Any]
+    #: the commit's Arrow schema without meta fields
+    schema: pa.Schema
+    options: dict[str, str] = field(default_factory=dict)
+    ordering_field: str | None = None
+    payload: str = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+
+    @cached_property
+    def config(self) -> HoodieConfig:
+        return HoodieConfig(self.options)
+
+    @cached_property
+    def storage(self) -> Storage:
+        from hudi_core.storage import storage_for
+
+        return storage_for(self.base_uri, self.options)
+
+    @property
+    def meta_path(self) -> str:
+        return f"{self.base_uri}/.hoodie"
+
+    @cached_property
+    def avro_schema_with_meta(self) -> dict[str, Any]:
+        return add_meta_fields(self.avro_schema)
+
+    @property
+    def markers(self) -> MarkerFiles:
+        return MarkerFiles(self.storage, self.meta_path, self.instant)
+
+    def partition_uri(self, partition: str) -> str:
+        return join_table_path(self.base_uri, partition) if partition else self.base_uri
+
+    def relative(self, partition: str, name: str) -> str:
+        return f"{partition}/{name}" if partition else name
+
+
+@dataclass
+class WriteStatus:
+    """The outcome of one handle: the write stat plus the counts users see."""
+
+    stat: WriteStat
+    io_type: str
+    inserted: int = 0
+    updated: int = 0
+    deleted: int = 0
+
+
+def meta_columns(
+    n: int, *, instant: str, task_id: int, record_keys: pa.Array, partitions: pa.Array, file_name: str,
+    seqno_start: int = 0,
+) -> list[pa.Array]:
+    """The five meta columns of ``n`` newly written records (vectorised)."""
+    counter = pa.array(np.arange(seqno_start, seqno_start + n, dtype=np.int64)).cast(pa.string())
+    seqno = pc.binary_join_element_wise(pa.scalar(f"{instant}_{task_id}"), counter, "_")
+    return [
+        pa.array(np.full(n, instant, dtype=object), pa.string()) if n else pa.array([], pa.string()),
+        seqno,
+        record_keys,
+        partitions,
+        pa.array([file_name] * n, pa.string()),
+    ]
+
+
+def with_meta(data: pa.Table, metas: list[pa.Array], schema: pa.Schema) -> pa.Table:
+    """Meta columns first, then ``schema``'s columns of ``data``."""
+    arrays = [*metas, *(data.column(f.name) for f in schema)]
+    names = [*META_FIELDS, *schema.names]
+    return pa.Table.from_arrays(arrays, names=names)
+
+
+def ensure_partition_metadata(ctx: WriteContext, partition: str) -> None:
+    """``.hoodie_partition_metadata`` of a partition written once (spec 1.3)."""
+    path = f"{ctx.partition_uri(partition)}/{PARTITION_METAFILE_PREFIX}"
+    storage = ctx.storage
+    if storage.exists(path):
+        return
+    depth = 0 if not partition else len(partition.split("/"))
+    now = _dt.datetime.now().astimezone()
+    stamp = now.strftime("%a %b %d %H:%M:%S ") + (now.tzname() or "UTC") + now.strftime(" %Y")
+    text = f"#partition metadata\n#{stamp}\ncommitTime={ctx.instant}\npartitionDepth={depth}\n"
+    storage.create_if_absent(path, text.encode("latin-1"))

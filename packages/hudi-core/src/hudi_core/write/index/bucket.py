@@ -1,0 +1,115 @@
+"""BUCKET index: ``hash(key) % num_buckets`` picks a file group per partition; no lookup.
+
+File ids follow Hudi's bucket index: the first 8 characters of a fresh ``<uuid>`` are replaced by
+the zero-padded bucket number, then ``-0`` (``00000003-6c1e-4b6f-9a4e-1f2d3c4b5a69-0``). The bucket
+of a key is Java's ``List<String>.hashCode()`` of the hash field values, masked positive,
+modulo the number of buckets, so Java writers find the same buckets.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["BucketIndex", "bucket_file_id", "bucket_id_of_file", "java_string_hashes"]
+
+
+def bucket_file_id(bucket: int) -> str:
+    """A new file id for ``bucket``: ``%08d`` + the rest of a random uuid + ``-0``."""
+    return f"{bucket:08d}{str(uuid.uuid4())[8:]}-0"
+
+
+def bucket_id_of_file(file_id: str) -> int | None:
+    head = file_id[:8]
+    return int(head) if head.isdigit() else None
+
+
+def _pow31(n: int) -> np.ndarray:
+    out = np.empty(max(n, 1), dtype=np.uint32)
+    out[0] = 1
+    with np.errstate(over="ignore"):
+        for i in range(1, n):
+            out[i] = out[i - 1] * np.uint32(31)
+    return out
+
+
+def java_string_hashes(values: pa.Array) -> np.ndarray:
+    """Java ``String.hashCode()`` of every string (null -> 0), as uint32, vectorised for ASCII."""
+    values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    values = values.cast(pa.string())
+    n = len(values)
+    out = np.zeros(n, dtype=np.uint32)
+    if n == 0:
+        return out
+    filled = pc.fill_null(values, "")
+    ascii_mask = pc.string_is_ascii(filled).to_numpy(zero_copy_only=False)
+    ascii_vals = filled if ascii_mask.all() else pc.if_else(pa.array(ascii_mask), filled, "")
+    ascii_vals = ascii_vals.combine_chunks() if isinstance(ascii_vals, pa.ChunkedArray) else ascii_vals
+    offsets = np.frombuffer(ascii_vals.buffers()[1], dtype=np.int32)[
+        ascii_vals.offset : ascii_vals.offset + n + 1
+    ]
+    data = np.frombuffer(ascii_vals.buffers()[2], dtype=np.uint8) if ascii_vals.buffers()[2] else np.zeros(0, np.uint8)
+    start, end = int(offsets[0]), int(offsets[-1])
+    if end > start:
+        chars = data[start:end].astype(np.uint32)
+        lengths = np.diff(offsets).astype(np.int64)
+        owner_end = np.repeat(offsets[1:].astype(np.int64), lengths)
+        exponent = owner_end - 1 - np.arange(start, end, dtype=np.int64)
+        pw = _pow31(int(lengths.max()))
+        with np.errstate(over="ignore"):
+            terms = chars * pw[exponent]
+        nonempty = lengths > 0
+        sums = np.add.reduceat(terms, (offsets[:-1] - start)[nonempty].astype(np.int64))
+        out[nonempty] = sums.astype(np.uint32)
+    if not ascii_mask.all():
+        for i in np.nonzero(~ascii_mask)[0]:  # rare: non-ASCII keys hash over UTF-16 code units
+            out[i] = _java_hash_py(filled[int(i)].as_py())
+    return out
+
+
+def _java_hash_py(s: str) -> int:
+    h = 0
+    raw = s.encode("utf-16-be")
+    for k in range(0, len(raw), 2):
+        h = (31 * h + ((raw[k] << 8) | raw[k + 1])) & 0xFFFFFFFF
+    return h
+
+
+@dataclass(frozen=True)
+class BucketIndex:
+    """The bucket index of a table: ``num_buckets`` file groups per partition."""
+
+    num_buckets: int
+    hash_fields: tuple[str, ...]
+    record_key_fields: tuple[str, ...]
+    kind: str = "BUCKET"
+    is_global: bool = False
+
+    def bucket_ids(self, record_keys: pa.Array) -> np.ndarray:
+        """Bucket number of every record key (``field:value`` pairs of complex keys parsed)."""
+        keys = record_keys.combine_chunks() if isinstance(record_keys, pa.ChunkedArray) else record_keys
+        has_pairs = pc.any(pc.match_substring(keys, ":")).as_py()
+        parts: Sequence[pa.Array]
+        if has_pairs and len(self.record_key_fields) > 1 or (has_pairs and self.hash_fields != self.record_key_fields):
+            parts = [
+                pc.struct_field(pc.extract_regex(keys, f"(?:^|,){_re_escape(f)}:(?P<v>[^,]*)"), "v")
+                for f in self.hash_fields
+            ]
+        else:
+            parts = [keys]
+        h = np.ones(len(keys), dtype=np.uint32)
+        with np.errstate(over="ignore"):
+            for p in parts:
+                h = h * np.uint32(31) + java_string_hashes(p)
+        return ((h & np.uint32(0x7FFFFFFF)) % np.uint32(self.num_buckets)).astype(np.int32)
+
+
+def _re_escape(s: str) -> str:
+    import re
+
+    return re.escape(s)

@@ -1,0 +1,62 @@
+"""Payload classes (spec 8.2) as vectorised decisions over Arrow columns.
+
+Only what the writer decides lives here: which of two versions of a key survives a batch
+(``preCombine``) and whether an incoming record replaces the stored one in a COW merge
+(``combineAndGetUpdateValue``). Readers merge with ``hudi_core.read.merge``.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.config.property import HoodieConfig
+from hudi_core.config.table import TableOptions
+from hudi_core.config.write import WriteOptions
+from hudi_core.errors import ConfigError
+
+__all__ = ["Payload", "incoming_wins", "payload_for"]
+
+
+class Payload(enum.Enum):
+    OVERWRITE_WITH_LATEST = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+    DEFAULT = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+    EVENT_TIME = "org.apache.hudi.common.model.EventTimeAvroPayload"
+
+    @property
+    def honours_ordering_on_update(self) -> bool:
+        """True when a stored record with a greater ordering value beats an incoming one."""
+        return self is not Payload.OVERWRITE_WITH_LATEST
+
+
+_SHORT = {p.value.rsplit(".", 1)[-1].lower(): p for p in Payload}
+
+
+def payload_for(config: HoodieConfig) -> Payload:
+    """The payload class of a write: the write option, else the table's."""
+    name = config.raw(WriteOptions.PAYLOAD_CLASS) or config.get_str(TableOptions.PAYLOAD_CLASS) or ""
+    simple = name.rsplit(".", 1)[-1].lower()
+    if simple in _SHORT:
+        return _SHORT[simple]
+    raise ConfigError(
+        f"payload class {name!r} is not supported by this writer; use one of "
+        f"{', '.join(p.value for p in Payload)}"
+    )
+
+
+def incoming_wins(
+    payload: Payload, stored_ordering: pa.Array | None, incoming_ordering: pa.Array | None
+) -> pa.Array:
+    """Per row, whether the incoming version replaces the stored one (ties: incoming).
+
+    A null stored ordering value always loses, like Java's ``DefaultHoodieRecordPayload``.
+    """
+    n = len(incoming_ordering) if incoming_ordering is not None else len(stored_ordering or [])
+    if not payload.honours_ordering_on_update or stored_ordering is None or incoming_ordering is None:
+        return pa.array([True] * n, pa.bool_())
+    if not stored_ordering.type.equals(incoming_ordering.type):
+        stored_ordering = stored_ordering.cast(incoming_ordering.type)
+    keep_stored = pc.fill_null(pc.greater(stored_ordering, incoming_ordering), False)
+    return pc.invert(keep_stored)

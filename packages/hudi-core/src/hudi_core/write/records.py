@@ -1,0 +1,220 @@
+"""Stage 1: incoming Arrow data -> records with their Hudi keys (vectorised).
+
+The working table of the write pipeline is the user's data columns plus a few internal columns
+(named below). Every later stage adds or reads these columns; none keeps state elsewhere, so a
+distributed engine can ship the table and a small context to its tasks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.config.property import HoodieConfig
+from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
+from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD
+from hudi_core.table.paths import check_relative_path
+
+__all__ = [
+    "BASE_INSTANT",
+    "BUCKET",
+    "DELETE_FLAG",
+    "FILE_ID",
+    "INTERNAL_COLUMNS",
+    "IS_DELETED",
+    "LOCATION_PARTITION",
+    "NATURAL_DELETE",
+    "PARTITION_PATH",
+    "RECORD_KEY",
+    "conform_to_schema",
+    "data_columns",
+    "evolve_schema",
+    "prepare",
+]
+
+RECORD_KEY = "_hoodie_record_key"
+PARTITION_PATH = "_hoodie_partition_path"
+#: the user-facing soft-delete field Hudi honours (spec 8.2)
+IS_DELETED = "_hoodie_is_deleted"
+#: internal: True when the row deletes its key
+DELETE_FLAG = "_hoodie_w_delete"
+#: stage 3: current location of the key (null for inserts)
+FILE_ID = "_hoodie_file_id"
+BASE_INSTANT = "_hoodie_base_instant"
+#: stage 3: partition the existing record lives in (differs only for global indexes)
+LOCATION_PARTITION = "_hoodie_location_partition"
+#: stage 4: bucket number within the BucketPlan
+BUCKET = "_hoodie_w_bucket"
+#: internal: a delete without ordering value (delete operation, partition move), written with
+#: Java's natural-order ordering value int 0 so it always wins
+NATURAL_DELETE = "_hoodie_w_natural_delete"
+
+INTERNAL_COLUMNS = (
+    RECORD_KEY, PARTITION_PATH, DELETE_FLAG, NATURAL_DELETE, FILE_ID, BASE_INSTANT,
+    LOCATION_PARTITION, BUCKET,
+)  # fmt: skip
+_META = (*META_FIELDS, OPERATION_FIELD)
+
+
+class KeyGen(Protocol):
+    def record_keys(self, data: pa.Table) -> pa.Array: ...
+
+    def partition_paths(self, data: pa.Table) -> pa.Array: ...
+
+
+def data_columns(table: pa.Table) -> list[str]:
+    """The user's columns of a working table (no meta, no internal columns)."""
+    return [n for n in table.column_names if n not in INTERNAL_COLUMNS and n not in _META]
+
+
+def prepare(
+    data: pa.Table,
+    keygen: KeyGen,
+    config: HoodieConfig | None = None,
+    *,
+    all_deletes: bool = False,
+) -> pa.Table:
+    """Add ``_hoodie_record_key``, ``_hoodie_partition_path`` and the delete flag.
+
+    Meta columns already in ``data`` (e.g. rows read back from a Hudi table) are dropped: the
+    keys are always recomputed by the table's key generator. Raises ``InvalidRecordKeyError``
+    naming the first null or empty key, ``UnsafePathError`` for a partition value that would
+    leave the table.
+    """
+    data = data.drop_columns([c for c in _META if c in data.column_names])
+    if isinstance(data, pa.RecordBatch):  # pragma: no cover - defensive
+        data = pa.Table.from_batches([data])
+    keys = _as_string_array(keygen.record_keys(data))
+    partitions = _as_string_array(keygen.partition_paths(data))
+    _check_keys(keys)
+    for value in pc.unique(partitions).to_pylist():
+        if value:
+            check_relative_path(value, what="partition path")
+    if all_deletes:
+        flag = pa.array([True] * data.num_rows, pa.bool_()) if data.num_rows else pa.array([], pa.bool_())
+    elif IS_DELETED in data.column_names:
+        flag = pc.fill_null(data.column(IS_DELETED).cast(pa.bool_()), False)
+    else:
+        flag = pa.nulls(data.num_rows, pa.bool_()).fill_null(False)
+    out = data
+    natural = pa.array(np.full(data.num_rows, all_deletes, dtype=bool))
+    cols = ((RECORD_KEY, keys), (PARTITION_PATH, partitions), (DELETE_FLAG, flag), (NATURAL_DELETE, natural))
+    for name, col in cols:
+        out = out.append_column(name, col)
+    return out
+
+
+def _as_string_array(arr: Any) -> pa.Array:
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if not pa.types.is_string(arr.type):
+        arr = arr.cast(pa.string())
+    return arr
+
+
+def _check_keys(keys: pa.Array) -> None:
+    bad = pc.or_kleene(pc.is_null(keys), pc.equal(pc.utf8_length(keys), 0))
+    bad = pc.fill_null(bad, True)
+    if pc.any(bad).as_py():
+        row = int(pc.index(bad, True).as_py())
+        value = keys[row].as_py()
+        raise InvalidRecordKeyError(
+            f"row {row} has a {'null' if value is None else 'empty'} record key; every row needs "
+            "a non-empty value in the record key field(s)"
+        )
+
+
+# -- schemas -------------------------------------------------------------------------------------
+
+_PROMOTIONS: dict[pa.DataType, tuple[pa.DataType, ...]] = {
+    pa.int8(): (pa.int16(), pa.int32(), pa.int64(), pa.float32(), pa.float64()),
+    pa.int16(): (pa.int32(), pa.int64(), pa.float32(), pa.float64()),
+    pa.int32(): (pa.int64(), pa.float32(), pa.float64()),
+    pa.int64(): (pa.float32(), pa.float64()),
+    pa.float32(): (pa.float64(),),
+    pa.large_string(): (pa.string(),),
+    pa.string(): (pa.large_string(),),
+}
+
+
+def _compatible(old: pa.DataType, new: pa.DataType) -> pa.DataType | None:
+    """The type a column keeps when ``old`` (table) meets ``new`` (input); None if incompatible."""
+    if old.equals(new):
+        return old
+    if new in _PROMOTIONS.get(old, ()):
+        return new  # widening (Avro schema evolution allows int -> long -> float -> double)
+    if old in _PROMOTIONS.get(new, ()):
+        return old  # narrower input is cast up to the table's type
+    if pa.types.is_timestamp(old) and pa.types.is_timestamp(new):
+        return old
+    if pa.types.is_decimal(old) and pa.types.is_decimal(new) and old.scale == new.scale:
+        return old if old.precision >= new.precision else new
+    if pa.types.is_dictionary(new):
+        return _compatible(old, new.value_type)
+    if (pa.types.is_struct(old) and pa.types.is_struct(new)) or (
+        pa.types.is_list(old) and pa.types.is_list(new)
+    ):
+        return old if str(old) == str(new) else None
+    return None
+
+
+def evolve_schema(
+    table_schema: pa.Schema | None,
+    input_schema: pa.Schema,
+    *,
+    required: Sequence[str] = (),
+) -> pa.Schema:
+    """The writer schema of a commit: the table's fields (types widened where the input widens
+    them), then new input fields. Raises ``SchemaMismatchError`` for a missing required field
+    (record key, partition, ordering) or an incompatible type change."""
+    cols = [n for n in input_schema.names if n not in INTERNAL_COLUMNS and n not in _META]
+    missing = [f for f in required if f and f.split(".")[0] not in input_schema.names]
+    if missing:
+        raise SchemaMismatchError(
+            f"input data has no column(s) {missing} (needed for keys / ordering); its columns "
+            f"are {cols}"
+        )
+    if table_schema is None:
+        return pa.schema([input_schema.field(n).with_nullable(True) for n in cols])
+    fields: list[pa.Field] = []
+    for f in table_schema:
+        if f.name in _META:
+            continue
+        if f.name in input_schema.names:
+            new = input_schema.field(f.name).type
+            t = _compatible(f.type, new)
+            if t is None:
+                raise SchemaMismatchError(
+                    f"column {f.name!r} has type {new} in the input but {f.type} in the table; "
+                    "cast it to a compatible type"
+                )
+            fields.append(pa.field(f.name, t, nullable=True))
+        else:
+            fields.append(f.with_nullable(True))
+    known = set(table_schema.names)
+    fields.extend(input_schema.field(n).with_nullable(True) for n in cols if n not in known)
+    return pa.schema(fields)
+
+
+def conform_to_schema(data: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``data``'s user columns cast/filled to ``schema`` (missing -> nulls), internal columns
+    kept after them."""
+    arrays = []
+    for f in schema:
+        if f.name in data.column_names:
+            col = data.column(f.name)
+            if pa.types.is_dictionary(col.type):
+                col = col.cast(col.type.value_type)
+            arrays.append(col if col.type.equals(f.type) else col.cast(f.type))
+        else:
+            arrays.append(pa.nulls(data.num_rows, f.type))
+    names = list(schema.names)
+    for n in INTERNAL_COLUMNS:
+        if n in data.column_names:
+            arrays.append(data.column(n))
+            names.append(n)
+    return pa.Table.from_arrays(arrays, names=names)

@@ -1,0 +1,224 @@
+"""Rolling back a write instant (spec 10.2): by markers while they exist, else by the commit's
+write stats (a completed instant) or a listing of its base files.
+
+New base files of the instant are deleted; log appends to existing slices are cancelled with a
+rollback command block (new log version, write token ``1-0-1``); log-only slices the instant
+created are deleted. ``R.rollback.requested`` / ``.inflight`` / ``R.rollback`` record it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.compaction.avro_container import write_single_record
+from hudi_core.errors import TimelineError
+from hudi_core.log.blocks import ROLLBACK_COMMAND, encode_command_block
+from hudi_core.log.format import BlockType, HeaderKey, encode_block
+from hudi_core.log.writer import LogWriter
+from hudi_core.table.file_names import UNKNOWN_WRITE_TOKEN, BaseFileName, LogFileName
+from hudi_core.timeline.commit_metadata import CommitMetadata
+from hudi_core.timeline.instant import Action, Instant, State
+from hudi_core.write.markers import MarkerFiles
+
+if TYPE_CHECKING:
+    from hudi_core.table.hudi_table import HudiTable
+
+__all__ = ["RollbackResult", "rollback_failed_writes", "rollback_instant"]
+
+_WRITE_ACTIONS = (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT)
+
+
+@dataclass
+class RollbackResult:
+    rollback_instant: str
+    rolled_back: str
+    deleted_files: list[str] = field(default_factory=list)
+    rollback_log_files: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Request:
+    partition: str
+    files_to_delete: list[str] = field(default_factory=list)
+    file_id: str | None = None
+    base_instant: str | None = None
+    log_blocks: dict[str, int] | None = None
+
+
+def _find(table: HudiTable, instant_time: str) -> Instant:
+    for inst in table.timeline.commits():
+        if inst.timestamp == instant_time and inst.action in _WRITE_ACTIONS:
+            return inst
+    raise TimelineError(
+        f"no commit, deltacommit or replacecommit {instant_time} on the timeline of {table.base_uri}; "
+        "`hudi-py timeline` lists the instants"
+    )
+
+
+def rollback_failed_writes(table: HudiTable) -> list[RollbackResult]:
+    """EAGER policy: roll back every pending commit/deltacommit/replacecommit (not clustering,
+    which has a plan in its requested file), newest first."""
+    out = []
+    tl = table.timeline
+    for inst in reversed(list(tl.pending())):
+        if inst.action not in _WRITE_ACTIONS:
+            continue
+        if inst.action == Action.REPLACE_COMMIT and _is_clustering(tl, inst):
+            continue
+        out.append(rollback_instant(table, inst.timestamp))
+    return out
+
+
+def _is_clustering(tl: Any, inst: Instant) -> bool:
+    try:
+        data = tl.storage.read_bytes(tl.path_of(inst.with_state(State.REQUESTED)))
+    except FileNotFoundError:
+        return False
+    from hudi_core.compaction.avro_container import read_single_record
+
+    try:
+        rec = read_single_record(data, what="replacecommit.requested")
+    except TimelineError:
+        return False
+    return rec.get("clusteringPlan") is not None
+
+
+def _partition_uri(table: HudiTable, partition: str) -> str:
+    return table.partition_uri(partition) if partition else table.base_uri
+
+
+def _requests_from_markers(table: HudiTable, x: str, markers: MarkerFiles) -> list[_Request]:
+    reqs: list[_Request] = []
+    for m in markers.list():
+        puri = _partition_uri(table, m.partition_path)
+        if m.io_type in ("CREATE", "MERGE"):
+            reqs.append(_Request(m.partition_path, files_to_delete=[f"{puri}/{m.file_name}"]))
+            continue
+        parsed = BaseFileName.parse(m.file_name)
+        if parsed is None:
+            continue
+        logs = _slice_logs(table, m.partition_path, parsed.file_id, parsed.instant_time)
+        if parsed.instant_time == x:
+            reqs.append(_Request(m.partition_path, files_to_delete=[lf.path for lf in logs]))
+        elif logs:
+            reqs.append(_Request(m.partition_path, file_id=parsed.file_id, base_instant=parsed.instant_time,
+                                 log_blocks={logs[-1].path: -1}))  # fmt: skip
+    return reqs
+
+
+@dataclass(frozen=True)
+class _Log:
+    path: str
+    name: LogFileName
+    size: int
+
+
+def _slice_logs(table: HudiTable, partition: str, file_id: str, base_instant: str) -> list[_Log]:
+    out = []
+    for info in table.storage.list(_partition_uri(table, partition)):
+        lf = LogFileName.parse(info.name)
+        if lf is not None and lf.file_id == file_id and lf.base_instant == base_instant:
+            out.append(_Log(info.path, lf, info.size))
+    return sorted(out, key=lambda x: x.name.sort_key())
+
+
+def _requests_from_listing(table: HudiTable, inst: Instant) -> list[_Request]:
+    reqs: list[_Request] = []
+    x = inst.timestamp
+    meta: CommitMetadata | None = None
+    if inst.is_completed:
+        meta = CommitMetadata.from_json(table.timeline.read_details(inst))
+    if meta is not None:
+        for stat in meta.all_write_stats():
+            part = stat.partition_path or ""
+            puri = _partition_uri(table, part)
+            name = (stat.path or "").rsplit("/", 1)[-1]
+            if stat.log_version is not None or LogFileName.parse(name) is not None:
+                if stat.prev_commit == x:
+                    reqs.append(_Request(part, files_to_delete=[f"{puri}/{name}"]))
+                else:
+                    size = table.storage.size(f"{puri}/{name}") if table.storage.exists(f"{puri}/{name}") else -1
+                    reqs.append(_Request(part, file_id=stat.file_id, base_instant=stat.prev_commit,
+                                         log_blocks={f"{puri}/{name}": size}))  # fmt: skip
+            elif name:
+                reqs.append(_Request(part, files_to_delete=[f"{puri}/{name}"]))
+        return reqs
+    from hudi_core.fs_view import list_partitions
+
+    for part in list_partitions(table.storage, table.base_uri, partitioned=table.config.is_partitioned):
+        for info in table.storage.list(_partition_uri(table, part)):
+            b = BaseFileName.parse(info.name)
+            if b is not None and b.instant_time == x:
+                reqs.append(_Request(part, files_to_delete=[info.path]))
+    return reqs
+
+
+def rollback_instant(table: HudiTable, instant_time: str, *, rollback_time: str | None = None) -> RollbackResult:
+    """Roll back write instant ``instant_time`` (pending, or the latest completed one)."""
+    started = time.monotonic()
+    inst = _find(table, instant_time)
+    tl = table.timeline
+    if inst.is_completed:
+        later = [i for i in tl.completed_commits() if i.timestamp > instant_time]
+        if later:
+            raise TimelineError(
+                f"cannot roll back {instant_time}: later commits {[i.timestamp for i in later]} "
+                "depend on it; roll those back first (newest first)"
+            )
+    markers = MarkerFiles(table.storage, table.meta_path, instant_time)
+    reqs = _requests_from_markers(table, instant_time, markers) if markers.exists() else _requests_from_listing(table, inst)
+    r = rollback_time or tl.new_instant_time()
+    storage = table.storage
+    plan = {
+        "instantToRollback": {"commitTime": instant_time, "action": inst.action},
+        "RollbackRequests": [
+            {"partitionPath": q.partition, "fileId": q.file_id or "", "latestBaseInstant": q.base_instant or "",
+             "filesToBeDeleted": q.files_to_delete, "logBlocksToBeDeleted": q.log_blocks}  # fmt: skip
+            for q in reqs
+        ],
+        "version": 1,
+    }
+    requested = tl.create_requested(r, Action.ROLLBACK, write_single_record("HoodieRollbackPlan", plan))
+    tl.transition_to_inflight(requested, b"")
+
+    part_meta: dict[str, dict[str, Any]] = {}
+    result = RollbackResult(r, instant_time)
+
+    def pm(part: str) -> dict[str, Any]:
+        return part_meta.setdefault(part, {"partitionPath": part, "successDeleteFiles": [], "failedDeleteFiles": [],
+                                           "rollbackLogFiles": {}, "logFilesFromFailedCommit": {}})  # fmt: skip
+
+    for q in reqs:
+        for path in q.files_to_delete:
+            (pm(q.partition)["successDeleteFiles"] if storage.delete(path) else pm(q.partition)["failedDeleteFiles"]).append(path)
+            result.deleted_files.append(path)
+        if q.log_blocks:
+            assert q.file_id is not None and q.base_instant is not None
+            header = {HeaderKey.INSTANT_TIME: r, HeaderKey.TARGET_INSTANT_TIME: instant_time,
+                      HeaderKey.COMMAND_BLOCK_TYPE: ROLLBACK_COMMAND}  # fmt: skip
+            block = encode_block(BlockType.COMMAND, header, encode_command_block())
+            writer = LogWriter(storage, _partition_uri(table, q.partition), q.file_id, q.base_instant, UNKNOWN_WRITE_TOKEN)
+            res = writer.append([block])
+            pm(q.partition)["rollbackLogFiles"][res.path] = res.file_size
+            result.rollback_log_files[res.path] = res.file_size
+            for path, size in q.log_blocks.items():
+                pm(q.partition)["logFilesFromFailedCommit"][path] = size if size >= 0 else (
+                    storage.size(path) if storage.exists(path) else 0
+                )
+
+    tl.delete_instant(inst)
+    markers.delete_all()
+    meta = {
+        "startRollbackTime": r,
+        "timeTakenInMillis": int((time.monotonic() - started) * 1000),
+        "totalFilesDeleted": sum(len(p["successDeleteFiles"]) for p in part_meta.values()),
+        "commitsRollback": [instant_time],
+        "partitionMetadata": part_meta,
+        "version": 1,
+        "instantsRollback": [{"commitTime": instant_time, "action": inst.action}],
+    }
+    tl = table.timeline
+    tl.complete(Instant(r, Action.ROLLBACK, State.INFLIGHT), write_single_record("HoodieRollbackMetadata", meta))
+    return result
