@@ -10,7 +10,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from hudi_core.bloom import (
     DYNAMIC_V0,
     SIMPLE,

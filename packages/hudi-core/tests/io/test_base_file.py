@@ -8,7 +8,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from hudi_core.bloom import build_bloom_filter
 from hudi_core.config import HoodieConfig, load_properties
 from hudi_core.errors import SchemaMismatchError

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-
 from hudi_core.io import add_meta_columns, write_base_file
 from hudi_core.keygen import key_generator_for
 from hudi_core.schema.avro_schema import add_meta_fields, arrow_to_avro

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from hudi_core.config import HoodieConfig, load_properties
 from hudi_core.keygen import key_generator_for
 from hudi_core.testing.corpus import corpus_root

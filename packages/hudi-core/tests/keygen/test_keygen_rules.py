@@ -7,7 +7,6 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
-
 from hudi_core.config import HoodieConfig
 from hudi_core.errors import ConfigError, InvalidRecordKeyError, UnknownComponentError, UnsafePathError
 from hudi_core.keygen import (
@@ -238,7 +237,7 @@ def test_timestamp_unparseable_value_names_the_row() -> None:
 
 
 def test_timestamp_needs_an_output_format() -> None:
-    with pytest.raises(ConfigError, match="output.dateformat"):
+    with pytest.raises(ConfigError, match=r"output\.dateformat"):
         ts_kg(timestamp__type="UNIX_TIMESTAMP")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from hudi_core.bloom.filter import (
     DYNAMIC_V0,
     SIMPLE,
@@ -27,6 +29,6 @@ __all__ = [
 ]
 
 
-def might_contain(serialized: str, type_code: str | None, keys: object) -> "np.ndarray":  # noqa: F821
+def might_contain(serialized: str, type_code: str | None, keys: object) -> np.ndarray:
     """Deserialize a footer bloom filter and test ``keys`` (a string array) against it."""
     return deserialize_bloom_filter(serialized, type_code).might_contain(keys)  # type: ignore[arg-type]

@@ -19,10 +19,10 @@ from hudi_core.bloom.murmur import hash_positions
 from hudi_core.errors import HudiError
 
 __all__ = [
-    "BloomFilter",
-    "BloomFilterError",
     "DYNAMIC_V0",
     "SIMPLE",
+    "BloomFilter",
+    "BloomFilterError",
     "bloom_sizing",
     "build_bloom_filter",
     "deserialize_bloom_filter",
@@ -44,8 +44,8 @@ def bloom_sizing(num_entries: int, fpp: float) -> tuple[int, int]:
         raise BloomFilterError(
             f"bloom filter sizing needs num_entries > 0 and 0 < fpp < 1, got {num_entries}, {fpp}"
         )
-    bit_size = int(math.ceil(num_entries * (-math.log(fpp) / (math.log(2) * math.log(2)))))
-    num_hashes = int(math.ceil(math.log(2) * bit_size / num_entries))
+    bit_size = math.ceil(num_entries * (-math.log(fpp) / (math.log(2) * math.log(2))))
+    num_hashes = math.ceil(math.log(2) * bit_size / num_entries)
     return bit_size, num_hashes
 
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from hudi_core.errors import InvalidRecordKeyError
 
-__all__ = ["key_bytes_by_length", "murmur2_rounds", "hash_positions"]
+__all__ = ["hash_positions", "key_bytes_by_length", "murmur2_rounds"]
 
 _M = np.uint32(0x5BD1E995)
 

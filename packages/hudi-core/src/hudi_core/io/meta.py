@@ -22,11 +22,14 @@ def _string_column(values: pa.Array | pa.ChunkedArray | str | None, n: int) -> p
         return pa.nulls(n, pa.string())
     if isinstance(values, str):
         return pa.array(np.full(n, values, dtype=object), pa.string()) if n else pa.array([], pa.string())
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks() if values.num_chunks else pa.array([], values.type)
-    if len(values) != n:
-        raise ValueError(f"meta column has {len(values)} values for {n} rows")
-    return values if values.type == pa.string() else values.cast(pa.string())
+    arr: pa.Array = (
+        (values.combine_chunks() if values.num_chunks else pa.array([], values.type))
+        if isinstance(values, pa.ChunkedArray)
+        else values
+    )
+    if len(arr) != n:
+        raise ValueError(f"meta column has {len(arr)} values for {n} rows")
+    return arr if arr.type == pa.string() else arr.cast(pa.string())
 
 
 def add_meta_columns(

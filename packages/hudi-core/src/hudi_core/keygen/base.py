@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Union
+from typing import TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -23,7 +23,7 @@ from hudi_core.keygen.values import column_of, to_key_strings
 
 __all__ = ["Data", "KeyGenerator", "complex_record_keys", "simple_record_keys"]
 
-Data = Union[pa.Table, pa.RecordBatch]
+Data: TypeAlias = "pa.Table | pa.RecordBatch"
 
 
 def _first_row(mask: pa.Array) -> int:

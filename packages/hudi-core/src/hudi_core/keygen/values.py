@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import decimal
 import math
-from typing import Union
+from typing import TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -15,7 +15,7 @@ from hudi_core.errors import SchemaMismatchError
 
 __all__ = ["column_of", "to_key_strings"]
 
-Data = Union[pa.Table, pa.RecordBatch]
+Data: TypeAlias = "pa.Table | pa.RecordBatch"
 
 
 def column_of(data: Data, field: str) -> pa.Array:
