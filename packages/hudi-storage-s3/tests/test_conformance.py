@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from hudi_core.testing.s3 import S3Bucket
 from hudi_core.testing.storage import StorageCase, StorageConformance
 from hudi_storage_s3 import S3Storage

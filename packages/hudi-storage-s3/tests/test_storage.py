@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 import pyarrow.fs as pafs
 import pytest
-
 from hudi_core.errors import ConfigError
 from hudi_core.plugins.manager import PluginManager
 from hudi_core.storage import FsspecStorage, storage_for
@@ -69,7 +68,7 @@ def test_options_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_half_a_credential_pair_is_refused() -> None:
-    with pytest.raises(ConfigError, match="secret.key"):
+    with pytest.raises(ConfigError, match=r"secret\.key"):
         S3Storage("s3://b", {"hoodie.storage.s3.access.key": "AKIA"})
 
 

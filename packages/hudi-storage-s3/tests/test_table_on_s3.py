@@ -9,7 +9,6 @@ import sys
 import threading
 
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.errors import CommitConflictError
 from hudi_core.testing.s3 import S3Bucket

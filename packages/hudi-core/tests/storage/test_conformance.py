@@ -6,7 +6,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from hudi_core.storage import FsspecStorage, LocalStorage, MemoryStorage
 from hudi_core.testing.storage import StorageCase, StorageConformance
 

@@ -7,7 +7,6 @@ import os
 import uuid
 
 import pytest
-
 from hudi_core.plugins.manager import PluginManager
 from hudi_core.storage import FsspecStorage
 from hudi_core.testing.storage import StorageCase, StorageConformance

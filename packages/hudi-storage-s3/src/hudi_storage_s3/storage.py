@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import builtins
 import io
 import logging
 import uuid
@@ -18,9 +19,9 @@ from typing import IO, Any, cast
 
 import pyarrow.fs as pafs
 import s3fs
-
 from hudi_core.errors import StorageError
 from hudi_core.storage.base import FileInfo, Storage
+
 from hudi_storage_s3.retry import RetryPolicy
 from hudi_storage_s3.settings import S3Settings
 
@@ -100,7 +101,7 @@ class S3Storage(Storage):
     def list(self, path: str) -> list[FileInfo]:
         return cast("list[FileInfo]", self._call("list", path, super().list, path))
 
-    def walk_files(self, path: str) -> list[FileInfo]:
+    def walk_files(self, path: str) -> builtins.list[FileInfo]:  # `list` is a method here
         """One flat listing (no delimiter) instead of one request per directory."""
         p = self._p(path).rstrip("/")
         try:

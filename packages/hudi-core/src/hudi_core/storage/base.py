@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import posixpath
 import threading
 from collections.abc import Iterator
@@ -131,9 +132,9 @@ class Storage:
             )
         return out
 
-    def walk_files(self, path: str) -> list[FileInfo]:
+    def walk_files(self, path: str) -> builtins.list[FileInfo]:  # `list` is a method here
         """Every file below ``path`` (recursive)."""
-        out: list[FileInfo] = []
+        out: builtins.list[FileInfo] = []
         stack = [path]
         while stack:
             d = stack.pop()
