@@ -13,12 +13,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import fastavro
+import numpy as np
 import pyarrow as pa
 
+from hudi_core.avro.flat_decoder import NotFlat, decode_flat
 from hudi_core.errors import CorruptedLogBlockError, SchemaMismatchError
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD, avro_to_arrow, parse_avro_schema
 
-__all__ = ["decode_records"]
+__all__ = ["NotFlat", "decode_flat_records", "decode_records"]
 
 _CONTAINER_MAGIC = b"Obj\x01"
 
@@ -91,6 +93,53 @@ def decode_records(
             f"reader schema does not resolve against the block's writer schema: {e}"
         ) from e
     return pa.Table.from_pylist(rows, schema=arrow_schema)
+
+
+def decode_flat_records(
+    data: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    writer_schema: str | dict[str, Any],
+    reader_schema: str | dict[str, Any] | None = None,
+) -> pa.Table:
+    """Vectorised decoding of records ``data[starts[i]:ends[i]]`` for flat schemas; raises
+    :class:`NotFlat` when the general :func:`decode_records` is needed."""
+    writer = parse_avro_schema(writer_schema)
+    table = decode_flat(data, starts, ends, writer)
+    if reader_schema is None:
+        return table.select(_meta_first(table.schema).names)
+    return _project(table, parse_avro_schema(reader_schema))
+
+
+def _project(table: pa.Table, reader: dict[str, Any]) -> pa.Table:
+    """Avro schema resolution of flat records already decoded with the writer schema."""
+    target = avro_to_arrow(reader)
+    cols = []
+    for field in reader["fields"]:
+        arrow_field = target.field(field["name"])
+        if "aliases" in field:
+            raise NotFlat("field aliases")
+        if field["name"] in table.column_names:
+            col = table.column(field["name"])
+            try:
+                cols.append(col if col.type == arrow_field.type else col.cast(arrow_field.type))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                raise SchemaMismatchError(
+                    f"field {field['name']!r} of type {col.type} cannot be read as {arrow_field.type}: {e}"
+                ) from e
+        elif field.get("default") is None:
+            if "default" not in field and not arrow_field.nullable:
+                raise SchemaMismatchError(
+                    f"reader field {field['name']!r} is not in the data and has no default"
+                )
+            cols.append(pa.nulls(table.num_rows, arrow_field.type))
+        else:
+            default = field["default"]
+            if isinstance(default, (dict, list, str)) and not pa.types.is_string(arrow_field.type):
+                raise NotFlat("complex default")
+            cols.append(pa.array([default] * table.num_rows, arrow_field.type))
+    out = pa.Table.from_arrays(cols, schema=target)
+    return out.select(_meta_first(out.schema).names)
 
 
 def _meta_first(schema: pa.Schema) -> pa.Schema:

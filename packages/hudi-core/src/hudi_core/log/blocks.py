@@ -11,8 +11,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_core.avro.decoder import decode_records
+from hudi_core.avro.decoder import decode_flat_records, decode_records
 from hudi_core.avro.encoder import encode_value_segments, record_segments
+from hudi_core.avro.flat_decoder import NotFlat
 from hudi_core.avro.segments import Segment, const_segment, gather, varint_segment, zigzag
 from hudi_core.errors import CorruptedLogBlockError, SchemaMismatchError
 from hudi_core.log.delete_records import branch_for, decode_delete_payload
@@ -57,8 +58,9 @@ def encode_avro_data_block(table: pa.Table, avro_schema_with_meta: str | dict[st
     return _I32.pack(AVRO_BLOCK_VERSION) + _I32.pack(n) + body.tobytes()
 
 
-def split_avro_records(content: bytes | memoryview) -> list[memoryview]:
-    """The Avro binary of each record of an Avro data block's content (versions 1, 2, 3)."""
+def record_bounds(content: bytes | memoryview) -> tuple[list[int], list[int]]:
+    """(start, end) byte positions of each record of an Avro data block's content (versions
+    1, 2, 3), excluding the int32 length prefixes."""
     view = memoryview(content)
     try:
         (version,) = _I32.unpack_from(view, 0)
@@ -69,28 +71,44 @@ def split_avro_records(content: bytes | memoryview) -> list[memoryview]:
         if version >= 2:
             (count,) = _I32.unpack_from(view, pos)
             pos += 4
-        out: list[memoryview] = []
+        starts: list[int] = []
+        ends: list[int] = []
         end = len(view)
         unpack = _I32.unpack_from
         # Sequential by nature: each record's position depends on the previous length.
-        while (count < 0 and pos < end) or len(out) < count:
+        while (count < 0 and pos < end) or len(starts) < count:
             (length,) = unpack(view, pos)
             pos += 4
             if length < 0 or pos + length > end:
                 raise CorruptedLogBlockError(
                     f"Avro record length {length} at byte {pos - 4} runs past the block"
                 )
-            out.append(view[pos : pos + length])
+            starts.append(pos)
             pos += length
-        return out
+            ends.append(pos)
+        return starts, ends
     except struct.error as e:
         raise CorruptedLogBlockError(f"Avro data block content is truncated: {e}") from e
+
+
+def split_avro_records(content: bytes | memoryview) -> list[memoryview]:
+    """The Avro binary of each record of an Avro data block's content."""
+    view = memoryview(content)
+    starts, ends = record_bounds(view)
+    return [view[s:e] for s, e in zip(starts, ends, strict=True)]
 
 
 def decode_avro_data_block(
     content: bytes | memoryview, writer_schema: str, reader_schema: str | dict[str, Any] | None = None
 ) -> pa.Table:
-    return decode_records(split_avro_records(content), writer_schema, reader_schema)
+    starts, ends = record_bounds(content)
+    try:
+        data = np.frombuffer(content, dtype=np.uint8)
+        return decode_flat_records(data, np.array(starts), np.array(ends), writer_schema, reader_schema)
+    except NotFlat:
+        view = memoryview(content)
+        records = [view[s:e] for s, e in zip(starts, ends, strict=True)]
+        return decode_records(records, writer_schema, reader_schema)
 
 
 # -- Parquet data blocks (5.6) --------------------------------------------------------------------
