@@ -1,0 +1,137 @@
+"""A write that fails at any point leaves no completed instant; the next write rolls it back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import hudi_core.io.base_file as base_file_mod
+import hudi_core.write.client as client_mod
+from hudi_core.compaction.avro_container import read_single_record
+from hudi_core.errors import TimelineError
+from hudi_core.log.format import BlockType
+from hudi_core.log.reader import read_log_file
+from hudi_core.table.hudi_table import HudiTable
+
+
+def _table(tmp_path: Path, ttype: str) -> HudiTable:
+    t = HudiTable.create(str(tmp_path / "t"), name="t", table_type=ttype, record_key_fields="id",
+                         partition_fields="p", ordering_field="ts")  # fmt: skip
+    t.insert(pa.table({"id": [1, 2, 3, 4], "p": ["a", "a", "b", "b"], "ts": [1, 1, 1, 1], "v": ["x"] * 4}))
+    return t
+
+
+def _rows(t: HudiTable) -> list[tuple[Any, ...]]:
+    out = t.read().select(["id", "p", "v"])
+    return sorted(zip(*(out.column(c).to_pylist() for c in out.column_names)))
+
+
+def _update() -> pa.Table:
+    # updates and inserts in both partitions: two file groups rewritten (COW, and MOR small files)
+    return pa.table({"id": [1, 3, 9, 10], "p": ["a", "b", "b", "a"], "ts": [2] * 4, "v": ["y"] * 4})
+
+
+class Boom(RuntimeError):
+    pass
+
+
+def _fail_on_call(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
+    real = base_file_mod.write_base_file
+    calls = {"n": 0}
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] >= n:
+            raise Boom(f"injected failure at base file write {calls['n']}")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(base_file_mod, "write_base_file", flaky)
+
+
+def _fail_before_commit(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise Boom("injected failure before the commit file")
+
+    monkeypatch.setattr(client_mod, "commit", boom)
+
+
+@pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+@pytest.mark.parametrize("point", ["after_markers", "after_some_files", "before_commit"])
+def test_failed_write_is_invisible_and_rolled_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   ttype: str, point: str) -> None:  # fmt: skip
+    t = _table(tmp_path, ttype)
+    before = _rows(t)
+    with monkeypatch.context() as m:
+        if point == "after_markers":
+            _fail_on_call(m, 1)
+        elif point == "after_some_files":
+            _fail_on_call(m, 2)
+            m.setattr(client_mod.WriteClient, "engine", property(lambda self: _Serial()))
+        else:
+            _fail_before_commit(m)
+        with pytest.raises(Boom):
+            t.upsert(_update())
+    failed = [i for i in t.timeline.commits() if not i.is_completed]
+    assert len(failed) == 1
+    x = failed[0].timestamp
+    assert _rows(t) == before
+    hudi = pytest.importorskip("hudi")
+    rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(t.base_uri).build().read())
+    assert sorted(zip(rs.column("id").to_pylist(), rs.column("v").to_pylist())) == [(i, v) for i, _, v in before]
+
+    r = t.upsert(_update())  # EAGER: rolls back x first
+    assert r.updated == 2 and r.inserted == 2
+    tl = t.timeline
+    assert not tl.contains(x)
+    rollbacks = [i for i in tl if i.action == "rollback"]
+    assert len(rollbacks) == 1 and rollbacks[0].is_completed
+    meta = read_single_record(tl.read_details(rollbacks[0]), what="rollback")
+    assert meta["commitsRollback"] == [x]
+    assert not (Path(t.base_uri) / ".hoodie" / ".temp" / x).exists()
+    # no file of the failed instant survives except MOR logs, whose blocks a command block cancels
+    leftovers = [p for p in Path(t.base_uri).rglob(f"*{x}*") if ".hoodie" not in p.parts]
+    assert leftovers == []
+    assert _rows(t) == sorted([(1, "a", "y"), (2, "a", "x"), (3, "b", "y"), (4, "b", "x"), (9, "b", "y"), (10, "a", "y")])
+
+
+class _Serial:
+    name = "serial"
+    parallelism = 1
+
+    def map(self, fn: Any, items: Any) -> list[Any]:
+        return [fn(x) for x in items]
+
+
+def test_mor_log_append_rolled_back_with_command_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = _table(tmp_path, "MERGE_ON_READ")
+    before = _rows(t)
+    with monkeypatch.context() as m:
+        _fail_before_commit(m)
+        with pytest.raises(Boom):
+            t.upsert(pa.table({"id": [1], "p": ["a"], "ts": [5], "v": ["z"]}))
+    x = next(i.timestamp for i in t.timeline.commits() if not i.is_completed)
+    logs = sorted(Path(t.base_uri, "a").glob(".*.log.*"))
+    assert len(logs) == 1
+    res = t.rollback(x)
+    logs = sorted(Path(t.base_uri, "a").glob(".*.log.*"))
+    assert len(logs) == 2 and logs[1].name.endswith("_1-0-1")
+    blocks = read_log_file(t.storage, str(logs[1]))
+    assert [b.block_type for b in blocks] == [BlockType.COMMAND]
+    assert blocks[0].target_instant_time == x and blocks[0].instant_time == res.rollback_instant
+    assert _rows(t) == before
+
+
+def test_rollback_latest_completed_commit(tmp_path: Path) -> None:
+    t = _table(tmp_path, "COPY_ON_WRITE")
+    before = _rows(t)
+    r = t.upsert(_update())
+    first = t.timeline.completed_commits()[0].timestamp
+    with pytest.raises(TimelineError, match="later commits"):
+        t.rollback(first)
+    t.rollback(r.instant)
+    assert _rows(t) == before
+    assert not t.timeline.contains(r.instant)
+    assert list(Path(t.base_uri).rglob(f"*_{r.instant}.parquet")) == []
