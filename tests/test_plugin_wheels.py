@@ -3,12 +3,12 @@ which package to install; installing the hudi-executors wheel adds both executor
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -67,7 +67,7 @@ def test_plugins_install_individually(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     core_wheel = _build_wheel(uv, "hudi-core", tmp_path, wheels)
     executors_wheel = _build_wheel(uv, "hudi-executors", tmp_path, wheels)
-    version = tomllib.loads((ROOT / "packages/hudi-executors/pyproject.toml").read_text())["project"]["version"]
+    version = importlib.metadata.version("hudi-executors")  # the checkout's (editable) version
 
     venv = tmp_path / "venv"
     _run(uv, "venv", "--quiet", "--python", sys.executable, str(venv))

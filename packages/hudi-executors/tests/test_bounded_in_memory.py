@@ -6,9 +6,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pytest
-
 from hudi_core.errors import ConfigError
-
 from hudi_executors import BoundedInMemoryExecutor
 
 

@@ -1,11 +1,9 @@
 from __future__ import annotations
 
 import pytest
-
 from hudi_core.config.executor import WAIT_STRATEGIES, ExecutorOptions
 from hudi_core.executor.base import Executor
 from hudi_core.testing.executors import ExecutorConformance, ExecutorFactory
-
 from hudi_executors import BoundedInMemoryExecutor, DisruptorExecutor
 
 

@@ -3,9 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from hudi_core.errors import ConfigError
-
 from hudi_executors import DisruptorExecutor
 from hudi_executors.ring_buffer import RingBuffer
 from hudi_executors.wait_strategy import BlockingWait

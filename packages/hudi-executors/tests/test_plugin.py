@@ -4,7 +4,6 @@ import importlib.metadata
 
 from hudi_core.executor import executor_for
 from hudi_core.plugins.manager import PluginManager
-
 from hudi_executors import BoundedInMemoryExecutor, DisruptorExecutor
 
 

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-
 from hudi_executors.sizing import SizeEstimator, deep_size
 
 

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import UnknownComponentError
 from hudi_core.executor import Producers, SimpleExecutor, executor_for

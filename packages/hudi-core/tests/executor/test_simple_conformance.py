@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from hudi_core.executor.base import Executor, SimpleExecutor
 from hudi_core.testing.executors import ExecutorConformance, ExecutorFactory
 

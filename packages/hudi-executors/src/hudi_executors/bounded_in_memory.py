@@ -17,14 +17,14 @@ from hudi_executors.stats import ExecutionStats
 
 __all__ = ["BoundedInMemoryExecutor", "BoundedInMemoryQueue"]
 
-I = TypeVar("I")
-O = TypeVar("O")
+In = TypeVar("In")
+Out = TypeVar("Out")
 R = TypeVar("R")
 
 _END = object()
 
 
-class BoundedInMemoryQueue(Generic[O]):
+class BoundedInMemoryQueue(Generic[Out]):
     """A FIFO whose estimated bytes stay within ``limit_bytes``.
 
     ``put`` blocks while the queue is non-empty and the item would take it past the limit, so
@@ -39,14 +39,14 @@ class BoundedInMemoryQueue(Generic[O]):
         lock = threading.Lock()
         self._not_empty = threading.Condition(lock)
         self._not_full = threading.Condition(lock)
-        self._items: deque[tuple[O, int]] = deque()
+        self._items: deque[tuple[Out, int]] = deque()
         self._bytes = 0
         self._open = producers
         self._halted = False
         self.peak_bytes = 0
         self.peak_items = 0
 
-    def put(self, item: O) -> bool:
+    def put(self, item: Out) -> bool:
         """Enqueue ``item``; False if the queue was halted (the producer should stop)."""
         size = self._estimator.size_of(item)
         with self._not_full:
@@ -89,7 +89,7 @@ class BoundedInMemoryQueue(Generic[O]):
             self._not_full.notify_all()
 
 
-class BoundedInMemoryExecutor(Generic[I, O, R]):
+class BoundedInMemoryExecutor:
     """One producer thread per input (``transform`` runs there), the consumer on the calling
     thread, a queue bounded by ``hoodie.write.buffer.limit.bytes`` between them.
 
@@ -110,23 +110,22 @@ class BoundedInMemoryExecutor(Generic[I, O, R]):
             )
         if self.sampling_rate < 1:
             raise ConfigError(
-                f"{ExecutorOptions.BUFFER_SAMPLING_RATE.key}={self.sampling_rate} must be >= 1 "
-                "(default 100)"
+                f"{ExecutorOptions.BUFFER_SAMPLING_RATE.key}={self.sampling_rate} must be >= 1 (default 100)"
             )
         #: figures of the last ``execute`` (not shared-safe: use one executor per task)
         self.last_stats = ExecutionStats()
 
     def execute(
         self,
-        producer: Iterable[I],
-        transform: Callable[[I], O],
-        consumer: Consumer[O, R],
+        producer: Iterable[In],
+        transform: Callable[[In], Out],
+        consumer: Consumer[Out, R],
     ) -> R:
         inputs = inputs_of(producer)
-        queue: BoundedInMemoryQueue[O] = BoundedInMemoryQueue(
+        queue: BoundedInMemoryQueue[Out] = BoundedInMemoryQueue(
             self.limit_bytes, SizeEstimator(self.sampling_rate), len(inputs)
         )
-        threads: ProducerThreads[I, O] = ProducerThreads(
+        threads: ProducerThreads[In, Out] = ProducerThreads(
             inputs, transform, publish=queue.put, done=queue.producer_done, halt=queue.halt,
             name="bim",
         )  # fmt: skip

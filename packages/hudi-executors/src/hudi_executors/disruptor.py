@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 from hudi_core.config.executor import ExecutorOptions
 from hudi_core.errors import ConfigError
@@ -16,12 +16,12 @@ from hudi_executors.wait_strategy import wait_strategy_for
 
 __all__ = ["DisruptorExecutor"]
 
-I = TypeVar("I")
-O = TypeVar("O")
+In = TypeVar("In")
+Out = TypeVar("Out")
 R = TypeVar("R")
 
 
-class DisruptorExecutor(Generic[I, O, R]):
+class DisruptorExecutor:
     """One producer thread per input (``transform`` runs there), the consumer on the calling
     thread reading a ring of ``hoodie.write.executor.disruptor.buffer.limit.bytes`` slots
     (alias ``...disruptor.buffer.size``) and waiting per ``...disruptor.wait.strategy``.
@@ -51,14 +51,14 @@ class DisruptorExecutor(Generic[I, O, R]):
 
     def execute(
         self,
-        producer: Iterable[I],
-        transform: Callable[[I], O],
-        consumer: Consumer[O, R],
+        producer: Iterable[In],
+        transform: Callable[[In], Out],
+        consumer: Consumer[Out, R],
     ) -> R:
         inputs = inputs_of(producer)
         ring = RingBuffer(self.buffer_size, wait_strategy_for(self.wait_strategy), len(inputs))
         barrier = SequenceBarrier(ring)
-        threads: ProducerThreads[I, O] = ProducerThreads(
+        threads: ProducerThreads[In, Out] = ProducerThreads(
             inputs, transform, publish=ring.publish, done=ring.producer_done, halt=ring.halt,
             name="disruptor",
         )  # fmt: skip

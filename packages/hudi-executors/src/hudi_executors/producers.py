@@ -10,16 +10,16 @@ from hudi_core.executor.base import Producers, close_iterator
 
 __all__ = ["ProducerThreads", "inputs_of"]
 
-I = TypeVar("I")
-O = TypeVar("O")
+In = TypeVar("In")
+Out = TypeVar("Out")
 
 
-def inputs_of(producer: Iterable[I]) -> list[Iterable[I]]:
+def inputs_of(producer: Iterable[In]) -> list[Iterable[In]]:
     """The inputs to run one thread each for: a :class:`Producers`' inputs, else the one."""
     return list(producer.inputs) if isinstance(producer, Producers) else [producer]
 
 
-class ProducerThreads(Generic[I, O]):
+class ProducerThreads(Generic[In, Out]):
     """Runs ``publish(transform(x))`` for each ``x`` of each input on its own thread.
 
     ``publish`` returns False when the executor was halted; the thread then stops. The first
@@ -30,10 +30,10 @@ class ProducerThreads(Generic[I, O]):
 
     def __init__(
         self,
-        inputs: list[Iterable[I]],
-        transform: Callable[[I], O],
+        inputs: list[Iterable[In]],
+        transform: Callable[[In], Out],
         *,
-        publish: Callable[[O], bool],
+        publish: Callable[[Out], bool],
         done: Callable[[], None],
         halt: Callable[[], None],
         name: str,
@@ -61,14 +61,14 @@ class ProducerThreads(Generic[I, O]):
             if t.ident is not None:
                 t.join()
 
-    def _run(self, source: Iterable[I]) -> None:
+    def _run(self, source: Iterable[In]) -> None:
         it: Any = None
         try:
             it = iter(source)
             for item in it:
                 if not self._publish(self._transform(item)):
                     break
-        except BaseException as e:  # noqa: BLE001 - handed to the calling thread as is
+        except BaseException as e:
             with self._lock:
                 if self.error is None:
                     self.error = e
@@ -77,7 +77,7 @@ class ProducerThreads(Generic[I, O]):
             try:
                 if it is not None:
                     close_iterator(it)
-            except BaseException as e:  # noqa: BLE001
+            except BaseException as e:
                 with self._lock:
                     if self.error is None:
                         self.error = e

@@ -8,21 +8,22 @@ from typing import Any, Generic, Protocol, TypeVar
 
 __all__ = ["Consumer", "Executor", "Producers", "SimpleExecutor", "as_config", "close_iterator"]
 
-I = TypeVar("I")
-O = TypeVar("O")
+In = TypeVar("In")
+Out = TypeVar("Out")
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
+Out_contra = TypeVar("Out_contra", contravariant=True)
 
 
-class Consumer(Protocol[O, R_co]):
+class Consumer(Protocol[Out_contra, R_co]):
     """The write handle side: takes transformed items, then returns its result."""
 
-    def consume(self, item: O) -> None: ...
+    def consume(self, item: Out_contra) -> None: ...
 
     def finish(self) -> R_co: ...
 
 
-class Producers(Generic[I]):
+class Producers(Generic[In]):
     """Several inputs for one execution: a threaded executor runs one producer per input.
 
     Order is kept within each input; items of different inputs interleave. Iterating it chains
@@ -32,10 +33,10 @@ class Producers(Generic[I]):
     [1, 2, 3]
     """
 
-    def __init__(self, inputs: Iterable[Iterable[I]]) -> None:
-        self.inputs: list[Iterable[I]] = list(inputs)
+    def __init__(self, inputs: Iterable[Iterable[In]]) -> None:
+        self.inputs: list[Iterable[In]] = list(inputs)
 
-    def __iter__(self) -> Iterator[I]:
+    def __iter__(self) -> Iterator[In]:
         return itertools.chain.from_iterable(self.inputs)
 
     def __len__(self) -> int:
@@ -53,9 +54,9 @@ class Executor(Protocol):
 
     def execute(
         self,
-        producer: Iterable[I],
-        transform: Callable[[I], O],
-        consumer: Consumer[O, R],
+        producer: Iterable[In],
+        transform: Callable[[In], Out],
+        consumer: Consumer[Out, R],
     ) -> R: ...
 
 
@@ -72,7 +73,7 @@ def as_config(config: object | None) -> Any:
     raise TypeError(f"executor config must be a HoodieConfig or a mapping, not {type(config).__name__}")
 
 
-class SimpleExecutor(Generic[I, O, R]):
+class SimpleExecutor:
     """Iterates the producer on the calling thread (Hudi's default SimpleExecutor)."""
 
     name = "SIMPLE"
@@ -82,9 +83,9 @@ class SimpleExecutor(Generic[I, O, R]):
 
     def execute(
         self,
-        producer: Iterable[I],
-        transform: Callable[[I], O],
-        consumer: Consumer[O, R],
+        producer: Iterable[In],
+        transform: Callable[[In], Out],
+        consumer: Consumer[Out, R],
     ) -> R:
         inputs = producer.inputs if isinstance(producer, Producers) else [producer]
         for source in inputs:
