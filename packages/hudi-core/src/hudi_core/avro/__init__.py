@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hudi_core.avro.decoder import decode_records
+from hudi_core.avro.decoder import NotFlat, decode_flat_records, decode_records
 from hudi_core.avro.encoder import encode_records, record_segments
 
-__all__ = ["decode_records", "encode_records", "record_segments"]
+__all__ = ["NotFlat", "decode_flat_records", "decode_records", "encode_records", "record_segments"]
