@@ -26,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     from hudi_core import HudiTable
     from hudi_core.cli.progress import Progress
-    from hudi_core.compaction import pending_compactions, read_plan, run_compaction, schedule_compaction
+    from hudi_core.compaction import CompactionError, pending_compactions, read_plan, run_compaction, schedule_compaction
 
     options = parse_options(args.option)
     table = HudiTable.open(args.base_uri, options=options)
@@ -44,7 +44,10 @@ def run(args: argparse.Namespace) -> int:
         targets = [args.run]
     done = []
     for t in targets:
-        total = len(read_plan(table, t).operations)
+        try:
+            total = len(read_plan(table, t).operations)
+        except CompactionError:
+            total = 0  # run_compaction below says why this instant cannot run
         with Progress(total, f"compacting {t}") as bar:
             result = run_compaction(table, t, config=options, progress=lambda _r: bar.advance())
         done.append({"instant": t, "file_groups": len(result.operations),
