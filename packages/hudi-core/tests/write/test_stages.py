@@ -1,0 +1,128 @@
+"""The engine-agnostic stages on their own: keys, dedupe, schema checks, bucket ids, assignment."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from hudi_core.cli.main import main as cli_main
+from hudi_core.config.property import HoodieConfig
+from hudi_core.errors import ConfigError, InvalidRecordKeyError, SchemaMismatchError, UnsafePathError
+from hudi_core.table.hudi_table import HudiTable
+from hudi_core.write.bucket_assigner import SmallFile, WorkloadProfile, assign
+from hudi_core.write.dedupe import deduplicate
+from hudi_core.write.index.bucket import BucketIndex, bucket_file_id, java_string_hashes
+
+
+def _new(tmp_path: Path, ttype: str = "COPY_ON_WRITE", **opts: str) -> HudiTable:
+    return HudiTable.create(str(tmp_path / "t"), name="t", table_type=ttype, record_key_fields="id",
+                            partition_fields="p", ordering_field="ts", options=opts)  # fmt: skip
+
+
+def test_null_or_empty_key_rejected_before_anything_is_written(tmp_path: Path) -> None:
+    t = _new(tmp_path)
+    with pytest.raises(InvalidRecordKeyError, match="row 2"):
+        t.insert(pa.table({"id": ["a", "b", None], "p": ["x"] * 3, "ts": [1, 1, 1]}))
+    with pytest.raises(InvalidRecordKeyError, match="row 1"):
+        t.insert(pa.table({"id": ["a", "", "c"], "p": ["x"] * 3, "ts": [1, 1, 1]}))
+    assert list(t.timeline) == []
+    assert not any(p.suffix == ".parquet" for p in Path(t.base_uri).rglob("*"))
+
+
+def test_schema_mismatch_and_unsafe_partition_rejected_before_writing(tmp_path: Path) -> None:
+    t = _new(tmp_path)
+    t.insert(pa.table({"id": [1], "p": ["x"], "ts": [1], "v": ["s"]}))
+    n = len(t.timeline)
+    with pytest.raises(SchemaMismatchError, match="'id'"):
+        t.upsert(pa.table({"p": ["x"], "ts": [1], "v": ["s"]}))
+    with pytest.raises(SchemaMismatchError, match="'v'"):
+        t.upsert(pa.table({"id": [1], "p": ["x"], "ts": [1], "v": [[1, 2]]}))
+    with pytest.raises(UnsafePathError):
+        t.upsert(pa.table({"id": [2], "p": [".."], "ts": [1], "v": ["s"]}))
+    assert len(t.timeline) == n
+    # widening int -> long is fine
+    t.upsert(pa.table({"id": pa.array([1], pa.int64()), "p": ["x"], "ts": [2], "v": ["t"]}))
+    assert t.read().column("v").to_pylist() == ["t"]
+
+
+def test_dedupe_keeps_greatest_ordering_value_ties_to_later_row() -> None:
+    data = pa.table({"_hoodie_record_key": ["k1", "k2", "k1", "k1", "k2"], "_hoodie_partition_path": ["p"] * 5,
+                     "ts": [3, 1, 5, 5, 0], "v": ["a", "b", "c", "d", "e"]})  # fmt: skip
+    out = deduplicate(data, HoodieConfig({"hoodie.datasource.write.precombine.field": "ts"}))
+    assert sorted(zip(out.column("_hoodie_record_key").to_pylist(), out.column("v").to_pylist())) == [
+        ("k1", "d"), ("k2", "b")
+    ]
+
+
+def test_java_string_hash_and_bucket_file_ids() -> None:
+    # values of java.lang.String#hashCode
+    hashes = java_string_hashes(pa.array(["hello", "", "Aa", "BB", "ü"])).view("int32").tolist()
+    assert hashes == [99162322, 0, 2112, 2112, 252]
+    idx = BucketIndex(4, ("id",), ("id",))
+    # List.of(s).hashCode() = 31 + s.hashCode()
+    assert idx.bucket_ids(pa.array(["hello"])).tolist() == [(31 + 99162322) % 4]
+    fid = bucket_file_id(3)
+    assert fid.startswith("00000003-") and fid.endswith("-0") and len(fid) == 38
+
+
+def test_bucket_assignment_packs_small_files_then_new_groups() -> None:
+    cfg = HoodieConfig({"hoodie.parquet.max.file.size": "1000", "hoodie.parquet.small.file.limit": "600"})
+    prof = WorkloadProfile(inserts={"p": 25})
+    small = [SmallFile("p", "f1", "001", 900), SmallFile("p", "f2", "001", 500)]
+    plan = assign(prof, small, cfg, is_mor=False, avg_record_size=100)
+    kinds = [(b.file_id if not b.is_new else "new", b.io_type) for b in plan.buckets]
+    # f2 (smallest) takes 5, f1 takes 1, then new groups of 10
+    assert kinds == [("f2", "MERGE"), ("f1", "MERGE"), ("new", "CREATE"), ("new", "CREATE")]
+    assert plan.insert_ranges["p"][0] == [5, 6, 16, 25]
+
+
+def test_cow_small_file_receives_inserts_through_merge(tmp_path: Path) -> None:
+    t = _new(tmp_path)
+    t.insert(pa.table({"id": [1, 2], "p": ["x", "x"], "ts": [1, 1], "v": ["a", "b"]}))
+    r = t.insert(pa.table({"id": [3], "p": ["x"], "ts": [1], "v": ["c"]}))
+    assert r.inserted == 1 and r.files_written == 1
+    assert len(t.file_slices()) == 1  # packed into the existing file group
+    got = t.read()
+    assert sorted(got.column("id").to_pylist()) == [1, 2, 3]
+    # copied records keep their commit time
+    times = dict(zip(got.column("id").to_pylist(), got.column("_hoodie_commit_time").to_pylist()))
+    assert times[1] == times[2] != times[3] == r.instant
+
+
+def test_commit_metadata_matches_files(tmp_path: Path) -> None:
+    t = _new(tmp_path, "MERGE_ON_READ", **{"hoodie.parquet.small.file.limit": "0"})
+    t.insert(pa.table({"id": [1, 2], "p": ["x", "x"], "ts": [1, 1], "v": ["a", "b"]}))
+    r = t.upsert(pa.table({"id": [1], "p": ["x"], "ts": [2], "v": ["z"]}))
+    meta = t.commit_metadata(r.instant)
+    assert meta.operation_type == "UPSERT"
+    schema = json.loads(meta.extra_metadata["schema"])
+    assert [f["name"] for f in schema["fields"]] == ["id", "p", "ts", "v"]
+    (stat,) = meta.all_write_stats()
+    path = Path(t.base_uri, stat.path or "")
+    assert path.name.startswith(".") and ".log.1_" in path.name
+    assert stat.file_size_in_bytes == path.stat().st_size == stat.total_write_bytes
+    assert stat.num_update_writes == 1 and stat.log_version == 1 and stat.log_offset == 0
+    assert stat.base_file and stat.base_file.endswith(".parquet") and stat.log_files == [path.name]
+    assert not (Path(t.base_uri) / ".hoodie" / ".temp" / r.instant).exists()
+    assert (Path(t.base_uri) / "x" / ".hoodie_partition_metadata").read_text().endswith("partitionDepth=1\n")
+
+
+def test_cli_write_creates_then_rejects_conflicting_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": [1, 2], "p": ["a", "b"], "ts": [1, 1]}), src)
+    base = str(tmp_path / "cli")
+    args = ["write", base, "--operation", "insert", "--input", str(src), "--record-key", "id",
+            "--partition-by", "p", "--ordering-field", "ts", "--type", "MERGE_ON_READ", "--name", "n"]  # fmt: skip
+    assert cli_main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["inserted"] == 2 and out["files_written"] == 2
+    assert cli_main(args) == 0  # same flags again are fine
+    assert cli_main([*args[:-4], "--type", "COPY_ON_WRITE"]) != 0
+    assert "conflicts" in capsys.readouterr().err
+    with pytest.raises(ConfigError):
+        HudiTable.open(base).upsert(pa.table({"id": [1], "p": ["a"], "ts": [2]}),
+                                    options={"hoodie.datasource.write.precombine.field": "id"})  # fmt: skip
