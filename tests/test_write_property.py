@@ -7,10 +7,9 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from hudi_core.table.hudi_table import HudiTable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from hudi_core.table.hudi_table import HudiTable
 
 hudi = pytest.importorskip("hudi")
 

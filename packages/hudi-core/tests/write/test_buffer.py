@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pyarrow as pa
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.write.buffer import WriteBuffer
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pytest
-
 import hudi_core.io.base_file as base_file_mod
 import hudi_core.write.client as client_mod
+import pyarrow as pa
+import pytest
 from hudi_core.compaction.avro_container import read_single_record
 from hudi_core.errors import TimelineError
 from hudi_core.log.format import BlockType

@@ -8,7 +8,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from hudi_core.cli.main import main as cli_main
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError, InvalidRecordKeyError, SchemaMismatchError, UnsafePathError

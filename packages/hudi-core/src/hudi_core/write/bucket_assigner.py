@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteBehaviourOptions, WriteOptions
 from hudi_core.timeline.commit_metadata import CommitMetadata

@@ -12,7 +12,6 @@ import random
 from collections.abc import Callable, Hashable
 
 import pyarrow as pa
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteBufferOptions
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
@@ -29,7 +28,7 @@ from hudi_core.write.bucket_assigner import (
     average_record_size,
     profile_of,
 )
-from hudi_core.write.commit import OPERATION_TYPES, REPLACE_OPERATIONS, commit, start_commit, write_inflight
+from hudi_core.write.commit import OPERATION_TYPES, commit, start_commit, write_inflight
 from hudi_core.write.dedupe import deduplicate, ordering_field
 from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket
 from hudi_core.write.index import BucketIndex, index_for, tag_locations
@@ -279,7 +278,7 @@ def _recent_commits(table: HudiTable) -> list[CommitMetadata]:
     for inst in reversed(list(tl.completed_commits())[-10:]):
         try:
             out.append(CommitMetadata.from_json(tl.read_details(inst)))
-        except Exception:  # noqa: BLE001 - an unreadable old commit only costs the estimate
+        except Exception:
             continue
     return out
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.write.payload import payload_for
 from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 
-__all__ = ["deduplicate", "ordering_field", "is_global_index"]
+__all__ = ["deduplicate", "is_global_index", "ordering_field"]
 
 _ROW = "_hoodie_w_row"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from hudi_core.storage.base import Storage
 from hudi_core.table.paths import join_table_path
 
-__all__ = ["Marker", "MarkerFiles", "TEMP_FOLDER"]
+__all__ = ["TEMP_FOLDER", "Marker", "MarkerFiles"]
 
 TEMP_FOLDER = ".temp"
 IO_TYPES = ("CREATE", "MERGE", "APPEND")

@@ -11,7 +11,6 @@ import enum
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions

@@ -13,7 +13,6 @@ from typing import Any, Protocol
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD

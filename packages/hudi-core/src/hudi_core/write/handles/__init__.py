@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from hudi_core.write.bucket_assigner import APPEND, CREATE, MERGE, BucketInfo
 from hudi_core.write.handles.append import NATURAL_DELETE, append_to_file_group
 from hudi_core.write.handles.context import WriteContext, WriteStatus

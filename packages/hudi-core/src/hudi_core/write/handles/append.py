@@ -11,14 +11,19 @@ import json
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from hudi_core.config.write import WriteOptions
 from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.log.writer import LogWriter
 from hudi_core.table.file_names import BaseFileName, LogFileName, write_token
 from hudi_core.timeline.commit_metadata import WriteStat
-from hudi_core.write.handles.context import WriteContext, WriteStatus, ensure_partition_metadata, meta_columns, with_meta
+from hudi_core.write.handles.context import (
+    WriteContext,
+    WriteStatus,
+    ensure_partition_metadata,
+    meta_columns,
+    with_meta,
+)
 from hudi_core.write.records import (
     DELETE_FLAG,
     IS_DELETED,
@@ -28,7 +33,7 @@ from hudi_core.write.records import (
     conform_to_schema,
 )
 
-__all__ = ["append_to_file_group", "NATURAL_DELETE"]
+__all__ = ["NATURAL_DELETE", "append_to_file_group"]
 
 
 

@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.schema.avro_schema import META_FIELDS, add_meta_fields
 from hudi_core.storage.base import Storage
@@ -19,7 +18,7 @@ from hudi_core.table.paths import join_table_path
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.markers import MarkerFiles
 
-__all__ = ["WriteContext", "WriteStatus", "meta_columns", "ensure_partition_metadata"]
+__all__ = ["WriteContext", "WriteStatus", "ensure_partition_metadata", "meta_columns"]
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pyarrow as pa
-
 from hudi_core.config.write import WriteOptions
 from hudi_core.executor import executor_for
 from hudi_core.table.file_names import BaseFileName, write_token

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from hudi_core.config.write import WriteOptions
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.table.file_names import BaseFileName, write_token

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Union
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import IndexOptions
 from hudi_core.errors import ConfigError

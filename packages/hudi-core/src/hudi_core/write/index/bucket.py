@@ -95,7 +95,7 @@ class BucketIndex:
         keys = record_keys.combine_chunks() if isinstance(record_keys, pa.ChunkedArray) else record_keys
         has_pairs = pc.any(pc.match_substring(keys, ":")).as_py()
         parts: Sequence[pa.Array]
-        if has_pairs and len(self.record_key_fields) > 1 or (has_pairs and self.hash_fields != self.record_key_fields):
+        if (has_pairs and len(self.record_key_fields) > 1) or (has_pairs and self.hash_fields != self.record_key_fields):
             parts = [
                 pc.struct_field(pc.extract_regex(keys, f"(?:^|,){_re_escape(f)}:(?P<v>[^,]*)"), "v")
                 for f in self.hash_fields

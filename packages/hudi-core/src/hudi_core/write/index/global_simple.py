@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from hudi_core.write.records import (
     BASE_INSTANT,
     DELETE_FLAG,

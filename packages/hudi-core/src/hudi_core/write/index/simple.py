@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 from hudi_core.write.records import BASE_INSTANT, FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
 
 if TYPE_CHECKING:
