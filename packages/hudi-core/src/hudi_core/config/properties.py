@@ -48,8 +48,11 @@ def _unescape(s: str) -> str:
             break
         c = s[i]
         if c == "u":
+            digits = s[i + 1 : i + 5]
+            if len(digits) != 4:
+                raise ValueError(f"malformed \\uXXXX escape in {s!r}")
             try:
-                out.append(chr(int(s[i + 1 : i + 5], 16)))
+                out.append(chr(int(digits, 16)))
                 i += 5
                 continue
             except ValueError as e:

@@ -64,7 +64,7 @@ class Instant:
     state: State
 
     def __post_init__(self) -> None:
-        if not _INSTANT_RE.match(self.timestamp) and not self.timestamp.isdigit():
+        if not _INSTANT_RE.match(self.timestamp):
             raise TimelineError(f"bad instant time {self.timestamp!r}: want yyyyMMddHHmmssSSS")
         if self.action not in Action.ALL:
             raise TimelineError(f"unknown action {self.action!r}; known: {', '.join(Action.ALL)}")
@@ -167,12 +167,18 @@ class InstantTimeGenerator:
     def next(self, floor: str = "") -> str:
         with self._lock:
             bound = max(self._last, floor)
-            while True:
-                t = self._format(time.time())
-                if t > bound:
-                    self._last = t
-                    return t
-                time.sleep(0.0005)
+            t = self._format(time.time())
+            if t <= bound:
+                # Same millisecond as the last one (or a floor ahead of the clock): the next
+                # millisecond after the bound keeps times unique and increasing without waiting.
+                t = _plus_one_ms(bound)
+            self._last = t
+            return t
+
+
+def _plus_one_ms(ts: str) -> str:
+    dt = instant_to_datetime(ts) + _dt.timedelta(milliseconds=1)
+    return dt.strftime("%Y%m%d%H%M%S") + f"{dt.microsecond // 1000:03d}"
 
 
 _GENERATORS = {True: InstantTimeGenerator(utc=True), False: InstantTimeGenerator(utc=False)}

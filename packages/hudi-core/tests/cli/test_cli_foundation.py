@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hudi_core.cli.main import build_parser, main
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hudi_core.cli.main", *args], capture_output=True, text=True)
+
+
+def test_create_then_timeline_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = str(tmp_path / "t")
+    assert main(["create", base, "--name", "t", "--type", "mor", "--record-key", "id", "--partition-by", "p",
+                 "--option", "hoodie.database.name=default"]) == 0  # fmt: skip
+    assert "MERGE_ON_READ" in capsys.readouterr().out
+    (tmp_path / "t/.hoodie/20240101000000000.deltacommit.requested").write_text("")
+    assert main(["timeline", base, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [
+        {"instant": "20240101000000000", "action": "deltacommit", "state": "REQUESTED"}
+    ]
+
+
+def test_plugins_json_lists_every_kind_with_distributions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plugins", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"storage", "key_generator", "executor", "engine", "compaction_trigger",
+            "compaction_plan_strategy", "lock_provider"} <= set(out)  # fmt: skip
+    assert {"name": "SIMPLE", "distribution": "hudi-core", "version": "0.1.0"} in out["executor"]
+    for comps in out.values():
+        for c in comps:
+            assert set(c) == {"name", "distribution", "version"}
+
+
+def test_every_command_has_help() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    commands = sorted(sub.choices)  # type: ignore[union-attr]
+    assert {"create", "timeline", "plugins"} <= set(commands)
+    for name in commands:
+        proc = run(name, "--help")
+        assert proc.returncode == 0, name
+        assert "usage: hudi-py " + name in proc.stdout
+
+
+def test_missing_table_and_bad_arguments_are_one_line_errors(tmp_path: Path) -> None:
+    proc = run("timeline", str(tmp_path / "missing"))
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "no Hudi table" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    proc = run("create", str(tmp_path / "x"), "--name", "x")
+    assert proc.returncode == 2 and "--record-key" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run("create", str(tmp_path / "y"), "--name", "y", "--record-key", "id", "--option", "novalue")
+    assert proc.returncode == 1 and "KEY=VALUE" in proc.stderr and "Traceback" not in proc.stderr
