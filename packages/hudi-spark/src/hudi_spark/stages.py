@@ -65,19 +65,28 @@ def _out(table: pa.Table, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
 
 
 def prepare_task(
-    batches: Iterator[pa.RecordBatch], *, config: Mapping[str, str], out_schema: pa.Schema, all_deletes: bool
+    batches: Iterator[pa.RecordBatch],
+    *,
+    config: Mapping[str, str],
+    out_schema: pa.Schema,
+    all_deletes: bool,
+    schema: pa.Schema | None,
 ) -> Iterator[pa.RecordBatch]:
-    """Stage 1 (keys): core's ``records.prepare`` with the table's key generator."""
+    """Stage 1 (keys): core's ``records.prepare`` with the table's key generator, then the
+    records cast to the commit schema (``conform_to_schema``; not for deletes)."""
     from hudi_core.config.property import HoodieConfig
     from hudi_core.keygen import key_generator_for
-    from hudi_core.write.records import prepare
+    from hudi_core.write.records import conform_to_schema, prepare
 
     conf = HoodieConfig(config)
     keygen = key_generator_for(conf)
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        yield from _out(prepare(pa.Table.from_batches([batch]), keygen, conf, all_deletes=all_deletes), out_schema)
+        records = prepare(pa.Table.from_batches([batch]), keygen, conf, all_deletes=all_deletes)
+        if schema is not None:
+            records = conform_to_schema(records, schema)
+        yield from _out(records, out_schema)
 
 
 def dedupe_task(
