@@ -87,3 +87,22 @@ def test_spark_datasource_reads_what_spark_wrote(spark: Any, tmp_path: Path) -> 
     hudi_spark.write(spark.createDataFrame(first), path, operation="bulk_insert", options=_opts("COPY_ON_WRITE"))
     got = spark.read.format("hudi").load(path).select("uuid").toArrow()
     assert sorted(got.column("uuid").to_pylist()) == sorted([f"k{i}" for i in range(40)] + ["k0"])  # bulk_insert keeps duplicates
+
+
+def test_failed_task_attempt_is_retried_and_its_files_removed(spark: Any, tmp_path: Path) -> None:
+    import hudi_spark
+    from hudi_core.timeline.commit_metadata import CommitMetadata
+
+    path = str(tmp_path / "t")
+    _, first = _batches()[0]
+    opts = {**_opts("COPY_ON_WRITE"), "hoodie.spark.testing.fail.first.write.attempt": "true"}
+    res = hudi_spark.write(spark.createDataFrame(first), path, operation="insert", options=opts)
+    table = HudiTable.open(path)
+    meta = CommitMetadata.from_json(table.timeline.read_details(table.timeline.completed_commits()[-1]))
+    file_ids = [s.file_id for s in meta.all_write_stats()]
+    assert len(file_ids) == len(set(file_ids)) == 3  # one file group per city, each listed once
+    on_disk = sorted(p.name for p in Path(path).glob("*/*.parquet"))
+    assert on_disk == sorted(s.path.rsplit("/", 1)[-1] for s in meta.all_write_stats())  # the dead attempt's file is gone
+    assert sorted(table.read(columns=["uuid"]).column("uuid").to_pylist()) == sorted(first.column("uuid").to_pylist())
+    assert res.inserted == 41
+    assert len(res.removed_files) == 3  # the injected failure happened after its file was written

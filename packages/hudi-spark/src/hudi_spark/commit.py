@@ -119,7 +119,7 @@ class SparkCommit:
         from hudi_spark.writer import SparkWriteResult
 
         assert self.requested is not None
-        self.reconcile(statuses)
+        removed = self.reconcile(statuses)
         avro = arrow_to_avro(self.schema, self.table.config.name)
         kwargs: dict[str, Any] = {"operation": self.operation, "schema": avro, "replaced": self.replaced}
         if "extra_metadata" in inspect.signature(core_commit.commit).parameters:
@@ -131,7 +131,7 @@ class SparkCommit:
             self.instant, self.operation,
             num_records=sum(s.inserted + s.updated + s.deleted for s in statuses),
             inserted=sum(s.inserted for s in statuses), updated=sum(s.updated for s in statuses),
-            deleted=sum(s.deleted for s in statuses), files=files,
+            deleted=sum(s.deleted for s in statuses), files=files, removed_files=removed,
         )  # fmt: skip
 
     def _commit_with_extra(self, statuses: list[Any], avro: dict[str, Any]) -> None:

@@ -30,6 +30,7 @@ class TaskContextInfo:
     partition_id: int
     stage_id: int
     attempt_id: int
+    attempt_number: int = 0
 
     @property
     def write_token(self) -> str:
@@ -44,7 +45,7 @@ def task_info() -> TaskContextInfo:
     ctx = TaskContext.get()
     if ctx is None:  # run outside Spark (unit use): a fixed token
         return TaskContextInfo(0, 0, 0)
-    return TaskContextInfo(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId())
+    return TaskContextInfo(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId(), ctx.attemptNumber())
 
 
 def _table_of(batches: Iterable[pa.RecordBatch], schema: pa.Schema | None = None) -> pa.Table | None:

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 __all__ = ["OPERATIONS", "SparkWriteResult", "write"]
 
 OPERATIONS = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table")
+#: fault injection for tests: the first attempt of every write task fails after writing its files
+FAIL_FIRST_ATTEMPT = "hoodie.spark.testing.fail.first.write.attempt"
 _STATUS_SCHEMA = pa.schema([("bucket", pa.int64()), ("token", pa.string()), ("status", pa.binary())])
 
 
@@ -50,6 +52,8 @@ class SparkWriteResult:
     updated: int = 0
     deleted: int = 0
     files: list[str] = field(default_factory=list)
+    #: files of failed or duplicate task attempts deleted before the commit
+    removed_files: list[str] = field(default_factory=list)
     skipped: bool = False  # the write was a replay already committed
 
 
@@ -367,10 +371,15 @@ def _write_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[An
     # The write token must differ between attempts of a task so a retried or speculative attempt
     # never collides with the files of another; core's handles build it from task_id.
     task_id = info.attempt_id
+    out = []
     for number in pc.unique(table.column(BUCKET)).to_pylist():
         records = table.filter(pc.equal(table.column(BUCKET), number))
         for status in write_bucket(ctx, buckets[number], records, task_id=task_id):
-            yield pa.RecordBatch.from_pydict(
+            out.append(pa.RecordBatch.from_pydict(
                 {"bucket": [number], "token": [info.write_token], "status": [pickle.dumps(status)]},
                 schema=_STATUS_SCHEMA,
-            )
+            ))  # fmt: skip
+    if ctx.options.get(FAIL_FIRST_ATTEMPT) == "true" and info.attempt_number == 0 and out:
+        # fault injection (tests): the first attempt dies after writing its files
+        raise RuntimeError(f"injected failure of task attempt {info.write_token} ({FAIL_FIRST_ATTEMPT})")
+    yield from out
