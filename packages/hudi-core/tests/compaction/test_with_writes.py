@@ -33,10 +33,6 @@ def values(t: HudiTable) -> dict[str, int]:
     return dict(zip(d["id"], d["val"]))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "write index (hudi_core.write.index) looks keys up in FileSystemView.latest_file_slices, which "
-    "omits a file group whose latest slice is the empty slice of a pending compaction: updates to "
-    "those keys become inserts into new file groups (duplicates). Remove this mark once fixed."))
 def test_writes_during_pending_compaction_are_not_lost(mor: HudiTable) -> None:
     tc = schedule_compaction(mor, force=True)
     assert tc is not None

@@ -19,6 +19,7 @@ from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError
 from hudi_core.schema.avro_schema import arrow_to_avro
 from hudi_core.timeline.commit_metadata import CommitMetadata
+from hudi_core.timeline.instant import Action
 from hudi_core.write.bucket_assigner import (
     BucketInfo,
     SmallFile,
@@ -33,6 +34,7 @@ from hudi_core.write.dedupe import deduplicate, ordering_field
 from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket
 from hudi_core.write.index import BucketIndex, index_for, tag_locations
 from hudi_core.write.payload import payload_for
+from hudi_core.write.services import run_post_commit_services
 from hudi_core.write.records import (
     BUCKET,
     DELETE_FLAG,
@@ -110,6 +112,7 @@ class WriteClient:
 
     def __init__(self, table: HudiTable, options: Mapping[str, Any] | None = None, *, engine: Any = None) -> None:
         check_option_conflicts(table, options or {})
+        self.options = dict(options or {})
         self.table = table
         self.config = table.write_config(options)
         self._engine = engine
@@ -147,6 +150,7 @@ class WriteClient:
         replaced = _file_groups_of(view, list(partitions))
         write_inflight(table, requested, WorkloadProfile(), "delete_partition")
         commit(table, requested, [], operation="delete_partition", schema=schema, replaced=replaced)
+        run_post_commit_services(table, self.options, delta_commit=False)
         return WriteResult(requested.timestamp, "delete_partition",
                            replaced_file_groups=sum(len(v) for v in replaced.values()))  # fmt: skip
 
@@ -219,6 +223,7 @@ class WriteClient:
         results = self.engine.map(_write_task, [(ctx, b, recs) for b, recs in tasks])
         statuses = [s for r in results for s in r]
         commit(table, inflight, statuses, operation=op, schema=avro, replaced=replaced)
+        run_post_commit_services(table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT)
         return WriteResult(
             t, op,
             inserted=sum(s.inserted for s in statuses), updated=sum(s.updated for s in statuses),

@@ -12,6 +12,7 @@ from hudi_core.errors import ConfigError
 from hudi_core.write.index.bucket import BucketIndex, bucket_file_id, bucket_id_of_file
 from hudi_core.write.index.global_simple import split_partition_changes
 from hudi_core.write.index.simple import SimpleIndex, existing_key_locations, join_locations
+from hudi_core.write.index.slices import FileGroupLocation, file_group_locations
 from hudi_core.write.records import (
     BASE_INSTANT,
     DELETE_FLAG,
@@ -27,9 +28,11 @@ if TYPE_CHECKING:
 __all__ = [
     "BUCKET_NUM",
     "BucketIndex",
+    "FileGroupLocation",
     "Index",
     "SimpleIndex",
     "bucket_file_id",
+    "file_group_locations",
     "index_for",
     "tag_locations",
 ]
@@ -92,9 +95,7 @@ def _tag_bucket(data: pa.Table, index: BucketIndex, view: FileSystemView | None)
     buckets = index.bucket_ids(data.column(RECORD_KEY))
     rows = []
     if view is not None:
-        parts = set(view.partitions())
-        wanted = [p for p in pc.unique(data.column(PARTITION_PATH)).to_pylist() if p in parts]
-        for s in view.latest_file_slices(partitions=wanted) if wanted else []:
+        for s in file_group_locations(view, pc.unique(data.column(PARTITION_PATH)).to_pylist()):
             b = bucket_id_of_file(s.file_id)
             if b is not None:
                 rows.append((s.partition_path, b, s.file_id, s.base_instant))

@@ -12,8 +12,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from hudi_core.write.records import BASE_INSTANT, FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
 
+from hudi_core.write.index.slices import FileGroupLocation, file_group_locations
+
 if TYPE_CHECKING:
-    from hudi_core.fs_view import FileSlice, FileSystemView
+    from hudi_core.fs_view import FileSystemView
 
 __all__ = ["SimpleIndex", "existing_key_locations", "join_locations"]
 
@@ -24,7 +26,7 @@ _EMPTY = pa.schema(
 )  # fmt: skip
 
 
-def _slice_keys(view: FileSystemView, s: FileSlice) -> pa.Table | None:
+def _slice_keys(view: FileSystemView, s: FileGroupLocation) -> pa.Table | None:
     if s.base_file is None:
         return None
     storage = view.table.storage
@@ -44,11 +46,10 @@ def _slice_keys(view: FileSystemView, s: FileSlice) -> pa.Table | None:
 
 def existing_key_locations(view: FileSystemView, partitions: Iterable[str] | None) -> pa.Table:
     """``(record key, partition, file id, base instant)`` of every key in the latest base files
-    of ``partitions`` (all partitions when None)."""
-    parts = None if partitions is None else [p for p in partitions if p in set(view.partitions())]
-    if parts is not None and not parts:
-        return _EMPTY.empty_table()
-    tables = [t for s in view.latest_file_slices(partitions=parts) if (t := _slice_keys(view, s)) is not None]
+    of ``partitions`` (all partitions when None); file groups under a pending compaction are
+    read from the slice before it and located at the compaction instant."""
+    locs = file_group_locations(view, partitions)
+    tables = [t for s in locs if (t := _slice_keys(view, s)) is not None]
     return pa.concat_tables(tables) if tables else _EMPTY.empty_table()
 
 
