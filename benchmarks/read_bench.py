@@ -117,7 +117,7 @@ def main() -> None:
         try:
             path = make_large_table(args.rows, args.table_type, tmp)
             bench_table(f"generated {args.table_type} {args.rows} rows", path,
-                        mor=args.table_type == "MERGE_ON_READ", repeat=max(1, args.repeat // 2))  # fmt: skip
+                        mor=args.table_type == "MERGE_ON_READ", repeat=args.repeat)  # fmt: skip
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

@@ -138,6 +138,8 @@ def test_pending_compaction_starts_a_new_slice_and_merged_view_joins_them(tmp_pa
     assert merged.base_instant == base_instant
     assert merged.base_file is not None and merged.base_file.instant == base_instant
     assert [lf.base_instant for lf in merged.log_files] == [base_instant, tc]
+    latest = next(s for s in view.latest_file_slices() if s.file_id == fid)
+    assert (latest.base_instant, latest.base_file) == (tc, None)
     latest_base = {b.file_id: b.instant for b in view.latest_base_files()}
     assert latest_base[fid] == base_instant
     rows = table.read()
@@ -156,3 +158,17 @@ def _corpus_present() -> None:
     from hudi_core.testing.corpus import corpus_root
 
     assert corpus_root() is not None, "the shared compat corpus is missing"
+
+
+def test_pending_compaction_without_new_logs_still_reads_the_previous_slice(tmp_path: Path) -> None:
+    root = copy_corpus_table(MOR, tmp_path)
+    fid, base_instant = "d206069c-22c8-4532-b9ea-3cf4282342c4-0", "20250117083125837"
+    tc = "20250117090000000"
+    (root / ".hoodie" / f"{tc}.compaction.requested").write_bytes(_compaction_plan(fid, base_instant, ""))
+    table = HudiTable.open(str(root))
+    view = FileSystemView(table)
+    latest = next(s for s in view.latest_file_slices() if s.file_id == fid)
+    assert latest.base_instant == tc and latest.is_empty
+    merged = next(s for s in view.latest_merged_file_slices() if s.file_id == fid)
+    assert merged.base_instant == base_instant and len(merged.log_files) == 1
+    assert table.read().num_rows == 4

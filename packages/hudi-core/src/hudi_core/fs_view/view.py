@@ -188,12 +188,13 @@ class FileSystemView:
     def latest_file_slices(
         self, as_of: str | None = None, partitions: Iterable[str] | None = None
     ) -> list[FileSlice]:
-        """The latest slice of every visible file group (a pending compaction's slice included,
-        which may hold only logs)."""
+        """The latest slice of every visible file group. Under a pending compaction that is the
+        compaction's slice, which holds only the logs written since (maybe none), like Java;
+        readers want :meth:`latest_merged_file_slices`."""
         out = []
         for g in self.all_file_groups(as_of=as_of, partitions=partitions):
             s = g.latest_slice()
-            if s is not None and not s.is_empty:
+            if s is not None:
                 out.append(s)
         return out
 

@@ -296,11 +296,14 @@ def _combine_with_base(
         keep_base_over_log = pa.repeat(pa.scalar(False), j.num_rows)
     keep_base = pc.and_(has_b, pc.or_(pc.invert(has_s), keep_base_over_log))
     take_log = pc.and_(pc.and_(has_s, pc.invert(s_del)), pc.invert(keep_base))
-    base_rows = pc.unique(pc.filter(j.column("b_row"), keep_base))
+    base_rows = pc.filter(j.column("b_row"), keep_base)
     log_rows = pc.unique(pc.filter(j.column("s_row"), take_log))
     parts = []
     if len(base_rows):
-        parts.append(base.take(pc.take(base_rows, pc.sort_indices(base_rows))))
+        # A boolean mask keeps base order and is cheaper than a gather over every column.
+        keep = np.zeros(base.num_rows, dtype=bool)
+        keep[base_rows.to_numpy()] = True
+        parts.append(base if keep.all() else base.filter(pa.array(keep)))
     if len(log_rows):
         parts.append(logs.take(pc.take(log_rows, pc.sort_indices(log_rows))))
     if not parts:
