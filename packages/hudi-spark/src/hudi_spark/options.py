@@ -39,10 +39,6 @@ class SparkOptions:
 
 
 class StreamOptions:
-    COMPACT_EVERY = ConfigProperty(
-        "hoodie.compact.inline.max.delta.commits", 5,
-        "Streaming MOR: schedule a compaction every this many deltacommits.", group="compaction",
-    )  # fmt: skip
     ASYNC_COMPACT = ConfigProperty(
         "hoodie.datasource.compaction.async.enable", True,
         "Streaming MOR: run scheduled compactions in the background.", group="compaction",
