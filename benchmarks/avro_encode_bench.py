@@ -1,12 +1,14 @@
-"""Arrow -> Avro binary: the vectorised encoder against a plain ``fastavro.writer`` of the same rows.
+"""Arrow <-> Avro binary: the vectorised encoder against a plain ``fastavro.writer`` of the same
+rows, and the block decoder against ``fastavro.reader`` of the same rows (to Python rows).
 
-Run: ``.venv/bin/python benchmarks/avro_encode_bench.py [rows]``. Prints both timings and the ratio
-(target: vectorised <= 1.5x fastavro). A script, not a test: timings vary by machine.
+Run: ``.venv/bin/python benchmarks/avro_encode_bench.py [rows]``. Prints timings and ratios
+(targets: vectorised <= 1.5x fastavro). A script, not a test: timings vary by machine.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import sys
 import time
 import uuid
@@ -14,7 +16,7 @@ import uuid
 import fastavro
 import numpy as np
 import pyarrow as pa
-from hudi_core.log.blocks import encode_avro_data_block
+from hudi_core.log.blocks import decode_avro_data_block, encode_avro_data_block, record_bounds
 from hudi_core.schema.avro_schema import add_meta_fields, arrow_to_avro
 
 
@@ -68,6 +70,28 @@ def main() -> None:
     print(f"vectorised encode_avro_data_block: {t_vec * 1000:8.1f} ms")
     print(f"fastavro.writer (rows prebuilt):    {t_fa * 1000:8.1f} ms")
     print(f"ratio vectorised / fastavro:        {t_vec / t_fa:8.2f}  (target <= 1.5)")
+
+    block = encode_avro_data_block(table, schema)
+    container = io.BytesIO()
+    fastavro.writer(container, parsed, rows, codec="null")
+    container_bytes = container.getvalue()
+
+    def decode_block() -> None:
+        decode_avro_data_block(block, json.dumps(schema))
+
+    def bounds() -> None:
+        record_bounds(block)
+
+    def plain_reader() -> None:
+        list(fastavro.reader(io.BytesIO(container_bytes)))
+
+    t_dec = best_of(decode_block)
+    t_bounds = best_of(bounds)
+    t_rd = best_of(plain_reader)
+    print(f"decode_avro_data_block:             {t_dec * 1000:8.1f} ms")
+    print(f"  of which record_bounds:           {t_bounds * 1000:8.1f} ms")
+    print(f"fastavro.reader (to rows):          {t_rd * 1000:8.1f} ms")
+    print(f"ratio decode / fastavro:            {t_dec / t_rd:8.2f}  (target <= 1.5)")
 
 
 if __name__ == "__main__":

@@ -146,3 +146,48 @@ def test_empty_delete_block() -> None:
     content = encode_delete_block([], [])
     assert content == b"\x00\x00\x00\x03\x00\x00\x00\x01\x00"
     assert read_log_bytes(encode_block(BlockType.DELETE, {}, content))[0].deletes().num_rows == 0
+
+
+def _flat_block(n: int) -> tuple[bytes, dict]:
+    table = pa.table({
+        "_hoodie_commit_time": ["001"] * n,
+        "_hoodie_commit_seqno": [f"001_0_{i}" for i in range(n)],
+        "_hoodie_record_key": [f"k{i}" for i in range(n)],
+        "_hoodie_partition_path": ["p"] * n,
+        "_hoodie_file_name": ["fid-0"] * n,
+        "v": pa.array(range(n), pa.int64()),
+    })  # fmt: skip
+    schema = schema_json(table)
+    return encode_avro_data_block(table, schema), schema
+
+
+def test_record_bounds_split_every_record() -> None:
+    from hudi_core.log.blocks import record_bounds, split_avro_records
+
+    content, _ = _flat_block(3)
+    starts, ends = record_bounds(content)
+    prefixes = [int.from_bytes(content[s - 4 : s], "big") for s in starts.tolist()]
+    assert (ends - starts).tolist() == prefixes
+    assert int(starts[0]) == 12 and int(ends[-1]) == len(content)
+    assert [bytes(r) for r in split_avro_records(content)] == [content[s:e] for s, e in zip(starts, ends, strict=True)]
+
+
+@pytest.mark.parametrize(
+    "mangle",
+    [
+        pytest.param(lambda c: c[:-3], id="truncated-last-record"),
+        pytest.param(lambda c: c[:4] + (99).to_bytes(4, "big") + c[8:], id="count-too-large"),
+        pytest.param(lambda c: c[:8] + (-8).to_bytes(4, "big", signed=True) + c[12:], id="negative-length"),
+        pytest.param(lambda c: c[:8] + (10**6).to_bytes(4, "big") + c[12:], id="length-past-end"),
+        pytest.param(lambda c: b"\x00\x00\x00\x01" + c[8:-2], id="v1-truncated"),
+    ],
+)
+def test_malformed_record_chain_is_a_corrupt_block(mangle: object) -> None:
+    import json
+
+    from hudi_core.errors import CorruptedLogBlockError
+    from hudi_core.log.blocks import decode_avro_data_block
+
+    content, schema = _flat_block(3)
+    with pytest.raises(CorruptedLogBlockError):
+        decode_avro_data_block(mangle(content), json.dumps(schema))  # type: ignore[operator]

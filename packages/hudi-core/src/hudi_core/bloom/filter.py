@@ -11,11 +11,12 @@ import base64
 import math
 import struct
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from hudi_core.bloom.murmur import hash_positions
+from hudi_core.bloom.murmur import as_string_array, iter_positions, positions_major
 from hudi_core.errors import HudiError
 
 __all__ = [
@@ -112,21 +113,37 @@ class BloomFilter:
 
     def add(self, keys: pa.Array | pa.ChunkedArray | list[str]) -> None:
         """Add record keys (strings, hashed as UTF-8), in order."""
-        positions = hash_positions(keys, num_hashes=self.num_hashes, bit_size=self.bit_size)
-        if len(positions) == 0:
+        arr = as_string_array(keys)
+        n = len(arr)
+        if n == 0:
             return
-        rows = self._row_of_each(len(positions))
-        for r in np.unique(rows):
-            self.rows[int(r)][positions[rows == r].ravel()] = True
+        rows = self._row_of_each(n)
+        single = self.type_code == SIMPLE or (rows[0] == rows[-1] and not self._reached_max)
+        # Setting bits is order-free: go chunk by chunk, never building all positions at once.
+        if single:
+            bits = self.rows[int(rows[0])]
+            for _, pos in iter_positions(arr, num_hashes=self.num_hashes, bit_size=self.bit_size):
+                bits[pos.reshape(-1)] = True
+            return
+        # Several rows: one scatter into the rows laid end to end (row r at r * bit_size).
+        matrix = np.stack(self.rows)
+        flat = matrix.reshape(-1)
+        wide: type[np.unsignedinteger[Any]] = np.uint64 if matrix.size >= 2**32 else np.uint32
+        row_base: np.ndarray = rows.astype(wide) * self.bit_size
+        for idx, pos in iter_positions(arr, num_hashes=self.num_hashes, bit_size=self.bit_size):
+            target = pos.astype(wide, copy=False) + row_base[idx]
+            flat[target.reshape(-1)] = True
+        for r, bits in enumerate(self.rows):
+            bits |= matrix[r]
 
     # -- membership --------------------------------------------------------------------------
 
     def might_contain(self, keys: pa.Array | pa.ChunkedArray | list[str]) -> np.ndarray:
         """Per key: False when the key is certainly absent, True when it may be present."""
-        positions = hash_positions(keys, num_hashes=self.num_hashes, bit_size=self.bit_size)
-        out = np.zeros(len(positions), dtype=bool)
+        positions = positions_major(keys, num_hashes=self.num_hashes, bit_size=self.bit_size)
+        out = np.zeros(positions.shape[1], dtype=bool)
         for bits in self.rows:
-            out |= bits[positions].all(axis=1)
+            out |= bits[positions].all(axis=0)
         return out
 
     # -- serialisation -----------------------------------------------------------------------

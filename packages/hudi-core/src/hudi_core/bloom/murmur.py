@@ -14,12 +14,20 @@ import pyarrow as pa
 
 from hudi_core.errors import InvalidRecordKeyError
 
-__all__ = ["hash_positions", "key_bytes_by_length", "murmur2_rounds"]
+__all__ = [
+    "as_string_array",
+    "hash_positions",
+    "iter_positions",
+    "key_bytes_by_length",
+    "murmur2_rounds",
+    "positions_major",
+]
 
 _M = np.uint32(0x5BD1E995)
 
 
-def _as_string_array(keys: pa.Array | pa.ChunkedArray | list[str]) -> pa.Array:
+def as_string_array(keys: pa.Array | pa.ChunkedArray | list[str]) -> pa.Array:
+    """``keys`` as one non-null string (or binary) array, or an error naming the bad row."""
     if isinstance(keys, list):
         keys = pa.array(keys, pa.string())
     if isinstance(keys, pa.ChunkedArray):
@@ -44,15 +52,13 @@ def key_bytes_by_length(
     keys: pa.Array | pa.ChunkedArray | list[str],
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Yield ``(row_indices, byte_matrix)`` per distinct key byte length."""
-    arr = _as_string_array(keys)
+    arr = as_string_array(keys)
     n = len(arr)
     if n == 0:
         return
     bufs = arr.buffers()
     offsets = np.frombuffer(bufs[1], dtype=np.int32)[arr.offset : arr.offset + n + 1].astype(np.int64)
-    data = (
-        np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
-    )
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
     lengths = np.diff(offsets)
     order = np.argsort(lengths, kind="stable")
     sorted_len = lengths[order]
@@ -64,51 +70,115 @@ def key_bytes_by_length(
         yield group, matrix.reshape(len(group), length)
 
 
-def _prepare(matrix: np.ndarray) -> tuple[np.ndarray, np.uint32 | None]:
-    """Seed-independent parts of the hash: the mixed 4-byte blocks and the tail value."""
+# Keys hashed per pass: the working uint32 vectors (a few per pass) stay in the CPU cache.
+_CHUNK = 1 << 15
+
+
+def _prepare(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Seed-independent parts of the hash: the mixed 4-byte blocks ``(nblocks, n)`` and the
+    tail value."""
     n, length = matrix.shape
     nblocks = length // 4
     body = np.ascontiguousarray(matrix[:, : nblocks * 4])
-    k = body.view("<u4").reshape(n, nblocks).astype(np.uint32)
+    # Block-major so each round reads one contiguous vector per block.
+    k = np.ascontiguousarray(body.view("<u4").reshape(n, nblocks).T, dtype=np.uint32)
     with np.errstate(over="ignore"):
-        k = k * _M
+        k *= _M
         k ^= k >> np.uint32(24)
-        k = k * _M
+        k *= _M
     left = length - nblocks * 4
     tail = None
     if left:
         # Java bytes are signed: sign-extend before shifting (spec 6.3, Hadoop's tail order).
-        signed = matrix.view(np.int8).astype(np.int32)
-        t = np.zeros(n, dtype=np.int32)
-        if left >= 3:
-            t ^= signed[:, length - 3] << 16
+        signed = matrix[:, nblocks * 4 :].view(np.int8).astype(np.int32)
+        t = signed[:, left - 1].copy()
         if left >= 2:
-            t ^= signed[:, length - 2] << 8
-        t ^= signed[:, length - 1]
+            t ^= signed[:, left - 2] << 8
+        if left >= 3:
+            t ^= signed[:, left - 3] << 16
         tail = t.view(np.uint32)
-    return k, tail  # type: ignore[return-value]
+    return k, tail
+
+
+def _rounds_into(out: np.ndarray, k: np.ndarray, tail: np.ndarray | None, length: int, seed: int) -> None:
+    """Fill ``out`` ``(rounds, n)`` uint32 with the chained hashes, in place, no temporaries
+    beyond one scratch vector."""
+    rounds, n = out.shape
+    nblocks = k.shape[0]
+    length_u = np.uint32(length)
+    h = np.full(n, seed & 0xFFFFFFFF, dtype=np.uint32)
+    tmp = np.empty(n, dtype=np.uint32)
+    with np.errstate(over="ignore"):
+        for r in range(rounds):
+            h ^= length_u
+            for j in range(nblocks):
+                h *= _M
+                h ^= k[j]
+            if tail is not None:
+                h ^= tail
+                h *= _M
+            np.right_shift(h, np.uint32(13), out=tmp)
+            h ^= tmp
+            h *= _M
+            np.right_shift(h, np.uint32(15), out=tmp)
+            h ^= tmp
+            out[r] = h
 
 
 def murmur2_rounds(matrix: np.ndarray, rounds: int, *, seed: int = 0) -> np.ndarray:
     """``(n, rounds)`` int32: ``h_i = murmur2(key, seed=h_{i-1})`` with ``h_0 = seed``."""
+    return _rounds_major(matrix, rounds, seed).T.view(np.int32)
+
+
+def _rounds_major(matrix: np.ndarray, rounds: int, seed: int = 0) -> np.ndarray:
+    """``(rounds, n)`` uint32 hashes, computed in cache-sized chunks of keys."""
     n, length = matrix.shape
-    k, tail = _prepare(matrix)
-    out = np.empty((n, rounds), dtype=np.int32)
-    h_prev = np.full(n, seed & 0xFFFFFFFF, dtype=np.uint32)
-    with np.errstate(over="ignore"):
-        for r in range(rounds):
-            h = h_prev ^ np.uint32(length)
-            for j in range(k.shape[1]):
-                h = h * _M
-                h ^= k[:, j]
-            if tail is not None:
-                h ^= tail
-                h = h * _M
-            h ^= h >> np.uint32(13)
-            h = h * _M
-            h ^= h >> np.uint32(15)
-            out[:, r] = h.view(np.int32)
-            h_prev = h
+    out = np.empty((rounds, n), dtype=np.uint32)
+    for lo in range(0, n, _CHUNK):
+        hi = min(n, lo + _CHUNK)
+        k, tail = _prepare(matrix[lo:hi])
+        _rounds_into(out[:, lo:hi], k, tail, length, seed)
+    return out
+
+
+def _java_abs_mod(h: np.ndarray, bit_size: int) -> np.ndarray:
+    """``Math.abs(h % bit_size)`` of int32 hashes held as uint32, in place, in uint32: the
+    magnitude of a truncating remainder is ``|h| mod size`` (|INT_MIN| = 2^31 fits uint32)."""
+    # Branch-free two's-complement abs: sign is all ones for negatives; (h ^ sign) - sign.
+    sign = (h.view(np.int32) >> 31).view(np.uint32)
+    h ^= sign
+    h -= sign
+    # x - (x // d) * d: numpy divides by a scalar with libdivide, far faster than its ``%``.
+    d = np.uint32(bit_size)
+    q = np.floor_divide(h, d)
+    q *= d
+    h -= q
+    return h
+
+
+def iter_positions(
+    keys: pa.Array | pa.ChunkedArray | list[str], *, num_hashes: int, bit_size: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``(row_indices, positions)`` per cache-sized chunk of same-length keys; ``positions`` is
+    ``(num_hashes, len(row_indices))`` uint32. Chunks come in no particular key order."""
+    for rows, matrix in key_bytes_by_length(keys):
+        n, length = matrix.shape
+        for lo in range(0, n, _CHUNK):
+            hi = min(n, lo + _CHUNK)
+            k, tail = _prepare(matrix[lo:hi])
+            out = np.empty((num_hashes, hi - lo), dtype=np.uint32)
+            _rounds_into(out, k, tail, length, 0)
+            yield rows[lo:hi], _java_abs_mod(out, bit_size)
+
+
+def positions_major(
+    keys: pa.Array | pa.ChunkedArray | list[str], *, num_hashes: int, bit_size: int
+) -> np.ndarray:
+    """``(num_hashes, n)`` uint32 bit positions in key order, hash-major."""
+    arr = as_string_array(keys)
+    out = np.empty((num_hashes, len(arr)), dtype=np.uint32)
+    for rows, pos in iter_positions(arr, num_hashes=num_hashes, bit_size=bit_size):
+        out[:, rows] = pos
     return out
 
 
@@ -116,9 +186,4 @@ def hash_positions(
     keys: pa.Array | pa.ChunkedArray | list[str], *, num_hashes: int, bit_size: int
 ) -> np.ndarray:
     """``(n, num_hashes)`` int64 bit positions ``abs(h % bit_size)`` (Java remainder)."""
-    arr = _as_string_array(keys)
-    out = np.empty((len(arr), num_hashes), dtype=np.int64)
-    for rows, matrix in key_bytes_by_length(arr):
-        h = murmur2_rounds(matrix, num_hashes).astype(np.int64)
-        out[rows] = np.abs(np.fmod(h, bit_size))
-    return out
+    return positions_major(keys, num_hashes=num_hashes, bit_size=bit_size).T.astype(np.int64)

@@ -58,44 +58,93 @@ def encode_avro_data_block(table: pa.Table, avro_schema_with_meta: str | dict[st
     return _I32.pack(AVRO_BLOCK_VERSION) + _I32.pack(n) + body.tobytes()
 
 
-def record_bounds(content: bytes | memoryview) -> tuple[list[int], list[int]]:
-    """(start, end) byte positions of each record of an Avro data block's content (versions
-    1, 2, 3), excluding the int32 length prefixes."""
+def record_bounds(content: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
+    """(start, end) byte positions (int64 arrays) of each record of an Avro data block's content
+    (versions 1, 2, 3), excluding the int32 length prefixes."""
     view = memoryview(content)
+    size = len(view)
+    if size < 4:
+        raise CorruptedLogBlockError(f"Avro data block content of {size} bytes is truncated")
+    (version,) = _I32.unpack_from(view, 0)
+    if version not in (1, 2, 3):
+        raise CorruptedLogBlockError(f"Avro data block content version {version} is unknown (1, 2 or 3)")
+    if version == 1:
+        ends = _chain_until_end(view, 4)
+    else:
+        if size < 8:
+            raise CorruptedLogBlockError(f"Avro data block content of {size} bytes is truncated")
+        (count,) = _I32.unpack_from(view, 4)
+        if count < 0 or 8 + 4 * count > size:
+            raise CorruptedLogBlockError(f"Avro data block record count {count} does not fit the block")
+        ends = _chain(view, 8, count)
+    return _check_bounds(np.frombuffer(view, dtype=np.uint8), ends, 8 if version >= 2 else 4)
+
+
+def _chain(view: memoryview, pos: int, count: int) -> np.ndarray:
+    """End of each of ``count`` length-prefixed records from ``pos``.
+
+    Each position depends on the previous length, so this is a scalar loop; it keeps only the
+    one unpack and one add per record, and every check is done vectorised afterwards.
+    """
+    unpack = _I32.unpack_from
+    ends = [0] * count
+    size = len(view)
     try:
-        (version,) = _I32.unpack_from(view, 0)
-        pos = 4
-        if version not in (1, 2, 3):
-            raise CorruptedLogBlockError(f"Avro data block content version {version} is unknown (1, 2 or 3)")
-        count = -1
-        if version >= 2:
-            (count,) = _I32.unpack_from(view, pos)
-            pos += 4
-        starts: list[int] = []
-        ends: list[int] = []
-        end = len(view)
-        unpack = _I32.unpack_from
-        # Sequential by nature: each record's position depends on the previous length.
-        while (count < 0 and pos < end) or len(starts) < count:
-            (length,) = unpack(view, pos)
-            pos += 4
-            if length < 0 or pos + length > end:
-                raise CorruptedLogBlockError(
-                    f"Avro record length {length} at byte {pos - 4} runs past the block"
-                )
-            starts.append(pos)
-            pos += length
-            ends.append(pos)
-        return starts, ends
+        for i in range(count):
+            pos += unpack(view, pos)[0] + 4
+            ends[i] = pos
     except struct.error as e:
         raise CorruptedLogBlockError(f"Avro data block content is truncated: {e}") from e
+    if count and not 0 <= pos <= size:
+        raise CorruptedLogBlockError(f"Avro records run past the block: end {pos} of {size} bytes")
+    return np.array(ends, dtype=np.int64)
+
+
+def _chain_until_end(view: memoryview, pos: int) -> np.ndarray:
+    """Version 1 blocks carry no count: follow the chain to the end of the content."""
+    unpack = _I32.unpack_from
+    size = len(view)
+    ends: list[int] = []
+    try:
+        while pos < size:
+            (length,) = unpack(view, pos)
+            if length < 0:
+                raise CorruptedLogBlockError(f"Avro record length {length} at byte {pos} is negative")
+            pos += length + 4
+            ends.append(pos)
+    except struct.error as e:
+        raise CorruptedLogBlockError(f"Avro data block content is truncated: {e}") from e
+    return np.array(ends, dtype=np.int64)
+
+
+def _check_bounds(data: np.ndarray, ends: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray]:
+    """Starts from the ends, with the length prefixes re-read to reject negative lengths (which
+    would have sent the scalar chain backwards) and records past the block."""
+    if len(ends) == 0:
+        return ends, ends
+    prefix_at = np.empty(len(ends), dtype=np.int64)
+    prefix_at[0] = first
+    prefix_at[1:] = ends[:-1]
+    if (prefix_at < first).any() or (prefix_at + 4 > len(data)).any():
+        raise CorruptedLogBlockError("Avro record lengths do not chain inside the block")
+    raw = data[prefix_at[:, None] + np.arange(4)]
+    lengths = np.ascontiguousarray(raw).view(">i4").reshape(-1).astype(np.int64)
+    starts = prefix_at + 4
+    if (lengths < 0).any():
+        bad = int(np.flatnonzero(lengths < 0)[0])
+        raise CorruptedLogBlockError(
+            f"Avro record length {int(lengths[bad])} at byte {int(prefix_at[bad])} is negative"
+        )
+    if int(ends[-1]) > len(data) or (starts + lengths != ends).any():
+        raise CorruptedLogBlockError(f"Avro record runs past the block of {len(data)} bytes")
+    return starts, ends
 
 
 def split_avro_records(content: bytes | memoryview) -> list[memoryview]:
     """The Avro binary of each record of an Avro data block's content."""
     view = memoryview(content)
     starts, ends = record_bounds(view)
-    return [view[s:e] for s, e in zip(starts, ends, strict=True)]
+    return [view[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
 
 
 def decode_avro_data_block(
@@ -104,10 +153,10 @@ def decode_avro_data_block(
     starts, ends = record_bounds(content)
     try:
         data = np.frombuffer(content, dtype=np.uint8)
-        return decode_flat_records(data, np.array(starts), np.array(ends), writer_schema, reader_schema)
+        return decode_flat_records(data, starts, ends, writer_schema, reader_schema)
     except NotFlat:
         view = memoryview(content)
-        records = [view[s:e] for s, e in zip(starts, ends, strict=True)]
+        records = [view[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
         return decode_records(records, writer_schema, reader_schema)
 
 
