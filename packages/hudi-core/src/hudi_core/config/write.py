@@ -92,6 +92,11 @@ class WriteBufferOptions:
         "hoodie.write.buffer.record.size.sample.rate", 0.01,
         "Fraction of batches whose per-record size is re-measured (the rest reuse the estimate).",
     )
+    STREAM_CHUNK_MAX_BYTES = _w(
+        "hoodie.write.stream.chunk.max.bytes", 64 * 1024 * 1024,
+        "A streamed write (an iterator of record batches) runs keys, dedupe and the index lookup "
+        "over chunks of about this many Arrow bytes; all chunks go into one instant.",
+    )
 
 
 class WriteBehaviourOptions:

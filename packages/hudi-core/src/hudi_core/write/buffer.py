@@ -61,3 +61,7 @@ class WriteBuffer:
     def flush_all(self) -> None:
         for bucket in list(self._batches):
             self.flush(bucket)
+
+    def flush_where(self, predicate: Callable[[Hashable], bool]) -> None:
+        for bucket in [b for b in self._batches if predicate(b)]:
+            self.flush(bucket)

@@ -6,7 +6,7 @@ created, so a rejected write leaves the table untouched.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
-from hudi_core.errors import ConfigError
+from hudi_core.errors import ConfigError, SchemaMismatchError
 from hudi_core.schema.avro_schema import arrow_to_avro
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Action
@@ -35,6 +35,8 @@ from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket
 from hudi_core.write.index import BucketIndex, index_for, tag_locations
 from hudi_core.write.payload import payload_for
 from hudi_core.write.services import run_post_commit_services
+from hudi_core.write.stream import StreamWriter, chunk_max_bytes, chunks
+from hudi_core.keygen import key_generator_for
 from hudi_core.write.records import (
     BUCKET,
     DELETE_FLAG,
@@ -127,13 +129,23 @@ class WriteClient:
 
     # -- public operations -----------------------------------------------------------------------
 
-    def write(self, data: pa.Table | pa.RecordBatch, operation: str = "upsert") -> WriteResult:
+    def write(
+        self, data: pa.Table | pa.RecordBatch | Iterable[pa.RecordBatch | pa.Table], operation: str = "upsert"
+    ) -> WriteResult:
+        """Write a table (one pass of the stages) or a stream of batches (chunked, buffered,
+        bounded memory; see :mod:`hudi_core.write.stream`) as one instant."""
         op = operation.lower()
         if op not in OPERATION_TYPES or op == "delete_partition":
             raise ConfigError(f"operation {operation!r} is not one of {', '.join(sorted(OPERATION_TYPES))}")
         if isinstance(data, pa.RecordBatch):
             data = pa.Table.from_batches([data])
-        return self._run(data, op)
+        if isinstance(data, pa.Table):
+            return self._run(data, op)
+        if op in ("insert_overwrite", "insert_overwrite_table", "bulk_insert"):
+            # these need the whole input (partitions replaced / global sort): one table
+            whole = list(chunks(data, 1 << 62))
+            return self._run(whole[0], op) if whole else WriteResult("", op)
+        return self._run_stream(iter(data), op)
 
     def delete(self, keys: pa.Table) -> WriteResult:
         """Delete the records whose key (record key fields + partition fields) is in ``keys``."""
@@ -156,38 +168,54 @@ class WriteClient:
 
     # -- the pipeline ----------------------------------------------------------------------------
 
+    def _required(self, data: pa.Table, op: str) -> list[str]:
+        table, cfg = self.table, self.config
+        order = ordering_field(cfg)
+        key_fields = table.config.record_key_fields
+        part_fields = table.config.partition_fields if table.config.is_partitioned else []
+        required = [*key_fields, *part_fields]
+        if order and op != "delete" and data.num_rows and table.config.ordering_field:
+            required.append(order)
+        return required
+
+    def _schema_for(self, data: pa.Table, op: str) -> pa.Schema | None:
+        """The commit's writer schema (None: a delete on a table without data)."""
+        required = self._required(data, op)
+        table_schema = self.table.schema()
+        if op == "delete":
+            evolve_schema(None, data.schema, required=required)  # keys must be there
+            return table_schema
+        return evolve_schema(table_schema, data.schema, required=required)
+
+    def _prepare(self, data: pa.Table, op: str, schema: pa.Schema) -> pa.Table:
+        """Stages 1-2: keys, schema conformance, dedupe (and bulk_insert's sort)."""
+        cfg = self.config
+        is_delete = op == "delete"
+        payload_for(cfg)
+        records = prepare(data, key_generator_for(cfg), cfg, all_deletes=is_delete)
+        if not is_delete:
+            records = conform_to_schema(records, schema)
+        if self._combine(op):
+            records = deduplicate(records, cfg)
+        if op == "bulk_insert":
+            records = records.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
+        return records
+
+    def _combine(self, op: str) -> bool:
+        opt = WriteOptions.COMBINE_BEFORE_UPSERT if op in ("upsert", "delete") else WriteOptions.COMBINE_BEFORE_INSERT
+        return bool(self.config.get(opt))
+
     def _run(self, data: pa.Table, op: str) -> WriteResult:
         from hudi_core.fs_view import FileSystemView
-        from hudi_core.keygen import key_generator_for
 
         table, cfg = self.table, self.config
         is_delete = op == "delete"
         order = ordering_field(cfg)
         key_fields = table.config.record_key_fields
-        part_fields = table.config.partition_fields if table.config.is_partitioned else []
-        required = [*key_fields, *part_fields]
-        if order and not is_delete and data.num_rows and table.config.ordering_field:
-            required.append(order)
-        table_schema = table.schema()
-        if is_delete:
-            evolve_schema(None, data.schema, required=required)  # keys must be there
-            if table_schema is None:
-                return WriteResult("", op)
-            schema = table_schema
-        else:
-            schema = evolve_schema(table_schema, data.schema, required=required)
-        payload_for(cfg)
-        keygen = key_generator_for(cfg)
-        records = prepare(data, keygen, cfg, all_deletes=is_delete)
-        if not is_delete:
-            records = conform_to_schema(records, schema)
-        combine = cfg.get(WriteOptions.COMBINE_BEFORE_UPSERT) if op in ("upsert", "delete") else cfg.get(
-            WriteOptions.COMBINE_BEFORE_INSERT
-        )
-        if combine:
-            records = deduplicate(records, cfg)
-        if op == "bulk_insert":
-            records = records.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
+        schema = self._schema_for(data, op)
+        if schema is None:
+            return WriteResult("", op)
+        records = self._prepare(data, op, schema)
         index = index_for(cfg, key_fields)
         avro = arrow_to_avro(schema, table.config.name)
 
@@ -229,6 +257,55 @@ class WriteClient:
             inserted=sum(s.inserted for s in statuses), updated=sum(s.updated for s in statuses),
             deleted=sum(s.deleted for s in statuses), files_written=len(statuses),
             replaced_file_groups=sum(len(v) for v in replaced.values()), statuses=statuses,
+        )  # fmt: skip
+
+
+    def _run_stream(self, source: Iterator[pa.RecordBatch | pa.Table], op: str) -> WriteResult:
+        from hudi_core.fs_view import FileSystemView
+        from hudi_core.write.rollback import rollback_instant
+
+        table, cfg = self.table, self.config
+        parts = chunks(source, chunk_max_bytes(cfg))
+        first = next(parts, None)
+        if first is None:
+            return WriteResult("", op)
+        schema = self._schema_for(first, op)
+        if schema is None:
+            return WriteResult("", op)
+        records = self._prepare(first, op, schema)  # the first chunk is checked before the instant
+        index = index_for(cfg, table.config.record_key_fields)
+        avro = arrow_to_avro(schema, table.config.name)
+        requested = start_commit(table, op)
+        inflight = write_inflight(table, requested, WorkloadProfile(), op)
+        try:
+            has_data = bool(table.timeline.completed_commits())
+            ctx = WriteContext(
+                base_uri=table.base_uri, instant=requested.timestamp, is_mor=table.config.is_mor,
+                avro_schema=avro, schema=schema, options=dict(cfg.to_dict()), ordering_field=ordering_field(cfg),
+                payload=payload_for(cfg).value,
+            )  # fmt: skip
+            lookup = has_data and (op in ("upsert", "delete") or isinstance(index, BucketIndex))
+            writer = StreamWriter(ctx, cfg, index, FileSystemView(table) if has_data else None,
+                                  lookup=lookup, dedupe=self._combine(op))  # fmt: skip
+            writer.add(records)
+            del records, first
+            for n, chunk in enumerate(parts, start=2):
+                if op != "delete" and self._schema_for(chunk, op) != schema:
+                    raise SchemaMismatchError(
+                        f"streamed chunk {n} has columns/types {chunk.schema} that change the write's "
+                        f"schema {schema}; give every batch of one write the same schema"
+                    )
+                writer.add(self._prepare(chunk, op, schema))
+            statuses = writer.finish()
+        except BaseException:
+            rollback_instant(table, requested.timestamp)
+            raise
+        commit(table, inflight, statuses, operation=op, schema=avro)
+        run_post_commit_services(table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT)
+        return WriteResult(
+            requested.timestamp, op,
+            inserted=sum(s.inserted for s in statuses), updated=sum(s.updated for s in statuses),
+            deleted=sum(s.deleted for s in statuses), files_written=len(statuses), statuses=statuses,
         )  # fmt: skip
 
 

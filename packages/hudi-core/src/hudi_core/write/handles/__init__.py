@@ -8,19 +8,25 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.write.bucket_assigner import APPEND, CREATE, MERGE, BucketInfo
 from hudi_core.write.handles.append import NATURAL_DELETE, append_to_file_group
-from hudi_core.write.handles.context import WriteContext, WriteStatus
+from hudi_core.write.handles.context import TaskAttempt, WriteContext, WriteStatus
 from hudi_core.write.handles.create import write_new_file
 from hudi_core.write.handles.merge import merge_file_group
 from hudi_core.write.records import DELETE_FLAG
 
-__all__ = ["NATURAL_DELETE", "WriteContext", "WriteStatus", "write_bucket"]
+__all__ = ["NATURAL_DELETE", "TaskAttempt", "WriteContext", "WriteStatus", "write_bucket"]
 
 _BATCH_ROWS = 65536
 
 
-def write_bucket(ctx: WriteContext, bucket: BucketInfo, records: pa.Table, *, task_id: int | None = None) -> list[WriteStatus]:
-    """Write the records of one bucket; returns the write statuses of the files written."""
-    tid = bucket.number if task_id is None else task_id
+def write_bucket(
+    ctx: WriteContext, bucket: BucketInfo, records: pa.Table, *, task_id: int | None = None,
+    attempt: TaskAttempt | None = None,
+) -> list[WriteStatus]:
+    """Write the records of one bucket; returns the write statuses of the files written.
+
+    ``attempt`` names the task attempt (write token, seqnos); without it the task id (default:
+    the bucket number) is both partition and attempt id of a local task."""
+    tid: TaskAttempt | int = attempt if attempt is not None else (bucket.number if task_id is None else task_id)
     if bucket.io_type == CREATE:
         live = records.filter(pc.invert(records.column(DELETE_FLAG)))
         return write_new_file(ctx, bucket.partition_path, bucket.file_id, _batches(live), task_id=tid)

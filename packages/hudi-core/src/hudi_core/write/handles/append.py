@@ -15,10 +15,12 @@ from hudi_core.config.write import WriteOptions
 from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.log.writer import LogWriter
-from hudi_core.table.file_names import BaseFileName, LogFileName, write_token
+from hudi_core.table.file_names import BaseFileName, LogFileName
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.handles.context import (
+    TaskAttempt,
     WriteContext,
+    as_attempt,
     WriteStatus,
     ensure_partition_metadata,
     meta_columns,
@@ -38,10 +40,11 @@ __all__ = ["NATURAL_DELETE", "append_to_file_group"]
 
 
 def append_to_file_group(
-    ctx: WriteContext, partition: str, file_id: str, base_instant: str, records: pa.Table, *, task_id: int
+    ctx: WriteContext, partition: str, file_id: str, base_instant: str, records: pa.Table, *, task_id: TaskAttempt | int
 ) -> list[WriteStatus]:
     storage = ctx.storage
-    token = write_token(task_id, 1, 0)
+    attempt = as_attempt(task_id, ctx.stage_id)
+    token = attempt.token
     is_delete = records.column(DELETE_FLAG)
     upserts = records.filter(pc.invert(is_delete))
     deletes = records.filter(is_delete)
@@ -51,7 +54,7 @@ def append_to_file_group(
     if upserts.num_rows:
         data = conform_to_schema(upserts, ctx.schema)
         metas = meta_columns(
-            data.num_rows, instant=ctx.instant, task_id=task_id, record_keys=data.column(RECORD_KEY),
+            data.num_rows, instant=ctx.instant, task_id=attempt.partition_id, record_keys=data.column(RECORD_KEY),
             partitions=data.column(PARTITION_PATH), file_name=file_id,
         )  # fmt: skip
         table = with_meta(data, metas, ctx.schema)

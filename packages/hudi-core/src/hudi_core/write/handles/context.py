@@ -13,12 +13,33 @@ import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.schema.avro_schema import META_FIELDS, add_meta_fields
 from hudi_core.storage.base import Storage
-from hudi_core.table.file_names import PARTITION_METAFILE_PREFIX
+from hudi_core.table.file_names import PARTITION_METAFILE_PREFIX, write_token
 from hudi_core.table.paths import join_table_path
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.markers import MarkerFiles
 
-__all__ = ["WriteContext", "WriteStatus", "ensure_partition_metadata", "meta_columns"]
+__all__ = ["TaskAttempt", "WriteContext", "WriteStatus", "ensure_partition_metadata", "meta_columns"]
+
+
+@dataclass(frozen=True)
+class TaskAttempt:
+    """Where a handle runs, as Spark names it: the write token of its files is
+    ``<partitionId>-<stageId>-<attemptId>`` and its records' seqnos are
+    ``<instant>_<partitionId>_<n>``. The attempt id must be unique per task attempt (Spark's
+    ``taskAttemptId``), so a retried attempt never writes a file name another attempt used."""
+
+    partition_id: int
+    stage_id: int = 1
+    attempt_id: int = 0
+
+    @property
+    def token(self) -> str:
+        return write_token(self.partition_id, self.stage_id, self.attempt_id)
+
+
+def as_attempt(task: TaskAttempt | int, stage_id: int = 1) -> TaskAttempt:
+    """An ``int`` task id (local engine) is its own partition and attempt id."""
+    return task if isinstance(task, TaskAttempt) else TaskAttempt(task, stage_id, task)
 
 
 @dataclass(frozen=True)
@@ -35,6 +56,8 @@ class WriteContext:
     options: dict[str, str] = field(default_factory=dict)
     ordering_field: str | None = None
     payload: str = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+    #: the stage id in write tokens of local tasks (Spark passes its own with TaskAttempt)
+    stage_id: int = 1
 
     @cached_property
     def config(self) -> HoodieConfig:

@@ -7,10 +7,12 @@ from collections.abc import Iterable
 import pyarrow as pa
 from hudi_core.config.write import WriteOptions
 from hudi_core.executor import executor_for
-from hudi_core.table.file_names import BaseFileName, write_token
+from hudi_core.table.file_names import BaseFileName
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.handles.context import (
+    TaskAttempt,
     WriteContext,
+    as_attempt,
     WriteStatus,
     ensure_partition_metadata,
     meta_columns,
@@ -24,12 +26,13 @@ __all__ = ["CreateHandle", "write_new_file"]
 class CreateHandle:
     """Executor consumer: collects record batches, writes the base file on ``finish``."""
 
-    def __init__(self, ctx: WriteContext, partition: str, file_id: str, task_id: int) -> None:
+    def __init__(self, ctx: WriteContext, partition: str, file_id: str, task_id: TaskAttempt | int) -> None:
         self.ctx = ctx
         self.partition = partition
         self.file_id = file_id
-        self.task_id = task_id
-        self.token = write_token(task_id, 1, 0)
+        attempt = as_attempt(task_id, ctx.stage_id)
+        self.task_id = attempt.partition_id
+        self.token = attempt.token
         self.name = BaseFileName(file_id, self.token, ctx.instant).name
         self._batches: list[pa.Table] = []
 
@@ -68,7 +71,7 @@ class CreateHandle:
 
 
 def write_new_file(
-    ctx: WriteContext, partition: str, file_id: str, batches: Iterable[pa.Table], *, task_id: int
+    ctx: WriteContext, partition: str, file_id: str, batches: Iterable[pa.Table], *, task_id: TaskAttempt | int
 ) -> list[WriteStatus]:
     """Drive a create handle over ``batches`` through ``hoodie.write.executor.type``."""
     handle = CreateHandle(ctx, partition, file_id, task_id)

@@ -11,9 +11,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.write import WriteOptions
 from hudi_core.schema.avro_schema import META_FIELDS
-from hudi_core.table.file_names import BaseFileName, write_token
+from hudi_core.table.file_names import BaseFileName
 from hudi_core.timeline.commit_metadata import WriteStat
-from hudi_core.write.handles.context import WriteContext, WriteStatus, ensure_partition_metadata, meta_columns
+from hudi_core.write.handles.context import (
+    TaskAttempt,
+    WriteContext,
+    WriteStatus,
+    as_attempt,
+    ensure_partition_metadata,
+    meta_columns,
+)
 from hudi_core.write.payload import Payload, incoming_wins
 from hudi_core.write.records import DELETE_FLAG, PARTITION_PATH, RECORD_KEY, conform_to_schema
 
@@ -33,18 +40,22 @@ def _base_file_path(ctx: WriteContext, partition: str, file_id: str, base_instan
 
 
 def merge_file_group(
-    ctx: WriteContext, partition: str, file_id: str, base_instant: str, records: pa.Table, *, task_id: int
+    ctx: WriteContext, partition: str, file_id: str, base_instant: str, records: pa.Table, *, task_id: TaskAttempt | int,
+    base_path: str | None = None,
 ) -> list[WriteStatus]:
+    """Rewrite the group's base file at ``base_instant`` (or the file at ``base_path``: a file this
+    instant wrote earlier, when a streamed write merges the same group again) with ``records``."""
     from hudi_core.io.base_file import read_base_file, write_base_file
 
     storage = ctx.storage
-    base_path = _base_file_path(ctx, partition, file_id, base_instant)
+    base_path = base_path or _base_file_path(ctx, partition, file_id, base_instant)
     if base_path is None:
         raise FileNotFoundError(f"no base file of file group {file_id} at instant {base_instant} in {partition!r}")
     old = read_base_file(storage, base_path)
     old_data = conform_to_schema(old, ctx.schema)
     old_meta = [old.column(m) for m in META_FIELDS]
-    token = write_token(task_id, 1, 0)
+    attempt = as_attempt(task_id, ctx.stage_id)
+    token = attempt.token
     name = BaseFileName(file_id, token, ctx.instant).name
 
     incoming = records.append_column(_ROW, pa.array(np.arange(records.num_rows, dtype=np.int64)))
@@ -82,7 +93,7 @@ def merge_file_group(
     n_new = len(new_rows_in)
     new_data = conform_to_schema(records.take(pa.array(new_rows_in)), ctx.schema)
     new_meta = meta_columns(
-        n_new, instant=ctx.instant, task_id=task_id,
+        n_new, instant=ctx.instant, task_id=attempt.partition_id,
         record_keys=new_data.column(RECORD_KEY), partitions=new_data.column(PARTITION_PATH), file_name=name,
     )  # fmt: skip
     kept_old_rows = out_old_rows[~from_incoming]

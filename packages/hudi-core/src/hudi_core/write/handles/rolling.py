@@ -1,0 +1,159 @@
+"""Streaming create handle: new records of one partition flushed batch by batch into an open
+base file (one row group per flush), rolling to a new file group at
+``hoodie.parquet.max.file.size``. Memory held: the current row group and the file's keys (for the
+bloom filter and min/max keys written in the footer on close)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from hudi_core.config.write import WriteOptions
+from hudi_core.io.base_file import (
+    AVRO_SCHEMA_KEY,
+    BLOOM_FILTER_KEY,
+    BLOOM_TYPE_KEY,
+    MAX_KEY,
+    MIN_KEY,
+    WRITER_MODEL_KEY,
+    _bloom_settings,
+    _cast,
+    _file_schema,
+    _CODECS,
+    java_min_max,
+)
+from hudi_core.bloom import build_bloom_filter
+from hudi_core.table.file_names import BaseFileName
+from hudi_core.timeline.commit_metadata import WriteStat
+from hudi_core.write.handles.context import (
+    TaskAttempt,
+    WriteContext,
+    WriteStatus,
+    ensure_partition_metadata,
+    meta_columns,
+    with_meta,
+)
+from hudi_core.write.records import DELETE_FLAG, PARTITION_PATH, RECORD_KEY
+
+__all__ = ["RollingCreateHandle"]
+
+
+class _OpenFile:
+    def __init__(self, ctx: WriteContext, partition: str, file_id: str, attempt: TaskAttempt) -> None:
+        self.ctx, self.partition, self.file_id, self.attempt = ctx, partition, file_id, attempt
+        self.name = BaseFileName(file_id, attempt.token, ctx.instant).name
+        self.path = f"{ctx.partition_uri(partition)}/{self.name}"
+        ctx.markers.create(partition, self.name, "CREATE")
+        ensure_partition_metadata(ctx, partition)
+        self._stack = contextlib.ExitStack()
+        self._sink = self._stack.enter_context(ctx.storage.open_write(self.path))
+        self._writer: pq.ParquetWriter | None = None
+        self.keys: list[pa.Array] = []
+        self.rows = 0
+
+    def write(self, data: pa.Table) -> None:
+        ctx = self.ctx
+        metas = meta_columns(
+            data.num_rows, instant=ctx.instant, task_id=self.attempt.partition_id,
+            record_keys=data.column(RECORD_KEY), partitions=data.column(PARTITION_PATH), file_name=self.name,
+            seqno_start=self.rows,
+        )  # fmt: skip
+        table = with_meta(data, metas, ctx.schema)
+        table = _cast(table, _file_schema(table, ctx.avro_schema)).replace_schema_metadata(None)
+        if self._writer is None:
+            codec = _CODECS.get(str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)).lower(), "gzip")
+            self._writer = pq.ParquetWriter(
+                self._sink, table.schema, compression=codec, store_schema=False,
+                use_compliant_nested_type=True, coerce_timestamps="us", allow_truncated_timestamps=False,
+                write_statistics=True,
+            )  # fmt: skip
+        self._writer.write_table(table, row_group_size=max(1, table.num_rows))
+        self.keys.append(table.column(RECORD_KEY).combine_chunks())
+        self.rows += table.num_rows
+
+    def bytes_written(self) -> int:
+        try:
+            return int(self._sink.tell())
+        except (OSError, AttributeError, ValueError):
+            return 0
+
+    def close(self) -> WriteStatus:
+        ctx = self.ctx
+        keys = pa.chunked_array(self.keys, pa.string())
+        bloom = build_bloom_filter(keys, **_bloom_settings(ctx.config))
+        lo, hi = java_min_max(keys)
+        footer = {BLOOM_FILTER_KEY: bloom.serialize(), BLOOM_TYPE_KEY: bloom.type_code}
+        if lo is not None and hi is not None:
+            footer[MIN_KEY], footer[MAX_KEY] = lo, hi
+        footer[AVRO_SCHEMA_KEY] = json.dumps(ctx.avro_schema_with_meta, separators=(",", ":"))
+        footer[WRITER_MODEL_KEY] = "avro"
+        assert self._writer is not None
+        self._writer.add_key_value_metadata(footer)
+        self._writer.close()
+        self._stack.close()
+        self.keys = []
+        size = ctx.storage.size(self.path)
+        stat = WriteStat(
+            file_id=self.file_id, path=ctx.relative(self.partition, self.name), partition_path=self.partition,
+            prev_commit="null", num_writes=self.rows, num_inserts=self.rows, total_write_bytes=size,
+            file_size_in_bytes=size, runtime_stats={"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
+        )  # fmt: skip
+        return WriteStatus(stat, "CREATE", inserted=self.rows)
+
+
+class RollingCreateHandle:
+    """``write(records)`` per buffer flush; ``close()`` returns the statuses of the files written.
+
+    ``on_file(partition, file_id, keys)`` is told which keys went to which new file group (the
+    streamed write's in-instant index)."""
+
+    def __init__(
+        self, ctx: WriteContext, partition: str, *, next_attempt: Callable[[], TaskAttempt],
+        on_file: Callable[[str, str, pa.Array], Any] | None = None,
+        on_close: Callable[[WriteStatus], Any] | None = None,
+    ) -> None:  # fmt: skip
+        self.ctx = ctx
+        self.partition = partition
+        self.max_size = int(ctx.config.get(WriteOptions.PARQUET_MAX_FILE_SIZE))
+        self._next_attempt = next_attempt
+        self._on_file = on_file
+        self._on_close = on_close
+        self._open: _OpenFile | None = None
+        self.statuses: list[WriteStatus] = []
+
+    @property
+    def open_file(self) -> tuple[str, str] | None:
+        """``(file id, path)`` of the file being written, if any."""
+        return None if self._open is None else (self._open.file_id, self._open.path)
+
+    def write(self, records: pa.Table) -> None:
+        live = records.filter(pc.invert(records.column(DELETE_FLAG)))
+        if live.num_rows == 0:
+            return
+        if self._open is None:
+            self._open = _OpenFile(self.ctx, self.partition, f"{uuid.uuid4()}-0", self._next_attempt())
+        f = self._open
+        f.write(live)
+        if self._on_file is not None:
+            self._on_file(self.partition, f.file_id, live.column(RECORD_KEY))
+        if f.bytes_written() >= self.max_size:
+            self.roll()
+
+    def roll(self) -> None:
+        """Close the current file; the next write starts a new file group."""
+        if self._open is not None:
+            status = self._open.close()
+            self._open = None
+            self.statuses.append(status)
+            if self._on_close is not None:
+                self._on_close(status)
+
+    def close(self) -> list[WriteStatus]:
+        self.roll()
+        return self.statuses

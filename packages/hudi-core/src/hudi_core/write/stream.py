@@ -1,0 +1,266 @@
+"""Streamed writes: an iterator of record batches written as one instant with bounded memory.
+
+The index and dedupe stages need a whole batch's keys, so a stream is cut into *chunks* of at
+most ``hoodie.write.stream.chunk.max.bytes`` (Arrow bytes); each chunk goes through stages 1-3
+(keys, dedupe within the chunk, index lookup against the table as of the instant's start plus
+an in-instant index of the keys earlier chunks inserted), then its records are routed into the
+:class:`~hudi_core.write.buffer.WriteBuffer` (seed 5.1) by destination:
+
+* new records of a partition -> one insert stream per partition: each flush writes a row group
+  into the open base file of a new file group, rolling to another at ``hoodie.parquet.max.file.size``;
+* records of an existing file group (or one created by this instant) -> MOR: each flush appends
+  log blocks (a new log version); COW: each flush merges into the group's base file; a group
+  already rewritten by this instant is merged again from that file, which it then supersedes
+  (the superseded file is deleted and its write stat replaced).
+
+Memory is bounded by the chunk size (times the few copies stages 1-3 make), the buffer's total
+limit, and the keys of the open insert files (for their bloom filters). Differences from a
+one-table write: the inflight workload profile is empty (a stream's workload is not known up
+front), new records are not packed into existing small files, and duplicates across chunks
+are resolved by the later chunk updating the record the earlier chunk wrote.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from hudi_core.config.property import HoodieConfig
+from hudi_core.config.write import WriteBufferOptions
+from hudi_core.write.buffer import WriteBuffer
+from hudi_core.write.dedupe import deduplicate
+from hudi_core.write.handles.append import append_to_file_group
+from hudi_core.write.handles.context import TaskAttempt, WriteContext, WriteStatus
+from hudi_core.write.handles.create import write_new_file
+from hudi_core.write.handles.merge import merge_file_group
+from hudi_core.write.handles.rolling import RollingCreateHandle
+from hudi_core.write.index import BUCKET_NUM, BucketIndex, Index, bucket_file_id, tag_locations
+from hudi_core.write.records import BASE_INSTANT, DELETE_FLAG, FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
+
+if TYPE_CHECKING:
+    from hudi_core.fs_view import FileSystemView
+
+__all__ = ["StreamWriter", "chunks"]
+
+
+def chunks(source: Iterable[pa.RecordBatch | pa.Table], max_bytes: int) -> Iterator[pa.Table]:
+    """Group a stream of batches into tables of about ``max_bytes`` (Arrow size)."""
+    pending: list[pa.Table] = []
+    size = 0
+    for item in source:
+        t = pa.Table.from_batches([item]) if isinstance(item, pa.RecordBatch) else item
+        if t.num_rows == 0:
+            continue
+        pending.append(t)
+        size += t.nbytes
+        if size >= max_bytes:
+            yield pa.concat_tables(pending, promote_options="default")
+            pending, size = [], 0
+    if pending:
+        yield pa.concat_tables(pending, promote_options="default")
+
+
+def chunk_max_bytes(config: HoodieConfig) -> int:
+    return max(1, int(config.get(WriteBufferOptions.STREAM_CHUNK_MAX_BYTES)))
+
+
+class StreamWriter:
+    """Stages 3-5 of one instant, fed chunk by chunk (stages 1-2 already applied)."""
+
+    def __init__(
+        self, ctx: WriteContext, config: HoodieConfig, index: Index, view: FileSystemView | None, *,
+        lookup: bool, dedupe: bool,
+    ) -> None:  # fmt: skip
+        self.ctx = ctx
+        self.index = index
+        self.view = view
+        self.lookup = lookup
+        self.buffer = WriteBuffer(config, self._flush)
+        self.statuses: list[WriteStatus] = []
+        self._counter = itertools.count()
+        self._inserts: dict[str, RollingCreateHandle] = {}
+        self._new_keys: list[pa.Table] = []  # (key, partition, file id) inserted by this instant
+        self._new_index: pa.Table | None = None
+        #: (partition, file id) -> (status index, path) of base files this instant wrote (COW)
+        self._written: dict[tuple[str, str], tuple[int, str]] = {}
+        #: BUCKET index: (partition, hash bucket) -> file id created by this instant
+        self._new_buckets: dict[tuple[str, int], str] = {}
+        self._group_numbers: dict[Hashable, int] = {}
+        #: (partition, file id) of every file group this instant created
+        self._created: set[tuple[str, str]] = set()
+        self._dedupe = dedupe
+        self._config = config
+
+    # -- routing ---------------------------------------------------------------------------------
+
+    def add(self, records: pa.Table) -> None:
+        tagged = tag_locations(records, self.index, self.view if self.lookup else None)
+        tagged = self._tag_in_instant(tagged)
+        fid = tagged.column(FILE_ID).combine_chunks()
+        is_new = pc.is_null(fid).to_numpy(zero_copy_only=False)
+        part = tagged.column(PARTITION_PATH).combine_chunks()
+        # destination label per row: existing group "G\x00part\x00fid\x00base" or insert stream "I\x00part"
+        base = pc.fill_null(tagged.column(BASE_INSTANT).combine_chunks(), "")
+        label = pc.if_else(
+            pa.array(is_new),
+            pc.binary_join_element_wise("I", part, "\x00"),
+            pc.binary_join_element_wise("G", part, pc.fill_null(fid, ""), base, "\x00"),
+        )
+        enc = label.dictionary_encode()
+        codes = enc.indices.to_numpy(zero_copy_only=False)
+        order = np.argsort(codes, kind="stable")
+        sc = codes[order]
+        bounds = np.flatnonzero(np.diff(sc)) + 1
+        for s, e in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [len(sc)]])):
+            key = tuple(enc.dictionary[int(sc[s])].as_py().split("\x00"))
+            # take (a copy), not slice: a buffered bucket must not pin the whole chunk
+            self.buffer.add(key, tagged.take(pa.array(order[s:e])))
+
+    def _tag_in_instant(self, tagged: pa.Table) -> pa.Table:
+        """Locate keys this instant already wrote (earlier chunks) or hash buckets it created."""
+        if isinstance(self.index, BucketIndex):
+            return self._new_bucket_groups(tagged)
+        if self._new_index is None and self._new_keys:
+            self._new_index = pa.concat_tables(self._new_keys)
+            self._new_keys = [self._new_index]
+        if self._new_index is None or not pc.any(pc.is_null(tagged.column(FILE_ID))).as_py():
+            return tagged
+        keys = [RECORD_KEY] if self.index.is_global else [RECORD_KEY, PARTITION_PATH]
+        right = self._new_index.select([*keys, "_n_fid"]) if not self.index.is_global else self._new_index.select(
+            [RECORD_KEY, "_n_fid", "_n_part"]
+        )
+        work = tagged.append_column("_n_row", pa.array(np.arange(tagged.num_rows, dtype=np.int64)))
+        joined = work.join(right, keys=keys, join_type="left outer").sort_by("_n_row")
+        hit = pc.and_(pc.is_null(joined.column(FILE_ID)), pc.is_valid(joined.column("_n_fid")))
+        out = tagged
+        out = out.set_column(out.column_names.index(FILE_ID), FILE_ID,
+                             pc.if_else(hit, joined.column("_n_fid"), joined.column(FILE_ID)))  # fmt: skip
+        out = out.set_column(out.column_names.index(BASE_INSTANT), BASE_INSTANT,
+                             pc.if_else(hit, pa.scalar(self.ctx.instant), joined.column(BASE_INSTANT)))  # fmt: skip
+        loc_part = joined.column("_n_part") if self.index.is_global else joined.column(PARTITION_PATH)
+        out = out.set_column(out.column_names.index(LOCATION_PARTITION), LOCATION_PARTITION,
+                             pc.if_else(hit, loc_part, joined.column(LOCATION_PARTITION)))  # fmt: skip
+        if self.index.is_global:  # a key inserted earlier in another partition: update it there
+            moved = pc.and_(hit, pc.not_equal(loc_part, out.column(PARTITION_PATH)))
+            if pc.any(moved).as_py():
+                out = out.set_column(out.column_names.index(PARTITION_PATH), PARTITION_PATH,
+                                     pc.if_else(moved, loc_part, out.column(PARTITION_PATH)))  # fmt: skip
+        return out
+
+    def _new_bucket_groups(self, tagged: pa.Table) -> pa.Table:
+        """BUCKET index: hash buckets without a file group get one file id per instant."""
+        missing = pc.is_null(tagged.column(FILE_ID))
+        if not pc.any(missing).as_py():
+            return tagged
+        parts = tagged.column(PARTITION_PATH).to_numpy(zero_copy_only=False)
+        hb = tagged.column(BUCKET_NUM).to_numpy(zero_copy_only=False)
+        miss = missing.to_numpy(zero_copy_only=False)
+        fids = tagged.column(FILE_ID).to_numpy(zero_copy_only=False).astype(object)
+        bases = tagged.column(BASE_INSTANT).to_numpy(zero_copy_only=False).astype(object)
+        for p, b in {(parts[i], int(hb[i])) for i in np.flatnonzero(miss)}:
+            fid = self._new_buckets.setdefault((p, b), bucket_file_id(b))
+            rows = miss & (parts == p) & (hb == b)
+            fids[rows] = fid
+            bases[rows] = self.ctx.instant if (p, fid) in self._created else None
+        out = tagged.set_column(tagged.column_names.index(FILE_ID), FILE_ID, pa.array(fids, pa.string()))
+        return out.set_column(out.column_names.index(BASE_INSTANT), BASE_INSTANT, pa.array(bases, pa.string()))
+
+    # -- flushing (stage 5) -------------------------------------------------------------------------
+
+    def _attempt(self, key: Hashable) -> TaskAttempt:
+        number = self._group_numbers.setdefault(key, len(self._group_numbers))
+        return TaskAttempt(number, self.ctx.stage_id, next(self._counter))
+
+    def _flush(self, key: Hashable, records: pa.Table) -> None:
+        assert isinstance(key, tuple)
+        if self._dedupe and isinstance(records, pa.Table) and records.column(RECORD_KEY).num_chunks > 1:
+            records = deduplicate(records, self._config)  # rows of several chunks may share keys
+        if key[0] == "I":
+            part = key[1]
+            handle = self._inserts.get(part)
+            if handle is None:
+                handle = self._inserts[part] = RollingCreateHandle(
+                    self.ctx, part, next_attempt=lambda: self._attempt(("I", part)), on_file=self._remember_keys,
+                    on_close=self._collect,
+                )  # fmt: skip
+            handle.write(records)
+            return
+        _, part, fid, base = key
+        ctx = self.ctx
+        if not base and (part, fid) in self._created:
+            base = ctx.instant  # flushed again before later chunks learnt the group exists
+        if not base:  # BUCKET index: first write of a hash bucket's new file group
+            self._created.add((part, fid))
+            for s in write_new_file(ctx, part, fid, [records.filter(pc.invert(records.column(DELETE_FLAG)))],
+                                    task_id=self._attempt(key)):  # fmt: skip
+                self._collect(s)
+            return
+        if ctx.is_mor:
+            for st in append_to_file_group(ctx, part, fid, base, records, task_id=self._attempt(key)):
+                self._collect(st)
+            return
+        self._roll_insert_file(part, fid)
+        prev = self._written.get((part, fid))
+        statuses = merge_file_group(
+            ctx, part, fid, base, records, task_id=self._attempt(key), base_path=prev[1] if prev else None
+        )
+        if prev is None:
+            for st in statuses:
+                self._collect(st)
+            return
+        # supersede the file this instant wrote before
+        idx, old_path = prev
+        old, new = self.statuses[idx], statuses[0]
+        new.stat.prev_commit = old.stat.prev_commit
+        new.stat.num_inserts += old.stat.num_inserts
+        new.stat.num_update_writes += old.stat.num_update_writes
+        new.stat.num_deletes += old.stat.num_deletes
+        new.inserted += old.inserted
+        new.updated += old.updated
+        new.deleted += old.deleted
+        self.statuses[idx] = new
+        self._written[(part, fid)] = (idx, _path_of(ctx, new))
+        ctx.storage.delete(old_path)
+
+    def _remember_keys(self, partition: str, file_id: str, keys: pa.Array) -> None:
+        n = len(keys)
+        self._new_keys.append(pa.table({
+            RECORD_KEY: keys, PARTITION_PATH: pa.array([partition] * n, pa.string()),
+            "_n_fid": pa.array([file_id] * n, pa.string()), "_n_part": pa.array([partition] * n, pa.string()),
+        }))  # fmt: skip
+        self._new_index = None
+        self._created.add((partition, file_id))
+
+    def _roll_insert_file(self, partition: str, file_id: str) -> None:
+        """A COW merge of a group whose base file is still open: close that file first."""
+        h = self._inserts.get(partition)
+        if h is not None and h.open_file is not None and h.open_file[0] == file_id:
+            h.roll()
+
+    def _collect(self, s: WriteStatus) -> None:
+        """A finished base file or log append of this instant."""
+        if not self.ctx.is_mor and s.io_type in ("CREATE", "MERGE"):
+            self._written[(s.stat.partition_path or "", s.stat.file_id)] = (len(self.statuses), _path_of(self.ctx, s))
+        self.statuses.append(s)
+
+    def finish(self) -> list[WriteStatus]:
+        # insert streams first: a COW merge of a new group needs its base file closed
+        self.buffer.flush_where(lambda k: isinstance(k, tuple) and k[0] == "I")
+        for h in self._inserts.values():
+            h.close()
+        self.buffer.flush_all()
+        for h in self._inserts.values():
+            h.close()
+        return self.statuses
+
+
+def _path_of(ctx: WriteContext, s: WriteStatus) -> str:
+    rel = s.stat.path or ""
+    return f"{ctx.base_uri}/{rel}"
+
+
+_ = Any
