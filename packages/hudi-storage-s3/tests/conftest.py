@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from hudi_core.testing.s3 import moto_s3_server, s3_bucket  # noqa: F401
+from hudi_core.testing.s3 import moto_s3_server, s3_bucket, s3_endpoint_env  # noqa: F401

@@ -48,10 +48,8 @@ def test_without_the_plugin_s3_would_fall_back_to_fsspec(s3_bucket: S3Bucket) ->
 # -- settings --------------------------------------------------------------------------------------
 
 
-def test_endpoint_from_the_aws_environment(
-    s3_bucket: S3Bucket, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("AWS_ENDPOINT_URL", s3_bucket.server.endpoint_url)
+def test_endpoint_from_the_aws_environment(s3_endpoint_env: S3Bucket) -> None:
+    s3_bucket = s3_endpoint_env
     st = storage_for(f"{s3_bucket.uri}/t", {})
     assert st.settings.endpoint_url == s3_bucket.server.endpoint_url
     assert st.settings.access_key is None  # botocore's chain reads AWS_ACCESS_KEY_ID itself
@@ -213,3 +211,19 @@ def test_precondition_failed_is_not_retried(flaky: tuple[S3Storage, FlakyS3Proxy
     assert st.create_if_absent(path, b"2") is False
     assert proxy.requests == before + 2  # the put (answered 412, not resent) and one HEAD
     assert st.read_bytes(path) == b"1"
+
+
+def test_streamed_reads_are_retried(flaky: tuple[S3Storage, FlakyS3Proxy, S3Bucket]) -> None:
+    st, proxy, bucket = flaky
+    path = f"{bucket.uri}/t/stream.bin"
+    data = bytes(range(256)) * 8192  # 2 MiB: more than one read-ahead buffer
+    st.write_bytes(path, data)
+    with st.open_read(path) as f:
+        proxy.fail(2)
+        assert f.read(10) == data[:10]
+        f.seek(len(data) - 5)
+        proxy.fail(1, "reset")
+        assert f.read() == data[-5:]
+        f.seek(1000)
+        assert f.read(3 * 1024 * 1024) == data[1000:]
+    assert proxy.faults_served == 3

@@ -32,6 +32,9 @@ log = logging.getLogger("hudi_storage_s3")
 #: User-metadata key (x-amz-meta-...) holding the token of the put that created a file.
 _TOKEN_KEY = "hudi-create-token"
 
+#: Read-ahead of ``open_read``: one ranged GET serves many small reads (footers, log headers).
+_READ_BUFFER = 1024 * 1024
+
 
 def _is_precondition_failed(exc: BaseException) -> bool:
     cur: BaseException | None = exc
@@ -97,6 +100,14 @@ class S3Storage(Storage):
     def read_range(self, path: str, start: int, length: int) -> bytes:
         p = self._p(path)
         return bytes(self._call("read range", path, self.fs.cat_file, p, start=start, end=start + length))
+
+    @contextmanager
+    def open_read(self, path: str) -> Iterator[IO[bytes]]:
+        """A buffered, seekable reader whose every range request goes through the retry policy
+        (s3fs's own file object would not retry: its loop is off)."""
+        raw = _RangeReader(self, path, self.size(path))
+        with io.BufferedReader(raw, buffer_size=_READ_BUFFER) as f:
+            yield cast("IO[bytes]", f)
 
     def list(self, path: str) -> list[FileInfo]:
         return cast("list[FileInfo]", self._call("list", path, super().list, path))
@@ -311,3 +322,48 @@ class _MultipartWriter(io.RawIOBase):
         self._buf = bytearray()
         if not self.closed:
             super().close()
+
+
+class _RangeReader(io.RawIOBase):
+    """Seekable raw reader over ranged GETs (wrapped in a ``BufferedReader`` by ``open_read``)."""
+
+    def __init__(self, storage: S3Storage, path: str, size: int) -> None:
+        super().__init__()
+        self._s = storage
+        self._path = path
+        self._size = size
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
+        if base + offset < 0:
+            raise ValueError(f"seek to {base + offset} before the start of {self._path}")
+        self._pos = base + offset
+        return self._pos
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        n = min(len(view), self._size - self._pos)
+        if n <= 0:
+            return 0
+        data = self._s.read_range(self._path, self._pos, n)
+        view[: len(data)] = data
+        self._pos += len(data)
+        return len(data)
+
+    def readall(self) -> bytes:
+        # One request for the rest, not RawIOBase's loop of 8 KiB reads.
+        if self._pos >= self._size:
+            return b""
+        data = self._s.read_range(self._path, self._pos, self._size - self._pos)
+        self._pos += len(data)
+        return data

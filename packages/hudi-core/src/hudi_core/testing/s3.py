@@ -8,6 +8,8 @@ Use from a ``conftest.py``::
 per test process, so every pytest-xdist worker has its own. It sets fake AWS credentials in the
 environment for the session. ``s3_bucket`` wipes the server (``POST /moto-api/reset``) and creates
 a fresh bucket for each test; ``s3_bucket.options`` are the table options that reach it.
+``s3_endpoint_env`` also points the environment (``AWS_ENDPOINT_URL``) at the server, for code
+that takes no options (the CLI, Spark tasks started from the test process).
 Needs ``moto[s3]``, ``flask`` and ``flask-cors``.
 """
 
@@ -35,6 +37,7 @@ __all__ = [
     "free_port",
     "moto_s3_server",
     "s3_bucket",
+    "s3_endpoint_env",
 ]
 
 #: Fake credentials moto accepts; set in the environment before any client is created.
@@ -265,3 +268,11 @@ def s3_bucket(moto_s3_server: MotoS3Server) -> S3Bucket:
     """A fresh bucket on a freshly reset server."""
     moto_s3_server.reset()
     return moto_s3_server.create_bucket(f"hudi-{uuid.uuid4().hex[:12]}")
+
+
+@pytest.fixture
+def s3_endpoint_env(s3_bucket: S3Bucket, monkeypatch: pytest.MonkeyPatch) -> S3Bucket:
+    """``s3_bucket``, with ``AWS_ENDPOINT_URL`` and fake credentials set for this test."""
+    for k, v in s3_bucket.server.env().items():
+        monkeypatch.setenv(k, v)
+    return s3_bucket
