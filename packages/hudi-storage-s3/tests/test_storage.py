@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pyarrow.fs as pafs
 import pytest
-from hudi_core.errors import ConfigError
+from hudi_core.errors import ConfigError, StorageError
 from hudi_core.plugins.manager import PluginManager
 from hudi_core.storage import FsspecStorage, storage_for
 from hudi_core.testing.s3 import FlakyS3Proxy, MotoS3Server, S3Bucket
@@ -120,7 +120,9 @@ def _etag(bucket: S3Bucket, key: str) -> str:
 
 
 def test_open_write_streams_multipart_parts(s3_bucket: S3Bucket) -> None:
-    st = S3Storage(s3_bucket.uri, {**s3_bucket.options, "hoodie.storage.s3.multipart.part.size": str(5 * MiB)})
+    st = S3Storage(
+        s3_bucket.uri, {**s3_bucket.options, "hoodie.storage.s3.multipart.part.size": str(5 * MiB)}
+    )
     path = f"{s3_bucket.uri}/t/big.bin"
     chunks = [bytes([i]) * MiB for i in range(12)]
     with st.open_write(path) as f:
@@ -139,7 +141,9 @@ def test_small_open_write_is_a_single_put(s3_bucket: S3Bucket) -> None:
 
 
 def test_failed_open_write_leaves_no_object_and_no_dangling_upload(s3_bucket: S3Bucket) -> None:
-    st = S3Storage(s3_bucket.uri, {**s3_bucket.options, "hoodie.storage.s3.multipart.part.size": str(5 * MiB)})
+    st = S3Storage(
+        s3_bucket.uri, {**s3_bucket.options, "hoodie.storage.s3.multipart.part.size": str(5 * MiB)}
+    )
     path = f"{s3_bucket.uri}/t/broken.bin"
     with pytest.raises(RuntimeError, match="producer died"):
         with st.open_write(path) as f:
@@ -227,3 +231,18 @@ def test_streamed_reads_are_retried(flaky: tuple[S3Storage, FlakyS3Proxy, S3Buck
         f.seek(1000)
         assert f.read(3 * 1024 * 1024) == data[1000:]
     assert proxy.faults_served == 3
+
+
+def test_writing_to_a_missing_bucket_names_the_bucket(s3_bucket: S3Bucket) -> None:
+    st = S3Storage("s3://no-such-bucket", s3_bucket.options)
+    for write in (
+        lambda: st.write_bytes("s3://no-such-bucket/t/a", b"x"),
+        lambda: st.create_if_absent("s3://no-such-bucket/t/.hoodie/1.commit", b"x"),
+    ):
+        with pytest.raises(StorageError, match="bucket 'no-such-bucket' does not exist"):
+            write()
+    with pytest.raises(StorageError, match="no-such-bucket"):
+        with st.open_write("s3://no-such-bucket/t/b") as f:
+            f.write(b"y")
+    with pytest.raises(FileNotFoundError):  # reads keep the FileNotFoundError contract
+        st.read_bytes("s3://no-such-bucket/t/a")

@@ -67,9 +67,7 @@ def test_two_writers_completing_one_instant_exactly_one_wins(s3_bucket: S3Bucket
     ts = tl.new_instant_time()
     inflight = tl.transition_to_inflight(tl.create_requested(ts, "commit"))
     # Two writers, each with its own storage client and its own view of the timeline.
-    writers = [
-        ActiveTimeline(S3Storage(s3_bucket.uri, s3_bucket.options), table.meta_path) for _ in range(2)
-    ]
+    writers = [ActiveTimeline(S3Storage(s3_bucket.uri, s3_bucket.options), table.meta_path) for _ in range(2)]
     barrier = threading.Barrier(2)
     outcome: list[object] = [None, None]
 

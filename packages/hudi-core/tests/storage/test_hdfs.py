@@ -36,7 +36,9 @@ class TestHdfsStorage(StorageConformance):
         root = os.environ.get(HDFS_URI_ENV)
         if not root:
             pytest.skip(f"no HDFS cluster: set {HDFS_URI_ENV}=hdfs://namenode:port/scratch/dir to run")
-        pytest.importorskip("hdfs_native", reason="hdfs-native is not installed (pip install 'hudi-core[hdfs]')")
+        pytest.importorskip(
+            "hdfs_native", reason="hdfs-native is not installed (pip install 'hudi-core[hdfs]')"
+        )
         base = f"{root.rstrip('/')}/conformance-{uuid.uuid4().hex}"
         st = FsspecStorage(base)
         yield StorageCase(st, base=base)  # type: ignore[misc]

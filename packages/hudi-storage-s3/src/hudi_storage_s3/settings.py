@@ -38,11 +38,13 @@ class S3Settings:
         Keys left unset here fall back to botocore's own chain (env vars, profiles)."""
         conf = options if isinstance(options, HoodieConfig) else HoodieConfig(options or {})
         env = os.environ if env is None else env
-        endpoint = conf.get_str(StorageOptions.S3_ENDPOINT) or env.get("AWS_ENDPOINT_URL_S3") or env.get(
-            "AWS_ENDPOINT_URL"
+        endpoint = (
+            conf.get_str(StorageOptions.S3_ENDPOINT)
+            or env.get("AWS_ENDPOINT_URL_S3")
+            or env.get("AWS_ENDPOINT_URL")
         )
-        region = conf.get_str(StorageOptions.S3_REGION) or env.get("AWS_REGION") or env.get(
-            "AWS_DEFAULT_REGION"
+        region = (
+            conf.get_str(StorageOptions.S3_REGION) or env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
         )
         access = conf.get_str(StorageOptions.S3_ACCESS_KEY)
         secret = conf.get_str(StorageOptions.S3_SECRET_KEY)

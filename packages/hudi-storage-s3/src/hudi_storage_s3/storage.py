@@ -48,6 +48,16 @@ def _is_precondition_failed(exc: BaseException) -> bool:
     return False
 
 
+def _is_missing_bucket(exc: BaseException) -> bool:
+    cur: BaseException | None = exc
+    while cur is not None:
+        response = getattr(cur, "response", None)
+        if isinstance(response, dict):
+            return response.get("Error", {}).get("Code") == "NoSuchBucket"
+        cur = cur.__cause__
+    return False
+
+
 class S3Storage(Storage):
     """S3 (``s3://`` and ``s3a://``) storage.
 
@@ -82,6 +92,21 @@ class S3Storage(Storage):
 
     def _call(self, what: str, path: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         return self.retry.call(f"S3 {what} {path}", lambda: fn(*args, **kwargs))
+
+    @contextmanager
+    def _writing(self, path: str) -> Iterator[None]:
+        """On writes a FileNotFoundError can only mean the bucket is missing: say so."""
+        try:
+            yield
+        except FileNotFoundError as e:
+            if not _is_missing_bucket(e):
+                raise
+            bucket = self._p(path).split("/", 1)[0]
+            where = self.settings.endpoint_url or "AWS"
+            raise StorageError(
+                f"cannot write {path}: bucket {bucket!r} does not exist at {where}; "
+                "create the bucket or fix the table URI"
+            ) from e
 
     # -- reads -----------------------------------------------------------------------------------
 
@@ -144,7 +169,10 @@ class S3Storage(Storage):
         """S3 has no directories: a prefix exists once an object sits below it."""
 
     def write_bytes(self, path: str, data: bytes) -> None:
-        self._call("write", path, self.fs.pipe_file, self._p(path), data, chunksize=self.settings.part_size)
+        with self._writing(path):
+            self._call(
+                "write", path, self.fs.pipe_file, self._p(path), data, chunksize=self.settings.part_size
+            )
 
     @contextmanager
     def open_write(self, path: str) -> Iterator[IO[bytes]]:
@@ -157,7 +185,8 @@ class S3Storage(Storage):
         except BaseException:
             writer.abort()
             raise
-        writer.close()
+        with self._writing(path):
+            writer.close()
 
     def create_if_absent(self, path: str, data: bytes = b"") -> bool:
         """Conditional put (``If-None-Match: *``): True for exactly one of concurrent creators.
@@ -177,7 +206,8 @@ class S3Storage(Storage):
             )  # fmt: skip
 
         try:
-            self.retry.call(f"S3 create {path}", put)
+            with self._writing(path):
+                self.retry.call(f"S3 create {path}", put)
             return True
         except OSError as e:
             if not isinstance(e, FileExistsError) and not _is_precondition_failed(e):

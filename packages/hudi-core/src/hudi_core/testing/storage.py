@@ -132,9 +132,7 @@ class StorageConformance:
         assert not st.exists(path)
         assert st.delete(path) is False
 
-    def test_delete_dir_removes_everything_below_and_nothing_beside(
-        self, storage_case: StorageCase
-    ) -> None:
+    def test_delete_dir_removes_everything_below_and_nothing_beside(self, storage_case: StorageCase) -> None:
         st, base = storage_case.storage, storage_case.base
         self._tree(st, base)
         st.delete_dir(st.join(base, "sub"))
@@ -185,9 +183,7 @@ class StorageConformance:
 
     # -- exclusive create ------------------------------------------------------------------------
 
-    def test_create_if_absent_true_once_then_false_never_overwrites(
-        self, storage_case: StorageCase
-    ) -> None:
+    def test_create_if_absent_true_once_then_false_never_overwrites(self, storage_case: StorageCase) -> None:
         st, base = storage_case.storage, storage_case.base
         path = st.join(base, ".hoodie", "001.commit")
         assert st.create_if_absent(path, b"winner") is True
