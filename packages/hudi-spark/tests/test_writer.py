@@ -106,3 +106,17 @@ def test_failed_task_attempt_is_retried_and_its_files_removed(spark: Any, tmp_pa
     assert sorted(table.read(columns=["uuid"]).column("uuid").to_pylist()) == sorted(first.column("uuid").to_pylist())
     assert res.inserted == 41
     assert len(res.removed_files) == 3  # the injected failure happened after its file was written
+
+
+def test_dataframe_writer_format_hudi(spark: Any, tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    _, first = _batches()[0]
+    opts = {**_opts("COPY_ON_WRITE"), "hoodie.datasource.write.operation": "insert"}
+    spark.createDataFrame(first).write.format("hudi").options(**opts).mode("append").save(path)
+    t = HudiTable.open(path)
+    assert sorted(t.read(columns=["uuid"]).column("uuid").to_pylist()) == sorted(first.column("uuid").to_pylist())
+    assert [i.action for i in t.timeline.completed_commits()] == ["commit"]
+    with pytest.raises(Exception, match="hudi_spark.write"):
+        spark.createDataFrame(first).write.format("hudi").options(
+            **{**opts, "hoodie.datasource.write.operation": "upsert"}
+        ).mode("append").save(path)
