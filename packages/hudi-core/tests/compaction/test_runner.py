@@ -138,3 +138,26 @@ def test_async_compaction_returns_a_future(trips: HudiTable) -> None:
     result = fut.result(timeout=60)
     assert result.instant_time == t
     assert _rows(trips).equals(before)
+
+
+def test_merge_marker_precedes_each_new_base_file_and_is_gone_after_commit(
+    trips: HudiTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hudi_core.write.markers import MarkerFiles
+
+    t = schedule_compaction(trips, force=True)
+    assert t is not None
+    real = runner_mod._write_base
+    seen: set[tuple[str, str, str]] = set()
+
+    def check_marker(table, path, data, avro, cfg):  # type: ignore[no-untyped-def]
+        # the marker exists before the file, in the write path's marker layout
+        markers = MarkerFiles(table.storage, table.meta_path, t).list()
+        seen.update((m.partition_path, m.file_name, m.io_type) for m in markers)
+        return real(table, path, data, avro, cfg)
+
+    monkeypatch.setattr(runner_mod, "_write_base", check_marker)
+    result = run_compaction(trips, t)
+    assert result.operations
+    assert seen == {(op.partition_path, Path(op.path).name, "MERGE") for op in result.operations if op.path}
+    assert not (Path(trips.meta_path) / ".temp" / t).exists()

@@ -5,12 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hudi_core.compaction.avro_container import read_single_record, write_single_record
+from hudi_core.errors import TimelineError
+from hudi_core.timeline.avro_files import CLEAN_METADATA, CLEANER_PLAN, deserialize, serialize
 
 __all__ = ["CLEAN_METADATA_VERSION", "CleanMetadata", "CleanerPlan", "PartitionCleanStat"]
 
 CLEAN_PLAN_VERSION = 2
 CLEAN_METADATA_VERSION = 2
+
+
+def _read(name: str, data: bytes, what: str) -> dict[str, Any]:
+    try:
+        return deserialize(name, data)
+    except TimelineError as e:
+        raise TimelineError(f"{what}: {e}") from e
 
 
 @dataclass
@@ -44,11 +52,11 @@ class CleanerPlan:
             },
             "partitionsToBeDeleted": list(self.partitions_to_delete),
         }
-        return write_single_record("HoodieCleanerPlan", rec)
+        return serialize(CLEANER_PLAN, rec)
 
     @classmethod
     def from_bytes(cls, data: bytes, *, what: str = "cleaner plan") -> CleanerPlan:
-        rec = read_single_record(data, what=what)
+        rec = _read(CLEANER_PLAN, data, what)
         files: dict[str, list[str]] = {}
         for p, infos in (rec.get("filePathsToBeDeletedPerPartition") or {}).items():
             files[p] = [i["filePath"] for i in infos or () if i.get("filePath")]
@@ -107,11 +115,11 @@ class CleanMetadata:
             "version": CLEAN_METADATA_VERSION,
             "bootstrapPartitionMetadata": {},
         }
-        return write_single_record("HoodieCleanMetadata", rec)
+        return serialize(CLEAN_METADATA, rec)
 
     @classmethod
     def from_bytes(cls, data: bytes, *, what: str = "clean metadata") -> CleanMetadata:
-        rec = read_single_record(data, what=what)
+        rec = _read(CLEAN_METADATA, data, what)
         parts = {
             p: PartitionCleanStat(
                 m["partitionPath"], m["policy"], list(m["deletePathPatterns"]),

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.compaction.avro_container import read_single_record, write_single_record
 from hudi_core.compaction.errors import CompactionError
+from hudi_core.errors import TimelineError
 from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
+from hudi_core.timeline.avro_files import COMPACTION_PLAN, deserialize, serialize
 from hudi_core.timeline.instant import Action, Instant, State
 
 if TYPE_CHECKING:
@@ -21,9 +22,9 @@ if TYPE_CHECKING:
     from hudi_core.timeline.timeline import ActiveTimeline
 
 __all__ = [
+    "PLAN_VERSION",
     "CompactionOperation",
     "CompactionPlan",
-    "PLAN_VERSION",
     "aux_plan_path",
     "metrics_of",
     "operation_for_slice",
@@ -173,11 +174,15 @@ def operation_for_slice(file_slice: FileSlice, *, default_base_size: int = 12582
 
 
 def plan_to_bytes(plan: CompactionPlan) -> bytes:
-    return write_single_record("HoodieCompactionPlan", plan.to_avro())
+    return serialize(COMPACTION_PLAN, plan.to_avro())
 
 
 def plan_from_bytes(data: bytes, *, what: str = "compaction plan") -> CompactionPlan:
-    return CompactionPlan.from_avro(read_single_record(data, what=what))
+    try:
+        record = deserialize(COMPACTION_PLAN, data)
+    except TimelineError as e:
+        raise TimelineError(f"{what}: {e}") from e
+    return CompactionPlan.from_avro(record)
 
 
 def aux_plan_path(table: HudiTable, instant_time: str) -> str:

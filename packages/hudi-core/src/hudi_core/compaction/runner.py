@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from hudi_core.compaction.errors import CompactionError
-from hudi_core.compaction.markers import create_merge_marker, delete_marker_dir, rollback_by_markers
 from hudi_core.compaction.plan import CompactionOperation, CompactionPlan, read_plan
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteOptions
@@ -30,6 +29,7 @@ from hudi_core.table.file_names import BaseFileName, write_token
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.timeline.timeline import Timeline
+from hudi_core.write.markers import MarkerFiles
 
 if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable
@@ -174,7 +174,7 @@ def execute_operation(task: OperationTask) -> OperationResult:
             newer = pc.greater(times, op.base_instant) if op.data_file_name else pc.greater_equal(times, op.base_instant)
             from_logs = int(pc.sum(pc.cast(pc.fill_null(newer, False), pa.int64())).as_py() or 0)
         part_uri = table.partition_uri(op.partition_path) if op.partition_path else table.base_uri
-        create_merge_marker(table, task.instant_time, op.partition_path, name)
+        MarkerFiles(table.storage, table.meta_path, task.instant_time).create(op.partition_path, name, "MERGE")
         t1 = time.monotonic()
         size = _write_base(table, f"{part_uri}/{name}", merged, task.avro_schema, cfg)
         write_ms = int((time.monotonic() - t1) * 1000)
@@ -216,10 +216,33 @@ def _write_stat(r: OperationResult) -> WriteStat:
     )
 
 
+def _delete_markers(markers: MarkerFiles) -> None:
+    if markers.exists():
+        markers.delete_all()
+
+
+def _delete_marked_files(table: HudiTable, instant_time: str) -> list[str]:
+    """Delete every data file a MERGE/CREATE marker of ``instant_time`` names, then the markers;
+    returns the deleted files."""
+    markers = MarkerFiles(table.storage, table.meta_path, instant_time)
+    if not markers.exists():
+        return []
+    deleted: list[str] = []
+    for m in markers.list():
+        if m.io_type not in ("MERGE", "CREATE"):
+            continue  # compaction writes no log files: APPEND markers are not its own
+        parent = table.partition_uri(m.partition_path) if m.partition_path else table.base_uri
+        target = f"{parent}/{m.file_name}"
+        if table.storage.delete(target):
+            deleted.append(target)
+    _delete_markers(markers)
+    return deleted
+
+
 def rollback_inflight_compaction(table: HudiTable, instant_time: str) -> list[str]:
     """Undo a failed attempt: delete its new base files (by markers), then its inflight file,
     so the plan is requested again. Returns the deleted files."""
-    deleted = rollback_by_markers(table, instant_time)
+    deleted = _delete_marked_files(table, instant_time)
     tl = table.timeline
     inst = tl.pending_compactions().find(instant_time)
     if inst is not None and inst.is_inflight:
@@ -299,7 +322,7 @@ def run_compaction(
     if not results:
         meta.partition_to_write_stats = {}
     tl.complete(inflight, meta.to_bytes())
-    delete_marker_dir(table, t)
+    _delete_markers(MarkerFiles(table.storage, table.meta_path, t))
     return CompactionResult(t, list(results), meta)
 
 

@@ -15,10 +15,10 @@ from hudi_core.config.compaction import CompactionOptions
 from hudi_core.config.property import HoodieConfig
 
 __all__ = [
+    "JAVA_PACKAGE",
     "BoundedIOStrategy",
     "CompactionPlanStrategy",
     "DayBasedStrategy",
-    "JAVA_PACKAGE",
     "LogFileNumBasedStrategy",
     "LogFileSizeBasedStrategy",
     "UnboundedStrategy",
