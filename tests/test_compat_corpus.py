@@ -136,3 +136,21 @@ def test_corpus_query(table_info: dict[str, Any], query_id: str) -> None:
 def test_corpus_is_present() -> None:
     # A missing corpus would silently parametrise nothing.
     assert len(_cases()) >= 50
+
+
+def test_comparison_catches_a_wrong_value_a_missing_key_and_a_missing_column() -> None:
+    root = corpus_root()
+    assert root is not None
+    expected = pq.read_table(root / "expected/trips_mor_avro/v6_trips_8i1u/snapshot.parquet")
+    compare = {"keys": ["_hoodie_record_key", "_hoodie_partition_path"], "allow_extra_columns": False}
+    _compare(expected, expected, compare)
+    fares = expected.column("fare").to_pylist()
+    wrong = expected.set_column(
+        expected.schema.get_field_index("fare"), "fare", pa.array([fares[0] + 1, *fares[1:]])
+    )
+    with pytest.raises(AssertionError, match="fare"):
+        _compare(expected, wrong, compare)
+    with pytest.raises(AssertionError, match="missing"):
+        _compare(expected, expected.slice(1), compare)
+    with pytest.raises(AssertionError, match="columns missing"):
+        _compare(expected, expected.drop_columns(["rider"]), compare)

@@ -81,3 +81,14 @@ def test_time_travel_before_the_first_commit_is_empty_with_the_schema(tmp_path: 
     out = _open(HIVE_COW).read(as_of="20000101000000000")
     assert out.num_rows == 0
     assert "name" in out.column_names
+
+
+def test_projection_on_a_merged_mor_slice_still_applies_log_updates() -> None:
+    table = _open("tables/trips_mor_avro/v6_trips_8i1u")
+    out = table.read(columns=["rider", "fare"], filters=[("city", "=", "san_francisco")])
+    assert out.column_names == ["rider", "fare"]
+    assert dict(zip(out.column("rider").to_pylist(), out.column("fare").to_pylist(), strict=True)) == {
+        "rider-A": 19.1, "rider-C": 27.7, "rider-D": 25.0, "rider-E": 93.5,
+    }  # fmt: skip
+    inc = table.read("incremental", start="20250331030642808", columns=["rider"])
+    assert inc.column("rider").to_pylist() == ["rider-D"]

@@ -18,7 +18,7 @@ from hudi_core.fs_view.view import FileSystemView
 from hudi_core.read.align import align_table
 from hudi_core.read.files import read_parquet
 from hudi_core.read.filters import Filter, apply_filters, normalize_filters, partition_matches, to_expression
-from hudi_core.read.merge import merge_file_slice, slice_schema
+from hudi_core.read.merge import IS_DELETED_FIELD, merge_file_slice, slice_schema
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.commit_metadata import CommitMetadata
 
@@ -59,7 +59,7 @@ class _Plan:
         else:
             data = merge_file_slice(
                 self.table, file_slice, as_of=self.end if self.query_type == "incremental" else self.as_of,
-                timeline=self.view.visible, schema=self.schema,
+                timeline=self.view.visible, schema=self._merge_schema(),
             )  # fmt: skip
         if self.query_type == "incremental":
             ct = data.column(COMMIT_TIME)
@@ -67,6 +67,16 @@ class _Plan:
             data = data.filter(pc.fill_null(mask, False))
         data = apply_filters(data, to_expression(self.filters))
         return data.select(self.output.names).cast(self.output)
+
+    def _merge_schema(self) -> pa.Schema:
+        """The columns a merge must carry: the wanted ones plus keys, ordering and delete flag."""
+        cfg = self.table.config
+        want = set(_needed_columns(self)) | set(META_FIELDS) | {IS_DELETED_FIELD}
+        if cfg.ordering_field:
+            want.add(cfg.ordering_field)
+        if not cfg.populate_meta_fields:
+            want |= {f.split(".")[0] for f in cfg.record_key_fields} | set(cfg.partition_fields)
+        return pa.schema([f for f in self.schema if f.name in want])
 
 
 def _needed_columns(plan: _Plan) -> list[str]:
