@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pyarrow.fs as pafs
 import pytest
+import s3fs
 from hudi_core.errors import ConfigError, StorageError
 from hudi_core.plugins.manager import PluginManager
 from hudi_core.storage import FsspecStorage, storage_for
@@ -246,3 +247,17 @@ def test_writing_to_a_missing_bucket_names_the_bucket(s3_bucket: S3Bucket) -> No
             f.write(b"y")
     with pytest.raises(FileNotFoundError):  # reads keep the FileNotFoundError contract
         st.read_bytes("s3://no-such-bucket/t/a")
+
+
+def test_an_unpickled_storage_keeps_the_retry_bound(flaky: tuple[S3Storage, FlakyS3Proxy, S3Bucket]) -> None:
+    import pickle
+
+    st, proxy, bucket = flaky
+    payload = pickle.dumps(st)
+    s3fs.S3FileSystem.clear_instance_cache()  # as in a fresh task process
+    clone = pickle.loads(payload)
+    assert clone.fs is not st.fs
+    proxy.fail(10)
+    with pytest.raises(TransientS3Error):
+        clone.write_bytes(f"{bucket.uri}/t/x", b"x")
+    assert proxy.requests == 4

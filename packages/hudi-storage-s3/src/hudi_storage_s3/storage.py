@@ -82,6 +82,10 @@ class S3Storage(Storage):
         super().__init__(fs, scheme=scheme)
         self.retry = RetryPolicy(max_retries=self.settings.max_retries, base_delay=self.settings.base_delay)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self.fs.retries = 1  # an unpickled s3fs instance comes back with its own retry loop on
+
     # -- helpers ---------------------------------------------------------------------------------
 
     def _bucket_key(self, path: str) -> tuple[str, str]:
