@@ -13,7 +13,7 @@ import fastavro
 
 from hudi_core.errors import TimelineError
 
-__all__ = ["java_annotated", "read_container", "write_container"]
+__all__ = ["container_bytes", "java_annotated", "read_container", "write_container"]
 
 _MAGIC = b"Obj\x01"
 
@@ -63,10 +63,16 @@ def write_container(
     for record in records:
         fastavro.schemaless_writer(body, parsed, record)
         count += 1
-    raw_schema = (schema_json or json.dumps(schema, separators=(",", ":"))).encode("utf-8")
+    raw_schema = schema_json or json.dumps(schema, separators=(",", ":"))
+    return container_bytes(raw_schema, count, body.getvalue())
+
+
+def container_bytes(schema_json: str, count: int, body: bytes) -> bytes:
+    """A container file with ``avro.schema`` = ``schema_json``, codec null and one block of
+    ``count`` records already encoded as ``body``."""
+    raw_schema = schema_json.encode("utf-8")
     key = b"avro.schema"
     sync = os.urandom(16)
-    data = body.getvalue()
     return b"".join(
         (
             _MAGIC,
@@ -78,8 +84,8 @@ def write_container(
             b"\x00",
             sync,
             _varint(count),
-            _varint(len(data)),
-            data,
+            _varint(len(body)),
+            body,
             sync,
         )
     )

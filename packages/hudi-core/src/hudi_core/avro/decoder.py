@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,47 +15,16 @@ import fastavro
 import numpy as np
 import pyarrow as pa
 
+from hudi_core.avro.container import container_bytes
 from hudi_core.avro.flat_decoder import NotFlat, decode_flat
 from hudi_core.errors import CorruptedLogBlockError, SchemaMismatchError
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD, avro_to_arrow, parse_avro_schema
 
-__all__ = ["NotFlat", "decode_flat_records", "decode_records"]
-
-_CONTAINER_MAGIC = b"Obj\x01"
-
-
-def _zz_varint(value: int) -> bytes:
-    v = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while v > 0x7F:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
+__all__ = ["NotFlat", "cast_column", "decode_flat_records", "decode_records"]
 
 def _container(writer_schema_json: str, records: Sequence[bytes | memoryview]) -> bytes:
     """An Avro object container holding ``records`` (already Avro binary) in one block."""
-    sync = os.urandom(16)
-    schema_raw = writer_schema_json.encode("utf-8")
-    meta_key = b"avro.schema"
-    body = b"".join(records)
-    return b"".join(
-        (
-            _CONTAINER_MAGIC,
-            _zz_varint(1),
-            _zz_varint(len(meta_key)),
-            meta_key,
-            _zz_varint(len(schema_raw)),
-            schema_raw,
-            b"\x00",
-            sync,
-            _zz_varint(len(records)),
-            _zz_varint(len(body)),
-            body,
-            sync,
-        )
-    )
+    return container_bytes(writer_schema_json, len(records), b"".join(records))
 
 
 def _named_like(reader: dict[str, Any], writer: dict[str, Any]) -> dict[str, Any]:
@@ -120,13 +88,7 @@ def _project(table: pa.Table, reader: dict[str, Any]) -> pa.Table:
         if "aliases" in field:
             raise NotFlat("field aliases")
         if field["name"] in table.column_names:
-            col = table.column(field["name"])
-            try:
-                cols.append(col if col.type == arrow_field.type else col.cast(arrow_field.type))
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-                raise SchemaMismatchError(
-                    f"field {field['name']!r} of type {col.type} cannot be read as {arrow_field.type}: {e}"
-                ) from e
+            cols.append(cast_column(table.column(field["name"]), arrow_field))
         elif field.get("default") is None:
             if "default" not in field and not arrow_field.nullable:
                 raise SchemaMismatchError(
@@ -140,6 +102,19 @@ def _project(table: pa.Table, reader: dict[str, Any]) -> pa.Table:
             cols.append(pa.array([default] * table.num_rows, arrow_field.type))
     out = pa.Table.from_arrays(cols, schema=target)
     return out.select(_meta_first(out.schema).names)
+
+
+def cast_column(col: pa.ChunkedArray | pa.Array, field: pa.Field) -> pa.ChunkedArray | pa.Array:
+    """``col`` as ``field``'s type (Avro's type promotions and Arrow casts), or a
+    :class:`SchemaMismatchError` naming the column."""
+    if col.type == field.type:
+        return col
+    try:
+        return col.cast(field.type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        raise SchemaMismatchError(
+            f"column {field.name!r} of type {col.type} cannot be read as {field.type}: {e}"
+        ) from e
 
 
 def _meta_first(schema: pa.Schema) -> pa.Schema:

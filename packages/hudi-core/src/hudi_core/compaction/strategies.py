@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, ClassVar, Protocol
 
 from hudi_core.compaction.plan import TOTAL_IO_MB, TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE, CompactionOperation
 from hudi_core.config.compaction import CompactionOptions
-from hudi_core.config.property import HoodieConfig
+from hudi_core.config.property import ConfigProperty, HoodieConfig
 
 __all__ = [
     "JAVA_PACKAGE",
@@ -74,32 +74,38 @@ class BoundedIOStrategy(UnboundedStrategy):
         return out
 
 
-class LogFileSizeBasedStrategy(BoundedIOStrategy):
+class _ThresholdStrategy(BoundedIOStrategy):
+    """Slices whose ``metric`` is at least the ``threshold`` option, largest first, bounded by
+    the target IO."""
+
+    metric: ClassVar[str]
+    threshold: ClassVar[ConfigProperty[Any]]
+
+    def select(self, operations: Sequence[CompactionOperation]) -> list[CompactionOperation]:
+        threshold = float(self.config.get(self.threshold))
+        chosen = [op for op in operations if op.metrics.get(self.metric, 0.0) >= threshold]
+        chosen.sort(key=lambda op: -op.metrics.get(self.metric, 0.0))
+        return super().select(chosen)
+
+
+class LogFileSizeBasedStrategy(_ThresholdStrategy):
     """Slices whose log files total >= ``hoodie.compaction.logfile.size.threshold`` bytes,
     largest first, bounded by the target IO (Hudi's default strategy)."""
 
     name = "LOG_FILE_SIZE"
     java_class = f"{JAVA_PACKAGE}.LogFileSizeBasedCompactionStrategy"
-
-    def select(self, operations: Sequence[CompactionOperation]) -> list[CompactionOperation]:
-        threshold = float(self.config.get(CompactionOptions.LOGFILE_SIZE_THRESHOLD))
-        chosen = [op for op in operations if op.metrics.get(TOTAL_LOG_FILES_SIZE, 0.0) >= threshold]
-        chosen.sort(key=lambda op: -op.metrics.get(TOTAL_LOG_FILES_SIZE, 0.0))
-        return super().select(chosen)
+    metric = TOTAL_LOG_FILES_SIZE
+    threshold = CompactionOptions.LOGFILE_SIZE_THRESHOLD
 
 
-class LogFileNumBasedStrategy(BoundedIOStrategy):
+class LogFileNumBasedStrategy(_ThresholdStrategy):
     """Slices with >= ``hoodie.compaction.logfile.num.threshold`` log files, most first,
     bounded by the target IO."""
 
     name = "LOG_FILE_NUM"
     java_class = f"{JAVA_PACKAGE}.LogFileNumBasedCompactionStrategy"
-
-    def select(self, operations: Sequence[CompactionOperation]) -> list[CompactionOperation]:
-        threshold = float(self.config.get(CompactionOptions.LOGFILE_NUM_THRESHOLD))
-        chosen = [op for op in operations if op.metrics.get(TOTAL_LOG_FILES, 0.0) >= threshold]
-        chosen.sort(key=lambda op: -op.metrics.get(TOTAL_LOG_FILES, 0.0))
-        return super().select(chosen)
+    metric = TOTAL_LOG_FILES
+    threshold = CompactionOptions.LOGFILE_NUM_THRESHOLD
 
 
 _DAY_RE = re.compile(r"(\d{4})[/-](\d{1,2})[/-](\d{1,2})")

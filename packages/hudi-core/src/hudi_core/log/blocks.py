@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_core.avro.decoder import decode_flat_records, decode_records
+from hudi_core.avro.decoder import cast_column, decode_flat_records, decode_records
 from hudi_core.avro.encoder import encode_value_segments, record_segments
 from hudi_core.avro.flat_decoder import NotFlat
 from hudi_core.avro.segments import Segment, const_segment, gather, varint_segment, zigzag
@@ -191,13 +191,7 @@ def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     cols = []
     for f in fields:
         if f.name in table.column_names:
-            col = table.column(f.name)
-            try:
-                cols.append(col if col.type == f.type else col.cast(f.type))
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-                raise SchemaMismatchError(
-                    f"column {f.name!r} of type {col.type} cannot be read as {f.type}: {e}"
-                ) from e
+            cols.append(cast_column(table.column(f.name), f))
         else:
             cols.append(pa.nulls(table.num_rows, f.type))
     return pa.Table.from_arrays(cols, schema=pa.schema(fields))
