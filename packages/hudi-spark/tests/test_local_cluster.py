@@ -1,0 +1,53 @@
+"""End to end on ``local-cluster[2,1,1024]``: executors are separate JVMs with their own Python
+workers, so nothing may rely on driver-local state. Runs in a subprocess (one SparkContext per
+process; the shared test session is ``local[2,2]``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.xdist_group("spark")]
+
+SCRIPT = textwrap.dedent(
+    """
+    import json, os, sys
+    import pyarrow as pa
+    import hudi_spark
+    from hudi_core.table import HudiTable
+
+    path = sys.argv[1]
+    spark = hudi_spark.spark_session("local-cluster[2,1,1024]", conf={"spark.local.dir": sys.argv[2]})
+    opts = {"hoodie.table.name": "t", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+            "hoodie.datasource.write.recordkey.field": "k", "hoodie.datasource.write.partitionpath.field": "p",
+            "hoodie.datasource.write.precombine.field": "ts"}
+    first = pa.table({"k": [str(i) for i in range(100)], "ts": [0] * 100, "p": ["a", "b"] * 50})
+    second = pa.table({"k": [str(i) for i in range(50, 150)], "ts": [1] * 100, "p": ["a", "b"] * 50})
+    hudi_spark.write(spark.createDataFrame(first).repartition(4), path, operation="upsert", options=opts)
+    hudi_spark.write(spark.createDataFrame(second).repartition(4), path, operation="upsert", options=opts)
+    pids = spark.sparkContext.parallelize(range(8), 8).map(lambda _: os.getppid()).distinct().collect()
+    df = spark.read.format("hudi").load(path)
+    rows = sorted((r["k"], r["ts"]) for r in df.select("k", "ts").collect())
+    print(json.dumps({"rows": rows, "executor_daemons": len(pids),
+                      "commits": len(HudiTable.open(path).timeline.completed_commits())}))
+    spark.stop()
+    """
+)
+
+
+def test_write_and_read_on_local_cluster(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path / "t"), str(tmp_path / "local")],
+        capture_output=True, text=True, timeout=400,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["executor_daemons"] == 2  # really two executors
+    assert result["commits"] == 2
+    expected = sorted([(str(i), 0) for i in range(50)] + [(str(i), 1) for i in range(50, 150)])
+    assert [tuple(r) for r in result["rows"]] == expected
