@@ -5,6 +5,10 @@ Prints seconds, rows/s, peak RSS and ratios to floors measured in the same run:
 bulk_insert vs ``pyarrow.parquet.write_to_dataset`` (target <= 1.5x), MOR avro+BUCKET upsert vs a
 plain fastavro write of the upsert rows (<= 1.5x), MOR parquet+BUCKET upsert vs a plain parquet
 write (<= 3x).  ``python benchmarks/write_bench.py --rows 100000``
+
+``--stream-gb 2`` instead streams 2 GB of generated batches as one upsert (``--stream-type``,
+``--stream-index``, ``--stream-op``, ``--option k=v``) and prints peak RSS next to the write
+buffer's limits.
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ import resource
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import fastavro
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_core.schema.avro_schema import arrow_to_avro
@@ -52,11 +57,72 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def trips_fast(start: int, n: int, ts: int, rng: np.random.Generator) -> pa.RecordBatch:
+    """Like :func:`trips`, strings built with Arrow compute (a stream generates GBs of them)."""
+    ids = pa.array(np.arange(start, start + n, dtype=np.int64))
+    num = pc.utf8_lpad(pc.cast(ids, pa.string()), 9, "0")
+    return pa.RecordBatch.from_pydict({
+        "uuid": pc.binary_join_element_wise("trip-", num, ""),
+        "ts": pa.array(np.full(n, ts, dtype=np.int64)),
+        "rider": pc.binary_join_element_wise("rider-", pc.cast(pc.divide(ids, 1000), pa.string()), ""),
+        "driver": pc.binary_join_element_wise("driver-", pc.cast(pc.divide(ids, 500), pa.string()), ""),
+        "begin_lat": rng.random(n), "begin_lon": rng.random(n),
+        "end_lat": rng.random(n), "end_lon": rng.random(n),
+        "fare": rng.random(n) * 100,
+        "city": pc.take(pa.array(CITIES), pa.array(np.arange(start, start + n) % 5)),
+    })  # fmt: skip
+
+
+def stream_bench(gb: float, table_type: str, index: str, operation: str, opts: dict[str, str]) -> None:
+    """Write ``gb`` GB (Arrow bytes) of generated batches as one streamed write; peak RSS vs limits."""
+    from hudi_core.config.property import HoodieConfig
+    from hudi_core.config.write import WriteBufferOptions
+
+    rng = np.random.default_rng(7)
+    probe = trips_fast(0, 50_000, 1, rng)
+    per_batch = probe.nbytes
+    batches = max(1, int(gb * 1e9 / per_batch))
+    base_rss = rss_mb()
+
+    def gen() -> Iterator[pa.RecordBatch]:
+        for k in range(batches):
+            yield trips_fast(k * 50_000, 50_000, 1, rng)
+
+    work = tempfile.mkdtemp(prefix="hudi-stream-bench-")
+    try:
+        o = {"hoodie.index.type": index, "hoodie.bucket.index.num.buckets": "4", **opts}
+        cfg = HoodieConfig(o)
+        t = HudiTable.create(f"{work}/t", name="trips", table_type=table_type, record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts", options=o)  # fmt: skip
+        t0 = time.perf_counter()
+        res = t.write(gen(), operation=operation) if hasattr(t, "write") else getattr(t, operation)(gen())
+        secs = time.perf_counter() - t0
+        limits = {p.key: int(cfg.get(p)) for p in (WriteBufferOptions.STREAM_CHUNK_MAX_BYTES,
+                  WriteBufferOptions.BUCKET_MAX_BYTES, WriteBufferOptions.TOTAL_MAX_BYTES)}  # fmt: skip
+        print(f"stream {operation} {table_type} {index}: {batches} batches x {per_batch / 1e6:.1f} MB = "
+              f"{batches * per_batch / 1e9:.2f} GB logical, {batches * 50_000} rows in {secs:.1f}s "
+              f"({batches * 50_000 / secs:.0f} rows/s), files {res.files_written}")
+        print("limits: " + ", ".join(f"{k}={v / 2**20:.0f} MB" for k, v in limits.items()))
+        print(f"peak RSS {rss_mb():.0f} MB (before the write {base_rss:.0f} MB)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--upserts", type=int, default=5)
+    ap.add_argument("--stream-gb", type=float, default=0.0,
+                    help="instead: stream this many GB of generated batches as one write; prints peak RSS")
+    ap.add_argument("--stream-type", default="MERGE_ON_READ")
+    ap.add_argument("--stream-index", default="BUCKET")
+    ap.add_argument("--stream-op", default="upsert")
+    ap.add_argument("--option", action="append", default=[], help="k=v write option (stream mode)")
     args = ap.parse_args()
+    if args.stream_gb > 0:
+        opts = dict(o.split("=", 1) for o in args.option)
+        stream_bench(args.stream_gb, args.stream_type, args.stream_index, args.stream_op, opts)
+        return
     n, m = args.rows, max(2, args.rows // 10)
     rng = np.random.default_rng(7)
     base_data = trips(n, 0, 1, rng)

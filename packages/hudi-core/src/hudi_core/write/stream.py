@@ -133,7 +133,9 @@ class StreamWriter:
         right = self._new_index.select([*keys, "_n_fid"]) if not self.index.is_global else self._new_index.select(
             [RECORD_KEY, "_n_fid", "_n_part"]
         )
-        work = tagged.append_column("_n_row", pa.array(np.arange(tagged.num_rows, dtype=np.int64)))
+        work = tagged.select(keys + [FILE_ID, BASE_INSTANT, LOCATION_PARTITION]).append_column(
+            "_n_row", pa.array(np.arange(tagged.num_rows, dtype=np.int64))
+        )
         joined = work.join(right, keys=keys, join_type="left outer").sort_by("_n_row")
         hit = pc.and_(pc.is_null(joined.column(FILE_ID)), pc.is_valid(joined.column("_n_fid")))
         out = tagged

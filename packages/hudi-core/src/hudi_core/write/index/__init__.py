@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Union
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
@@ -110,6 +111,11 @@ def _tag_bucket(data: pa.Table, index: BucketIndex, view: FileSystemView | None)
     loc = loc.append_column(LOCATION_PARTITION, loc.column(PARTITION_PATH))
     work = data.drop_columns([c for c in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION, BUCKET_NUM) if c in data.column_names])
     work = work.append_column(BUCKET_NUM, pa.array(buckets, pa.int32()))
-    work = work.append_column("_hoodie_w_row", pa.array(range(work.num_rows), pa.int64()))
-    joined = work.join(loc, keys=[PARTITION_PATH, BUCKET_NUM], join_type="left outer").sort_by("_hoodie_w_row")
-    return joined.drop_columns(["_hoodie_w_row"])
+    # join only the keys and a row number: Acero cannot carry nested columns through a join
+    narrow = work.select([PARTITION_PATH, BUCKET_NUM]).append_column(
+        "_hoodie_w_row", pa.array(np.arange(work.num_rows, dtype=np.int64))
+    )
+    joined = narrow.join(loc, keys=[PARTITION_PATH, BUCKET_NUM], join_type="left outer").sort_by("_hoodie_w_row")
+    for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
+        work = work.append_column(name, joined.column(name))
+    return work

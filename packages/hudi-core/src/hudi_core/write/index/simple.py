@@ -57,17 +57,19 @@ def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.T
     """``data`` with FILE_ID, BASE_INSTANT and LOCATION_PARTITION from ``existing`` (nulls for
     new keys), rows kept in input order."""
     data = data.drop_columns([c for c in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION) if c in data.column_names])
-    work = data.append_column(_ROW, pa.array(np.arange(data.num_rows, dtype=np.int64)))
     if global_:
         right = existing
         keys = [RECORD_KEY]
     else:
         right = existing.append_column(PARTITION_PATH, existing.column(LOCATION_PARTITION))
         keys = [RECORD_KEY, PARTITION_PATH]
-    joined = work.join(right, keys=keys, join_type="left outer", use_threads=True)
-    joined = joined.sort_by(_ROW)
-    cols = [*data.column_names, FILE_ID, BASE_INSTANT, LOCATION_PARTITION]
-    return joined.select(cols)
+    # join only the keys and a row number: Acero cannot carry nested columns through a join
+    work = data.select(keys).append_column(_ROW, pa.array(np.arange(data.num_rows, dtype=np.int64)))
+    joined = work.join(right, keys=keys, join_type="left outer", use_threads=True).sort_by(_ROW)
+    out = data
+    for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
+        out = out.append_column(name, joined.column(name))
+    return out
 
 
 @dataclass(frozen=True)
