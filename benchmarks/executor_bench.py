@@ -1,17 +1,15 @@
 """Executors benchmark (seed 5.2.2): SIMPLE vs BOUNDED_IN_MEMORY vs DISRUPTOR.
 
-Pushes trips-like Arrow record batches, built by a generator that does real work, through each
-executor into a consumer that writes parquet to local disk, and prints rows/s with the ratio to
-SIMPLE measured in the same run. Then, with a slow consumer, the peak RSS of a fresh process per
-executor, to show the back-pressure bound (and what an unbounded buffer would cost).
+1. The insert phase of the write benchmark: ``HudiTable.insert`` of N trips-like rows (10
+   columns, 5 partitions) into a fresh COPY_ON_WRITE table per run, ``hoodie.write.executor.type``
+   set on the table, on local disk and on the moto S3 test server (127.0.0.1, ``s3://`` table
+   through hudi-storage-s3). Prints rows/s and the ratio to SIMPLE measured in the same run.
+2. (secondary) The executors alone: trips-like Arrow batches built by a producer that does real
+   work, pushed into a consumer that writes parquet per batch; then the peak RSS of a fresh
+   process per executor with a slow consumer, to show the back-pressure bound.
 
-    .venv/bin/python benchmarks/executor_bench.py                 # 1M rows, 10k-row batches
-    .venv/bin/python benchmarks/executor_bench.py --rows 200000   # quicker
-
-TODO(write pipeline): once ``hudi_core.write.handles`` lands, replace ``ParquetConsumer`` by the
-real insert (create) handle consumer, and add a run against the moto S3 test server
-(``hudi_core.testing`` S3 fixture) where the consumer's I/O waits on the network: see
-``make_consumer``.
+    .venv/bin/python benchmarks/executor_bench.py                      # 1M rows local, 200k on S3
+    .venv/bin/python benchmarks/executor_bench.py --rows 200000 --s3-rows 100000 --skip-plain
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,7 +35,13 @@ import pyarrow.parquet as pq
 from hudi_core.executor import Producers, executor_for
 
 PARTITIONS = pa.array(
-    ["americas/brazil/sao_paulo", "americas/united_states/san_francisco", "asia/india/chennai"]
+    [
+        "americas/brazil/sao_paulo",
+        "americas/united_states/san_francisco",
+        "asia/india/chennai",
+        "europe/france/paris",
+        "asia/japan/tokyo",
+    ]
 )
 
 
@@ -104,9 +109,92 @@ def trip_batches(
                 "end_lat": rng.random(rows),
                 "end_lon": rng.random(rows),
                 "fare": pc.round(pa.array(rng.random(rows) * 100.0), 2),
-                "partitionpath": PARTITIONS.take(pa.array(ids % 3)),
+                "partitionpath": PARTITIONS.take(pa.array(ids % len(PARTITIONS))),
             }
         )
+
+
+# -- 1. the insert phase through HudiTable.insert --------------------------------------------------
+
+TABLE_SETUPS: tuple[Setup, ...] = (
+    Setup("SIMPLE", {"hoodie.write.executor.type": "SIMPLE"}),
+    Setup("BOUNDED_IN_MEMORY", {"hoodie.write.executor.type": "BOUNDED_IN_MEMORY"}),
+    Setup("DISRUPTOR BLOCKING_WAIT", {"hoodie.write.executor.type": "DISRUPTOR"}),
+    Setup(
+        "DISRUPTOR BUSY_SPIN_WAIT",
+        {
+            "hoodie.write.executor.type": "DISRUPTOR",
+            "hoodie.write.executor.disruptor.wait.strategy": "BUSY_SPIN_WAIT",
+        },
+    ),
+)
+
+
+def trips_table(rows: int, batch_rows: int) -> pa.Table:
+    """``rows`` trips (10 columns, 5 partitions), built before the clock starts."""
+    batches = list(trip_batches(0, -(-rows // batch_rows), batch_rows, seed=7))
+    return pa.Table.from_batches(batches).slice(0, rows).combine_chunks()
+
+
+def insert_once(base_uri: str, setup: Setup, data: pa.Table, options: dict[str, str]) -> float:
+    """Seconds for ``HudiTable.insert(data)`` into a fresh table at ``base_uri``."""
+    from hudi_core.table.hudi_table import HudiTable
+
+    table = HudiTable.create(
+        base_uri, name="trips", table_type="COPY_ON_WRITE", record_key_fields="uuid",
+        partition_fields="partitionpath", ordering_field="ts", options={**options, **setup.options},
+    )  # fmt: skip
+    gc.collect()
+    start = time.perf_counter()
+    result = table.insert(data)
+    elapsed = time.perf_counter() - start
+    assert result.inserted == data.num_rows, (setup.label, result.inserted)
+    return elapsed
+
+
+def report(title: str, rows: int, results: dict[str, float]) -> None:
+    print(title)
+    base = rows / results["SIMPLE"]
+    for label, t in results.items():
+        rate = rows / t
+        print(f"  {label:<34} {rate:>12,.0f} rows/s   x{rate / base:.2f} vs SIMPLE   ({t:.2f} s)")
+
+
+def table_throughput_local(args: argparse.Namespace) -> None:
+    data = trips_table(args.rows, args.batch_rows)
+    results: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(args.repeat):  # interleaved, so load drift hits every executor alike
+            for i, setup in enumerate(TABLE_SETUPS):
+                root = Path(tmp) / f"t{r}-{i}"
+                t = insert_once(str(root), setup, data, {})
+                results[setup.label] = min(t, results.get(setup.label, float("inf")))
+                shutil.rmtree(root)
+    report(f"insert phase, local disk: HudiTable.insert of {args.rows:,} rows (10 columns, 5 partitions, "
+           f"COPY_ON_WRITE, gzip), best of {args.repeat}, {os.cpu_count()} cores", args.rows, results)  # fmt: skip
+
+
+def table_throughput_s3(args: argparse.Namespace) -> None:
+    from hudi_core.testing.s3 import FAKE_AWS_ENV, MotoS3Server
+
+    os.environ.update(FAKE_AWS_ENV)
+    rows = args.s3_rows
+    data = trips_table(rows, args.batch_rows)
+    results: dict[str, float] = {}
+    with MotoS3Server() as server:
+        for r in range(args.repeat):
+            for i, setup in enumerate(TABLE_SETUPS):
+                server.reset()  # moto keeps objects in memory: one table at a time
+                bucket = server.create_bucket("bench")
+                t = insert_once(f"{bucket.uri}/t{r}-{i}", setup, data, bucket.options)
+                results[setup.label] = min(t, results.get(setup.label, float("inf")))
+    note = (f" (fewer than the {args.rows:,} local rows to keep the run short: moto serves from one "
+            "in-process server and holds every object in memory)") if rows < args.rows else ""  # fmt: skip
+    report(f"insert phase, S3 test server (moto, 127.0.0.1, s3:// via hudi-storage-s3): {rows:,} rows{note}, "
+           f"best of {args.repeat}", rows, results)  # fmt: skip
+
+
+# -- 2. the executors alone, into a plain parquet consumer -----------------------------------------
 
 
 def producer_for(setup: Setup, batches: int, rows: int, wait_s: float) -> Any:
@@ -149,8 +237,7 @@ class ParquetConsumer:
 
 
 def make_consumer(path: Path, compression: str, delay_s: float = 0.0) -> ParquetConsumer:
-    # TODO(write pipeline): return the create handle's consumer (hudi_core.write.handles) writing
-    # a real base file, and point ``path`` at the moto S3 server for the network-bound case.
+    # The real insert handle is measured by ``table_throughput``; this one writes per batch.
     return ParquetConsumer(path, compression, delay_s)
 
 
@@ -235,24 +322,36 @@ def memory(args: argparse.Namespace) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rows", type=int, default=1_000_000)
+    p.add_argument("--rows", type=int, default=1_000_000, help="rows per run (local disk; plain consumer)")
+    p.add_argument("--s3-rows", type=int, default=200_000, help="rows per run on the S3 test server")
     p.add_argument("--batch-rows", type=int, default=10_000)
     p.add_argument("--repeat", type=int, default=2)
     p.add_argument("--compression", default="gzip", help="parquet codec (Hudi's default is gzip)")
     p.add_argument("--memory-rows", type=int, default=400_000)
     p.add_argument("--delay-ms", type=float, default=20.0)
     p.add_argument("--io-wait-ms", type=float, default=10.0,
-                   help="second throughput run: simulated source and sink latency per batch (0: skip)")  # fmt: skip
+                   help="plain consumer, second run: simulated source and sink latency per batch (0: skip)")  # fmt: skip
+    p.add_argument("--skip-local", action="store_true", help="skip the insert phase on local disk")
+    p.add_argument("--skip-s3", action="store_true", help="skip the insert phase on the S3 test server")
+    p.add_argument("--skip-plain", action="store_true", help="skip the plain-consumer section")
     p.add_argument("--skip-memory", action="store_true")
     p.add_argument("--child", dest="setup", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.setup:
         peak_rss_child(args)
         return
-    throughput(args, wait_ms=0.0)
-    if args.io_wait_ms:
+    if not args.skip_local:
+        table_throughput_local(args)
         print()
-        throughput(args, wait_ms=args.io_wait_ms)
+    if not args.skip_s3:
+        table_throughput_s3(args)
+        print()
+    if not args.skip_plain:
+        print("executors alone (secondary): batches into a parquet-writing consumer, no table")
+        throughput(args, wait_ms=0.0)
+        if args.io_wait_ms:
+            print()
+            throughput(args, wait_ms=args.io_wait_ms)
     if not args.skip_memory:
         memory(args)
 
