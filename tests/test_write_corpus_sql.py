@@ -8,11 +8,16 @@ literal``. Literals: numbers, strings, booleans, ``CAST('..' AS DATE|TIMESTAMP|B
 ``ARRAY``/``MAP``/``STRUCT``. Column types come from the corpus's expected snapshot (Spark's BYTE
 and SHORT are stored as Avro int). Compared: data columns and ``_hoodie_record_key`` /
 ``_hoodie_partition_path``; commit times, seqnos and file names differ by nature.
+
+Structural conformance on the same replays: the same ``hoodie.properties`` keys, commit-metadata
+fields (top level and write stats, base and log), parquet footer keys and log block header keys
+as the table Apache Hudi Spark wrote; differences by nature are listed explicitly.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from decimal import Decimal
 from pathlib import Path
@@ -24,6 +29,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_core import HudiTable
+from hudi_core.log.reader import read_log_file
+from hudi_core.storage import storage_for
 
 COMPAT = Path("/work/shared/compat")
 SCRIPTS = sorted(p for p in COMPAT.glob("tables/*/v6_*.sql"))
@@ -279,3 +286,74 @@ def test_every_v6_script_is_covered() -> None:
     names = {f"{p.parent.name}/{p.stem}" for p in SCRIPTS}
     assert len(names) == len(list(COMPAT.glob("tables/*/v6_*.sql"))) >= 10
     assert not any("v8" in n for n in names)
+
+
+# -- structural conformance ---------------------------------------------------------------------
+
+#: keys only Spark SQL writes (its catalog database)
+SPARK_SQL_ONLY_PROPERTIES = {"hoodie.database.name"}
+#: keys our table creation persists that Spark SQL did not: a ``hoodie.table.log.file.format``
+#: TBLPROPERTY (Spark SQL does not persist it; HudiTable.create keeps every ``hoodie.table.*``
+#: option) and, on COW tables, ``hoodie.compaction.payload.class`` (written by HudiTable.create)
+OURS_ONLY_PROPERTIES = {"hoodie.table.log.file.format", "hoodie.compaction.payload.class"}
+#: tables whose base files Spark wrote with its own row writer (``HoodieSparkRecordMerger``):
+#: Spark's footer keys instead of the Avro writer's
+SPARK_ROW_WRITER_FOOTER = ({"org.apache.spark.sql.parquet.row.metadata", "org.apache.spark.version"},
+                           {"parquet.avro.schema", "writer.model.name"})  # fmt: skip
+
+
+def properties(table: Path) -> set[str]:
+    lines = (table / ".hoodie" / "hoodie.properties").read_text().splitlines()
+    return {ln.split("=", 1)[0] for ln in lines if "=" in ln and not ln.startswith("#")}
+
+
+def commit_fields(table: Path) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for f in sorted((table / ".hoodie").glob("*.*commit")):
+        if f.suffix not in (".commit", ".deltacommit", ".replacecommit"):
+            continue
+        meta = json.loads(f.read_text())
+        out.setdefault("top", set()).update(meta)
+        for stats in meta.get("partitionToWriteStats", {}).values():
+            for s in stats:
+                out.setdefault("log" if ".log." in s["path"] else "base", set()).update(s)
+    return out
+
+
+def footer_keys(table: Path) -> set[str]:
+    keys: set[str] = set()
+    for f in table.rglob("*.parquet"):
+        if ".hoodie" not in f.parts:
+            keys |= {k.decode() for k in (pq.ParquetFile(f).metadata.metadata or {})}
+    return keys
+
+
+def header_keys(table: Path) -> set[tuple[str, str]]:
+    storage = storage_for(str(table))
+    out: set[tuple[str, str]] = set()
+    for f in table.rglob(".*.log.*"):
+        for b in read_log_file(storage, str(f)):
+            out |= {(b.block_type.name, getattr(k, "name", str(k))) for k in b.header}
+    return out
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_same_structure_as_hudi(tmp_path: Path, script: Path) -> None:
+    test_replay_sql_script(tmp_path, script)
+    ours = tmp_path / script.stem
+    theirs = COMPAT / "tables" / script.parent.name / script.stem
+    summary: dict[str, Any] = json.loads((COMPAT / "expected" / script.parent.name / script.stem / "summary.json").read_text())
+
+    ours_p, theirs_p = properties(ours), properties(theirs)
+    assert theirs_p - ours_p <= SPARK_SQL_ONLY_PROPERTIES
+    assert ours_p - theirs_p <= OURS_ONLY_PROPERTIES
+    assert commit_fields(ours) == commit_fields(theirs)
+    theirs_footer = footer_keys(theirs)
+    ours_footer = footer_keys(ours)
+    if SPARK_ROW_WRITER_FOOTER[0] <= theirs_footer:
+        spark, avro = SPARK_ROW_WRITER_FOOTER
+        theirs_footer = (theirs_footer - spark) | avro if ours_footer else theirs_footer
+    assert ours_footer == theirs_footer
+    assert header_keys(ours) == header_keys(theirs)
+    if summary.get("populate_meta_fields") is False:
+        assert not {k for k in ours_footer if "bloom" in k or "record_key" in k}

@@ -69,6 +69,12 @@ class WriteContext:
 
         return storage_for(self.base_uri, self.options)
 
+    @cached_property
+    def populate_meta_fields(self) -> bool:
+        from hudi_core.config.table import TableOptions
+
+        return bool(self.config.get(TableOptions.POPULATE_META_FIELDS))
+
     @property
     def meta_path(self) -> str:
         return f"{self.base_uri}/.hoodie"

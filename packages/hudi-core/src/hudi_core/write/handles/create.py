@@ -59,6 +59,7 @@ class CreateHandle:
         res = write_base_file(
             ctx.storage, path, table, avro_schema=ctx.avro_schema_with_meta,
             compression=str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)),
+        populate_meta_fields=ctx.populate_meta_fields,
         )  # fmt: skip
         n = data.num_rows
         stat = WriteStat(

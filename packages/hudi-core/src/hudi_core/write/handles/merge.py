@@ -119,6 +119,7 @@ def merge_file_group(
     res = write_base_file(
         storage, path, merged, avro_schema=ctx.avro_schema_with_meta,
         compression=str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)),
+        populate_meta_fields=ctx.populate_meta_fields,
     )  # fmt: skip
     n_upd, n_ins, n_del = int(update.sum()), len(insert_rows), int(drop.sum())
     stat = WriteStat(

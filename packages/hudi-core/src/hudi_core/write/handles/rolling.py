@@ -65,6 +65,9 @@ class _OpenFile:
             seqno_start=self.rows,
         )  # fmt: skip
         table = with_meta(data, metas, ctx.schema)
+        if not ctx.populate_meta_fields:
+            for i in range(4):
+                table = table.set_column(i, table.field(i), pa.nulls(table.num_rows, pa.string()))
         table = _cast(table, _file_schema(table, ctx.avro_schema)).replace_schema_metadata(None)
         if self._writer is None:
             codec = _CODECS.get(str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)).lower(), "gzip")
@@ -85,12 +88,14 @@ class _OpenFile:
 
     def close(self) -> WriteStatus:
         ctx = self.ctx
-        keys = pa.chunked_array(self.keys, pa.string())
-        bloom = build_bloom_filter(keys, **_bloom_settings(ctx.config))
-        lo, hi = java_min_max(keys)
-        footer = {BLOOM_FILTER_KEY: bloom.serialize(), BLOOM_TYPE_KEY: bloom.type_code}
-        if lo is not None and hi is not None:
-            footer[MIN_KEY], footer[MAX_KEY] = lo, hi
+        footer: dict[str, str] = {}
+        if ctx.populate_meta_fields:  # without meta fields: no bloom filter, no min/max keys (spec 6.1)
+            keys = pa.chunked_array(self.keys, pa.string())
+            bloom = build_bloom_filter(keys, **_bloom_settings(ctx.config))
+            lo, hi = java_min_max(keys)
+            footer = {BLOOM_FILTER_KEY: bloom.serialize(), BLOOM_TYPE_KEY: bloom.type_code}
+            if lo is not None and hi is not None:
+                footer[MIN_KEY], footer[MAX_KEY] = lo, hi
         footer[AVRO_SCHEMA_KEY] = json.dumps(ctx.avro_schema_with_meta, separators=(",", ":"))
         footer[WRITER_MODEL_KEY] = "avro"
         assert self._writer is not None
