@@ -95,3 +95,34 @@ def test_record_length_mismatch_is_corruption() -> None:
     buf, starts, ends = encode(table, schema)
     with pytest.raises(CorruptedLogBlockError):
         decode_flat_records(buf, starts, ends + 1, schema)
+
+
+def test_many_rows_with_long_values_and_no_nulls_match_general_decoder() -> None:
+    # multi-byte varints (large ints, strings over 127 bytes) and all-valid optional columns
+    n = 300
+    table = pa.table(
+        {
+            "_hoodie_commit_time": [str(i) for i in range(n)],
+            "n": pa.array([(-1) ** i * (i * 7919) ** 2 * 1_000_003 for i in range(n)], pa.int64()),
+            "s": ["x" * (i % 200) + "é" * (i % 3) for i in range(n)],
+            "bin": [bytes([i % 256]) * (i % 150) for i in range(n)],
+            "day": [dt.date(2000, 1, 1) + dt.timedelta(days=i * 40) for i in range(n)],
+        }
+    )
+    schema = schema_of(table)
+    buf, starts, ends = encode(table, schema)
+    fast = decode_flat_records(buf, starts, ends, schema)
+    assert fast.equals(general(buf, starts, ends, schema))
+    assert fast.column("s").to_pylist() == table.column("s").to_pylist()
+
+
+def test_string_length_pointing_into_the_next_record_is_corrupt() -> None:
+    table = pa.table({"_hoodie_commit_time": ["a", "b"], "s": ["hello", "world"]})
+    schema = schema_of(table)
+    buf, starts, ends = encode(table, schema)
+    # Give the first record's "s" a length that reaches into the second record.
+    raw = buf.tobytes()
+    i = raw.index(b"hello")
+    mangled = np.frombuffer(raw[: i - 1] + bytes([2 * 12]) + raw[i:], dtype=np.uint8)
+    with pytest.raises(CorruptedLogBlockError):
+        decode_flat_records(mangled, starts, ends, schema)

@@ -27,12 +27,22 @@ class NotFlat(Exception):
 
 def _varint(buf: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Zig-zag varints at positions ``p``: (int64 values, positions after them)."""
-    acc = np.zeros(len(p), dtype=np.uint64)
-    active = np.ones(len(p), dtype=bool)
-    length = np.zeros(len(p), dtype=np.int64)
-    for k in range(10):
-        b = buf[p + k].astype(np.uint64)
-        acc |= np.where(active, (b & np.uint64(0x7F)) << np.uint64(7 * k), np.uint64(0))
+    first = buf[p]
+    cont = first >= 0x80
+    acc = (first & 0x7F).astype(np.uint64)
+    if not cont.any():
+        # One-byte varints (union branches, short lengths, small ints): no per-byte loop.
+        values = (acc >> np.uint64(1)).view(np.int64) ^ -(acc & np.uint64(1)).view(np.int64)
+        return values, p + 1
+    length = np.ones(len(p), dtype=np.int64)
+    active = cont
+    # Dense passes (masked by ``active``) beat fancy-indexing the still-going subset.
+    for k in range(1, 10):
+        b = buf[p + k]
+        part = (b & 0x7F).astype(np.uint64)
+        part *= active
+        part <<= np.uint64(7 * k)
+        acc |= part
         length += active
         active &= b >= 0x80
         if not active.any():
@@ -43,13 +53,30 @@ def _varint(buf: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values, p + length
 
 
-def _take_bytes(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(concatenated bytes of the slices, int64 offsets)."""
-    offsets = np.zeros(len(starts) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    total = int(offsets[-1])
-    idx = np.repeat(starts - offsets[:-1], lengths) + np.arange(total, dtype=np.int64)
-    return buf[idx], offsets
+def _slices(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, string: bool) -> pa.Array:
+    """The byte slices ``buf[starts[i]:starts[i] + lengths[i]]`` as a string or binary array.
+
+    ``starts`` increase (one value per record, records in order), so a binary array over the
+    whole buffer whose even elements are the slices and odd elements the bytes between them
+    is valid without copying; Arrow's ``take`` of the even elements then copies each slice
+    once, in C++.
+    """
+    n = len(starts)
+    small = len(buf) < 2**31
+    dt = np.int32 if small else np.int64
+    offsets = np.empty(2 * n + 1, dtype=dt)
+    offsets[0:-1:2] = starts
+    offsets[1::2] = starts + lengths
+    offsets[-1] = offsets[-2] if n else 0
+    # Corrupt lengths could make slices overlap or leave the buffer: Arrow must never see that.
+    if n and (int(offsets[-1]) > len(buf) or bool(np.any(np.diff(offsets) < 0))):
+        raise CorruptedLogBlockError("Avro string or bytes values overlap or run past their block")
+    wide_type = pa.binary() if small else pa.large_binary()
+    wide = pa.Array.from_buffers(wide_type, 2 * n, [None, pa.py_buffer(offsets), pa.py_buffer(buf)])
+    out = wide.take(pa.array(np.arange(0, 2 * n, 2, dtype=dt)))
+    if not small:
+        out = out.cast(pa.binary())
+    return out.view(pa.string()) if string else out
 
 
 def _fixed_bytes(buf: np.ndarray, p: np.ndarray, size: int) -> np.ndarray:
@@ -67,11 +94,11 @@ def _decode(node: Any, buf: np.ndarray, p: np.ndarray, names: Names) -> tuple[pa
         valid = branch == non_null[0]
         if ((branch < 0) | (branch >= len(node))).any():
             raise CorruptedLogBlockError(f"union branch out of range for {node}")
+        if valid.all():
+            return _decode(node[non_null[0]], buf, p, names)
         inner, p_valid = _decode(node[non_null[0]], buf, p[valid], names)
         p = p.copy()
         p[valid] = p_valid
-        if valid.all():
-            return inner, p
         if len(inner) == 0:
             return pa.nulls(len(p), inner.type), p
         idx = np.cumsum(valid) - 1
@@ -83,13 +110,15 @@ def _decode(node: Any, buf: np.ndarray, p: np.ndarray, names: Names) -> tuple[pa
     n = len(p)
     if kind in ("int", "long"):
         values, p = _varint(buf, p)
+        storage = pa.int32() if kind == "int" else pa.int64()
+        arr = pa.array(values.astype(np.int32) if kind == "int" else values, storage)
+        if logical is None:
+            return arr, p
         target = (
             avro_to_arrow({"type": "record", "name": "x", "fields": [{"name": "v", "type": node}]})
             .field(0)
             .type
         )
-        storage = pa.int32() if kind == "int" else pa.int64()
-        arr = pa.array(values.astype(np.int32 if kind == "int" else np.int64), storage)
         return (arr.view(target) if target != storage else arr), p
     if kind in ("float", "double"):
         size, dt = (4, "<f4") if kind == "float" else (8, "<f8")
@@ -103,10 +132,7 @@ def _decode(node: Any, buf: np.ndarray, p: np.ndarray, names: Names) -> tuple[pa
         lengths, p = _varint(buf, p)
         if (lengths < 0).any():
             raise CorruptedLogBlockError("negative Avro string length")
-        data, offsets = _take_bytes(buf, p, lengths)
-        t = pa.large_string() if kind == "string" else pa.large_binary()
-        arr = pa.Array.from_buffers(t, n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
-        return arr.cast(pa.string() if kind == "string" else pa.binary()), p + lengths
+        return _slices(buf, p, lengths, kind == "string"), p + lengths
     if kind == "fixed":
         size = int(node["size"])
         raw = np.ascontiguousarray(_fixed_bytes(buf, p, size))
