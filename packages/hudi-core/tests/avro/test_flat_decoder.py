@@ -81,12 +81,88 @@ def test_flat_reader_schema_resolution() -> None:
     assert fast.column("new_int").to_pylist() == [3, 3, 3]
 
 
-def test_nested_schema_is_not_flat() -> None:
-    table = pa.table({"l": pa.array([[1]])})
+def nested_table() -> pa.Table:
+    point = pa.struct([("x", pa.int64()), ("tag", pa.string())])
+    return pa.table(
+        {
+            "_hoodie_commit_time": ["1", "2", "3", "4"],
+            "l": pa.array([[1, None, 3], [], None, [2**40]], pa.list_(pa.int64())),
+            "ls": pa.array([["a"], ["bb", "ccc"], [], None], pa.list_(pa.string())),
+            "m": pa.array([[("k", 1)], None, [], [("a", 2), ("b", None)]], pa.map_(pa.string(), pa.int32())),
+            "st": pa.array([{"x": 1, "tag": "p"}, None, {"x": -5, "tag": None}, {"x": 0, "tag": "q"}], point),
+            "lst": pa.array([[{"x": 1, "tag": "a"}], None, [None, {"x": 2, "tag": "b"}], []], pa.list_(point)),
+            "ll": pa.array([[[1], [2, 3]], [[]], None, [[4]]], pa.list_(pa.list_(pa.int32()))),
+        }
+    )
+
+
+def test_nested_records_arrays_and_maps_match_general_decoder() -> None:
+    table = nested_table()
+    schema = schema_of(table)
+    buf, starts, ends = encode(table, schema)
+    fast = decode_flat_records(buf, starts, ends, schema)
+    assert fast.equals(general(buf, starts, ends, schema))
+    for name in ("l", "ls", "st", "lst", "ll"):
+        assert fast.column(name).to_pylist() == table.column(name).to_pylist(), name
+    assert fast.column("m").to_pylist() == table.column("m").to_pylist()
+
+
+def _fastavro_records(schema: dict[str, Any], rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    import io
+
+    import fastavro
+
+    parsed = fastavro.parse_schema(schema)
+    chunks = []
+    for row in rows:
+        out = io.BytesIO()
+        fastavro.schemaless_writer(out, parsed, row)
+        chunks.append(out.getvalue())
+    lengths = np.array([len(c) for c in chunks], dtype=np.int64)
+    ends = np.cumsum(lengths)
+    return np.frombuffer(b"".join(chunks), dtype=np.uint8), ends - lengths, ends
+
+
+def test_bytes_decimals_and_array_blocks_with_byte_sizes() -> None:
+    dec = {"type": "bytes", "logicalType": "decimal", "precision": 38, "scale": 3}
+    schema = {
+        "type": "record",
+        "name": "t",
+        "fields": [
+            {"name": "d", "type": ["null", dec]},
+            {"name": "big", "type": dec},
+            {"name": "a", "type": {"type": "array", "items": "string"}},
+        ],
+    }
+    values = [decimal.Decimal("0.000"), decimal.Decimal("-1.500"), None, decimal.Decimal("123456789.123")]
+    bigs = [decimal.Decimal("-99999999999999999999999999999999999.999"), decimal.Decimal("0.001"),
+            decimal.Decimal("-0.001"), decimal.Decimal("128.000")]  # fmt: skip
+    rows = [{"d": v, "big": b, "a": ["x"] * i} for i, (v, b) in enumerate(zip(values, bigs, strict=True))]
+    buf, starts, ends = _fastavro_records(schema, rows)
+    fast = decode_flat_records(buf, starts, ends, schema)
+    assert fast.column("d").to_pylist() == values
+    assert fast.column("big").to_pylist() == bigs
+    assert fast.equals(general(buf, starts, ends, schema))
+    # Java may write array blocks as (-count, byte size, items): same values
+    raw = buf.tobytes()
+    last = raw[int(starts[3]) : int(ends[3])]
+    head = last[: len(last) - 8]  # before the array: count 3 (0x06), 3 x "x" (0x02 'x'), end 0
+    assert last[len(head) :] == b"\x06\x02x\x02x\x02x\x00"
+    sized = head + b"\x05\x0c\x02x\x02x\x02x\x00"  # -3 items, 6 bytes
+    buf2 = np.frombuffer(raw[: int(starts[3])] + sized, dtype=np.uint8)
+    ends2 = ends.copy()
+    ends2[3] += 1
+    again = decode_flat_records(buf2, starts, ends2, schema)
+    assert again.column("a").to_pylist() == [[], ["x"], ["x", "x"], ["x", "x", "x"]]
+
+
+def test_very_long_arrays_go_to_the_general_decoder() -> None:
+    table = pa.table({"l": pa.array([list(range(300))], pa.list_(pa.int64()))})
     schema = arrow_to_avro(table.schema, "t")
     buf, starts, ends = encode(table, schema)
     with pytest.raises(NotFlat):
         decode_flat_records(buf, starts, ends, schema)
+    assert general(buf, starts, ends, schema).column("l").to_pylist() == [list(range(300))]
 
 
 def test_record_length_mismatch_is_corruption() -> None:

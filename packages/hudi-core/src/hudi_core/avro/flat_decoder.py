@@ -1,8 +1,9 @@
-"""Vectorised Avro binary -> Arrow for flat record schemas (primitives, logical types, optional
-fields): all records are decoded field by field in lockstep with numpy, no Python loop per record.
+"""Vectorised Avro binary -> Arrow: all records are decoded field by field in lockstep with
+numpy, no Python loop per record. Primitives, logical types (fixed and bytes decimals), optional
+fields, nested records, and arrays/maps (in lockstep rounds, one per item index).
 
-Nested types (records, arrays, maps) and multi-type unions raise :class:`NotFlat`; the caller
-then falls back to the general decoder.
+Multi-type unions and very long arrays raise :class:`NotFlat`; the caller then falls back to the
+general decoder.
 """
 
 from __future__ import annotations
@@ -127,11 +128,11 @@ def _decode(node: Any, buf: np.ndarray, p: np.ndarray, names: Names) -> tuple[pa
     if kind == "boolean":
         return pa.array(buf[p] != 0), p + 1
     if kind in ("string", "bytes"):
-        if logical == "decimal":
-            raise NotFlat("bytes decimal")
         lengths, p = _varint(buf, p)
         if (lengths < 0).any():
             raise CorruptedLogBlockError("negative Avro string length")
+        if logical == "decimal" and kind == "bytes":
+            return _bytes_decimal(node, buf, p, lengths), p + lengths
         return _slices(buf, p, lengths, kind == "string"), p + lengths
     if kind == "fixed":
         size = int(node["size"])
@@ -148,7 +149,110 @@ def _decode(node: Any, buf: np.ndarray, p: np.ndarray, names: Names) -> tuple[pa
     if kind == "enum":
         idx, p = _varint(buf, p)
         return pa.array(node["symbols"], pa.string()).take(pa.array(idx)), p
+    if kind in ("record", "error"):
+        arrays: list[pa.Array] = []
+        fields: list[pa.Field] = []
+        for f in node["fields"]:
+            arr, p = _decode(f["type"], buf, p, names)
+            arrays.append(arr)
+            fields.append(pa.field(f["name"], arr.type, nullable=_optional(f["type"], names)))
+        return pa.StructArray.from_arrays(arrays, fields=fields), p
+    if kind == "array":
+        offsets, (items,), p = _repeated(buf, p, names, [node["items"]])
+        field = pa.field("element", items.type, nullable=_optional(node["items"], names))
+        return pa.ListArray.from_arrays(offsets, items, type=pa.list_(field)), p
+    if kind == "map":
+        offsets, (keys, values), p = _repeated(buf, p, names, ["string", node["values"]])
+        field = pa.field("value", values.type, nullable=_optional(node["values"], names))
+        return pa.MapArray.from_arrays(offsets, keys, values, type=pa.map_(pa.string(), field)), p
     raise NotFlat(kind)
+
+
+def _optional(node: Any, names: Names) -> bool:
+    node = resolve(node, names)
+    return isinstance(node, list) and "null" in node
+
+
+def _bytes_decimal(node: dict[str, Any], buf: np.ndarray, p: np.ndarray, lengths: np.ndarray) -> pa.Array:
+    """Big-endian two's-complement unscaled values of 0 to 16 bytes -> decimal128."""
+    n = len(p)
+    if n and int(lengths.max()) > 16:
+        raise NotFlat("bytes decimal wider than 16 bytes")
+    # Right-align each value in 16 bytes; the bytes before it repeat its sign.
+    col = np.arange(16, dtype=np.int64)
+    src = p[:, None] + (col[None, :] - (16 - lengths)[:, None])
+    inside = col[None, :] >= (16 - lengths)[:, None]
+    raw = buf[np.where(inside, src, 0)]
+    first = buf[p]
+    sign = np.where((lengths > 0) & (first >= 0x80), np.uint8(0xFF), np.uint8(0))
+    be = np.where(inside, raw, sign[:, None])
+    le = np.ascontiguousarray(be[:, ::-1])
+    t = pa.decimal128(int(node["precision"]), int(node.get("scale", 0)))
+    return pa.Array.from_buffers(t, n, [None, pa.py_buffer(le)])
+
+
+# Items per array/map decoded in lockstep rounds (one round per item index); longer arrays go
+# to the general decoder, where one round per item would cost more than it saves.
+_MAX_ROUNDS = 256
+
+
+def _repeated(
+    buf: np.ndarray, p: np.ndarray, names: Names, item_nodes: list[Any]
+) -> tuple[pa.Array, list[pa.Array], np.ndarray]:
+    """Avro arrays/maps (blocks of ``count`` items, ``0`` ends; a negative count is followed by
+    the block's byte size) at ``p``: (int32 offsets, one array per part of an item, new p).
+
+    Round ``k`` decodes the ``k``-th item of every record that has one, so the Python work is
+    per item index, not per record; the items are then put back in record order."""
+    n = len(p)
+    p = p.copy()
+    counts = np.zeros(n, dtype=np.int64)
+    parts: list[list[pa.Array]] = [[] for _ in item_nodes]
+    slots: list[np.ndarray] = []  # per decoded round: (record, item index) as record*2^32+index
+    owners: list[np.ndarray] = []
+    active = np.arange(n, dtype=np.int64)
+    rounds = 0
+    while len(active):
+        cnt, q = _varint(buf, p[active])
+        neg = cnt < 0
+        if neg.any():
+            _size, q_neg = _varint(buf, q[neg])
+            q[neg] = q_neg
+            cnt = np.abs(cnt)
+        p[active] = q
+        more = cnt > 0
+        active, cnt = active[more], cnt[more]
+        if not len(active):
+            break
+        top = int(cnt.max())
+        rounds += top
+        if rounds > _MAX_ROUNDS:
+            raise NotFlat(f"arrays or maps of more than {_MAX_ROUNDS} items")
+        for k in range(top):
+            sel = active[cnt > k]
+            pos = p[sel]
+            for j, item in enumerate(item_nodes):
+                arr, pos = _decode(item, buf, pos, names)
+                parts[j].append(arr)
+            p[sel] = pos
+            owners.append(sel)
+            slots.append(counts[sel].copy())
+            counts[sel] += 1
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    if offsets[-1] >= 2**31:
+        raise NotFlat("more than 2^31 array items in one block")
+    out_parts: list[pa.Array] = []
+    if owners:
+        where = np.concatenate([offsets[o] + s for o, s in zip(owners, slots, strict=True)])
+        order = pa.array(np.argsort(where, kind="stable"))
+        for chunks in parts:
+            out_parts.append(pa.concat_arrays(chunks).take(order))
+    else:
+        for item in item_nodes:
+            empty, _ = _decode(item, buf, np.zeros(0, dtype=np.int64), names)
+            out_parts.append(empty)
+    return pa.array(offsets.astype(np.int32)), out_parts, p
 
 
 def decode_flat(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, writer: dict[str, Any]) -> pa.Table:
