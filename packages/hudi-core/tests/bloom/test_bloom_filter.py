@@ -160,3 +160,18 @@ def test_null_key_is_rejected() -> None:
 def test_unknown_type_code_is_rejected() -> None:
     with pytest.raises(BloomFilterError, match="BOGUS"):
         build_bloom_filter(["a"], filter_type="BOGUS")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda ks: pa.array(["pad", *ks]).slice(1), id="sliced-array"),
+        pytest.param(lambda ks: pa.chunked_array([ks[:3], ks[3:]]), id="chunked"),
+        pytest.param(lambda ks: pa.array(ks, pa.large_string()), id="large-string"),
+    ],
+)
+@pytest.mark.parametrize("same_length", [True, False])
+def test_positions_do_not_depend_on_array_layout(make: object, same_length: bool) -> None:
+    keys = [f"id-{i:03d}" for i in range(7)] if same_length else [f"id-{i}" * (i % 3 + 1) for i in range(7)]
+    got = hash_positions(make(keys), num_hashes=5, bit_size=1009)  # type: ignore[operator]
+    assert got.tolist() == [_reference_positions(k, 5, 1009) for k in keys]

@@ -60,14 +60,24 @@ def key_bytes_by_length(
     offsets = np.frombuffer(bufs[1], dtype=np.int32)[arr.offset : arr.offset + n + 1].astype(np.int64)
     data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
     lengths = np.diff(offsets)
+    if n and (lengths == lengths[0]).all():
+        # One length (the usual case): the data buffer already is the matrix.
+        length = int(lengths[0])
+        flat = data[offsets[0] : offsets[0] + n * length]
+        yield np.arange(n, dtype=np.int64), flat.reshape(n, length)
+        return
     order = np.argsort(lengths, kind="stable")
     sorted_len = lengths[order]
     bounds = np.flatnonzero(np.diff(sorted_len)) + 1
     for group in np.split(order, bounds):
         length = int(lengths[group[0]])
-        starts = offsets[:-1][group]
-        matrix = data[starts[:, None] + np.arange(length, dtype=np.int64)[None, :]]
-        yield group, matrix.reshape(len(group), length)
+        # Arrow's take lays the group's keys end to end: a (len(group), length) matrix.
+        taken = arr.take(pa.array(group))
+        tb = taken.buffers()
+        t_off = np.frombuffer(tb[1], dtype=np.int32)[taken.offset : taken.offset + len(group) + 1]
+        t_data = np.frombuffer(tb[2], dtype=np.uint8) if tb[2] is not None else np.zeros(0, np.uint8)
+        flat = t_data[int(t_off[0]) : int(t_off[0]) + len(group) * length]
+        yield group, flat.reshape(len(group), length)
 
 
 # Keys hashed per pass: the working uint32 vectors (a few per pass) stay in the CPU cache.
@@ -100,14 +110,17 @@ def _prepare(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     return k, tail
 
 
-def _rounds_into(out: np.ndarray, k: np.ndarray, tail: np.ndarray | None, length: int, seed: int) -> None:
-    """Fill ``out`` ``(rounds, n)`` uint32 with the chained hashes, in place, no temporaries
-    beyond one scratch vector."""
+def _rounds_into(
+    out: np.ndarray, k: np.ndarray, tail: np.ndarray | None, length: int, seed: int, bit_size: int = 0
+) -> None:
+    """Fill ``out`` ``(rounds, n)`` uint32 with the chained hashes (with ``bit_size``: their bit
+    positions), in place, no temporaries beyond two scratch vectors."""
     rounds, n = out.shape
     nblocks = k.shape[0]
     length_u = np.uint32(length)
     h = np.full(n, seed & 0xFFFFFFFF, dtype=np.uint32)
     tmp = np.empty(n, dtype=np.uint32)
+    tmp2 = np.empty(n, dtype=np.uint32)
     with np.errstate(over="ignore"):
         for r in range(rounds):
             h ^= length_u
@@ -122,7 +135,11 @@ def _rounds_into(out: np.ndarray, k: np.ndarray, tail: np.ndarray | None, length
             h *= _M
             np.right_shift(h, np.uint32(15), out=tmp)
             h ^= tmp
-            out[r] = h
+            if bit_size:
+                # While the round's vector is in cache: the bit position, not the hash.
+                _java_abs_mod(h, bit_size, out=out[r], sign=tmp, quotient=tmp2)
+            else:
+                out[r] = h
 
 
 def murmur2_rounds(matrix: np.ndarray, rounds: int, *, seed: int = 0) -> np.ndarray:
@@ -141,19 +158,30 @@ def _rounds_major(matrix: np.ndarray, rounds: int, seed: int = 0) -> np.ndarray:
     return out
 
 
-def _java_abs_mod(h: np.ndarray, bit_size: int) -> np.ndarray:
-    """``Math.abs(h % bit_size)`` of int32 hashes held as uint32, in place, in uint32: the
-    magnitude of a truncating remainder is ``|h| mod size`` (|INT_MIN| = 2^31 fits uint32)."""
+def _java_abs_mod(
+    h: np.ndarray,
+    bit_size: int,
+    *,
+    out: np.ndarray | None = None,
+    sign: np.ndarray | None = None,
+    quotient: np.ndarray | None = None,
+) -> np.ndarray:
+    """``Math.abs(h % bit_size)`` of int32 hashes held as uint32, in uint32 (into ``out``, else
+    in place): the magnitude of a truncating remainder is ``|h| mod size`` (|INT_MIN| = 2^31
+    fits uint32). ``sign`` and ``quotient`` are optional scratch vectors shaped like ``h``."""
+    out = h if out is None else out
     # Branch-free two's-complement abs: sign is all ones for negatives; (h ^ sign) - sign.
-    sign = (h.view(np.int32) >> 31).view(np.uint32)
-    h ^= sign
-    h -= sign
+    sign = np.right_shift(h.view(np.int32), 31, out=None if sign is None else sign.view(np.int32)).view(
+        np.uint32
+    )
+    np.bitwise_xor(h, sign, out=out)
+    out -= sign
     # x - (x // d) * d: numpy divides by a scalar with libdivide, far faster than its ``%``.
     d = np.uint32(bit_size)
-    q = np.floor_divide(h, d)
+    q = np.floor_divide(out, d, out=quotient)
     q *= d
-    h -= q
-    return h
+    out -= q
+    return out
 
 
 def iter_positions(
@@ -167,8 +195,8 @@ def iter_positions(
             hi = min(n, lo + _CHUNK)
             k, tail = _prepare(matrix[lo:hi])
             out = np.empty((num_hashes, hi - lo), dtype=np.uint32)
-            _rounds_into(out, k, tail, length, 0)
-            yield rows[lo:hi], _java_abs_mod(out, bit_size)
+            _rounds_into(out, k, tail, length, 0, bit_size)
+            yield rows[lo:hi], out
 
 
 def positions_major(
