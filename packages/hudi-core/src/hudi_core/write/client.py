@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from hudi_core.fs_view import FileSystemView
     from hudi_core.table.hudi_table import HudiTable
 
-__all__ = ["WriteClient", "WriteResult"]
+__all__ = ["WriteClient", "WriteResult", "file_groups_of", "recent_commits", "small_files"]
 
 
 @dataclass
@@ -366,3 +366,8 @@ def _recent_commits(table: HudiTable) -> list[CommitMetadata]:
 
 
 _ = (DELETE_FLAG, FILE_ID)
+
+#: public names for other engines (hudi_spark); the underscored names are kept as aliases
+file_groups_of = _file_groups_of
+small_files = _small_files
+recent_commits = _recent_commits

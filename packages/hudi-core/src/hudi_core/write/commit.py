@@ -13,7 +13,7 @@ from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.write.bucket_assigner import WorkloadProfile
 from hudi_core.write.handles.context import WriteStatus
-from hudi_core.write.markers import MarkerFiles
+from hudi_core.write.markers import MarkerFiles, reconcile_against_markers
 
 if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable
@@ -102,12 +102,21 @@ def commit(
     operation: str,
     schema: Mapping[str, Any],
     replaced: Mapping[str, Sequence[str]] | None = None,
+    extra_metadata: Mapping[str, str] | None = None,
+    reconcile: bool = True,
 ) -> CommitMetadata:
-    """Complete ``instant`` with the write stats of ``statuses``; delete its markers."""
+    """Complete ``instant`` with the write stats of ``statuses``; delete its markers.
+    ``extra_metadata`` is added to the commit's extra metadata (e.g. a streaming checkpoint).
+    ``reconcile`` first deletes files of failed task attempts (``reconcile_against_markers``);
+    pass False when the engine already did."""
+    statuses = list(statuses)
+    if reconcile:
+        reconcile_against_markers(table, instant.timestamp, statuses)
     meta = CommitMetadata(operation_type=OPERATION_TYPES[operation])
     for s in statuses:
         meta.add_write_stat(s.stat)
     meta.extra_metadata["schema"] = json.dumps(schema, separators=(",", ":"))
+    meta.extra_metadata.update(extra_metadata or {})
     if instant.action == Action.REPLACE_COMMIT:
         meta.partition_to_replace_file_ids = {p: list(ids) for p, ids in (replaced or {}).items()}
     tl = table.timeline

@@ -6,12 +6,18 @@ carry a base-file-style name ``<fileId>_<writeToken>_<baseInstant>.parquet`` (HU
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hudi_core.storage.base import Storage
 from hudi_core.table.paths import join_table_path
 
-__all__ = ["TEMP_FOLDER", "Marker", "MarkerFiles"]
+if TYPE_CHECKING:
+    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.write.handles.context import WriteStatus
+
+__all__ = ["TEMP_FOLDER", "Marker", "MarkerFiles", "reconcile_against_markers"]
 
 TEMP_FOLDER = ".temp"
 IO_TYPES = ("CREATE", "MERGE", "APPEND")
@@ -79,3 +85,66 @@ def _parse(rel: str) -> Marker | None:
         return None
     partition, _, name = path.rpartition("/")
     return Marker(partition, name, io_type)
+
+
+def reconcile_against_markers(table: HudiTable, instant: str, statuses: Iterable[WriteStatus]) -> list[str]:
+    """Delete the data files of ``instant`` that markers name but no successful ``statuses``
+    do: files of failed, retried or speculative task attempts (Hudi's reconcileAgainstMarkers).
+    Returns the deleted paths; log file lists in the statuses' stats drop the deleted names.
+
+    CREATE/MERGE markers name the file. An APPEND marker names the file group and the attempt's
+    write token (``<fileId>_<token>_<baseInstant>.parquet``): every log file of that slice with
+    that token is the attempt's, unless a successful status came from the same attempt. A log
+    file is only deleted when its blocks are of ``instant`` (tokens repeat across Spark apps)."""
+    from hudi_core.log.reader import read_log_file
+    from hudi_core.table.file_names import BaseFileName, LogFileName
+
+    statuses = list(statuses)
+    kept: set[str] = set()
+    for s in statuses:
+        if s.stat.path:
+            kept.add(s.stat.path.rsplit("/", 1)[-1])
+    ok_tokens = {t for n in kept if (t := _token_of(n)) is not None}
+    markers = MarkerFiles(table.storage, table.meta_path, instant)
+    if not markers.exists():
+        return []
+    storage = table.storage
+    deleted: list[str] = []
+    listings: dict[str, list[str]] = {}
+    for m in markers.list():
+        uri = table.partition_uri(m.partition_path) if m.partition_path else table.base_uri
+        if m.io_type != "APPEND":
+            if m.file_name not in kept and storage.delete(f"{uri}/{m.file_name}"):
+                deleted.append(f"{uri}/{m.file_name}")
+            continue
+        base = BaseFileName.parse(m.file_name)
+        if base is None or base.write_token in ok_tokens:
+            continue
+        if uri not in listings:
+            listings[uri] = [i.name for i in storage.list(uri)]
+        for name in listings[uri]:
+            lf = LogFileName.parse(name)
+            if (lf is None or name in kept or lf.file_id != base.file_id or lf.base_instant != base.instant_time
+                    or lf.write_token != base.write_token):  # fmt: skip
+                continue
+            path = f"{uri}/{name}"
+            blocks = read_log_file(storage, path)
+            if blocks and any(b.instant_time not in (None, instant) for b in blocks):
+                continue  # another instant's file that happens to share the token
+            if storage.delete(path):
+                deleted.append(path)
+    gone = {p.rsplit("/", 1)[-1] for p in deleted}
+    for s in statuses:
+        if s.stat.log_files:
+            s.stat.log_files = [f for f in s.stat.log_files if f.rsplit("/", 1)[-1] not in gone]
+    return deleted
+
+
+def _token_of(name: str) -> str | None:
+    from hudi_core.table.file_names import BaseFileName, LogFileName
+
+    lf = LogFileName.parse(name)
+    if lf is not None:
+        return lf.write_token
+    b = BaseFileName.parse(name)
+    return b.write_token if b is not None else None

@@ -17,13 +17,15 @@ from hudi_core.write.index.slices import FileGroupLocation, file_group_locations
 if TYPE_CHECKING:
     from hudi_core.fs_view import FileSystemView
 
-__all__ = ["SimpleIndex", "existing_key_locations", "join_locations"]
+__all__ = ["LOCATIONS_SCHEMA", "SimpleIndex", "existing_key_locations", "join_locations"]
 
 _ROW = "_hoodie_w_row"
 _EMPTY = pa.schema(
     [(RECORD_KEY, pa.string()), (LOCATION_PARTITION, pa.string()), (FILE_ID, pa.string()),
      (BASE_INSTANT, pa.string())]
 )  # fmt: skip
+#: the schema of ``existing_key_locations`` (public name for engines that ship it to tasks)
+LOCATIONS_SCHEMA = _EMPTY
 
 
 def _slice_keys(view: FileSystemView, s: FileGroupLocation) -> pa.Table | None:
