@@ -175,3 +175,12 @@ def test_positions_do_not_depend_on_array_layout(make: object, same_length: bool
     keys = [f"id-{i:03d}" for i in range(7)] if same_length else [f"id-{i}" * (i % 3 + 1) for i in range(7)]
     got = hash_positions(make(keys), num_hashes=5, bit_size=1009)  # type: ignore[operator]
     assert got.tolist() == [_reference_positions(k, 5, 1009) for k in keys]
+
+
+@pytest.mark.parametrize("width", [3, 4, 5, 8, 9, 13])
+def test_hashing_leaves_the_keys_untouched(width: int) -> None:
+    keys = pa.array([f"{i:0{width}d}" for i in range(50)])
+    before = keys.to_pylist()
+    build_bloom_filter(keys, filter_type=SIMPLE)
+    build_bloom_filter(keys, filter_type=DYNAMIC_V0)
+    assert keys.to_pylist() == before

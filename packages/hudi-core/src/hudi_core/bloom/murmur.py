@@ -90,8 +90,9 @@ def _prepare(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     n, length = matrix.shape
     nblocks = length // 4
     body = np.ascontiguousarray(matrix[:, : nblocks * 4])
-    # Block-major so each round reads one contiguous vector per block.
-    k = np.ascontiguousarray(body.view("<u4").reshape(n, nblocks).T, dtype=np.uint32)
+    # Block-major so each round reads one contiguous vector per block. Always a copy: ``matrix``
+    # may be a view of the caller's Arrow buffer, which the in-place mixing must not touch.
+    k = np.array(body.view("<u4").reshape(n, nblocks).T, dtype=np.uint32, order="C", copy=True)
     with np.errstate(over="ignore"):
         k *= _M
         k ^= k >> np.uint32(24)
