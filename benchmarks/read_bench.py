@@ -69,15 +69,17 @@ def bench_table(label: str, path: str, *, mor: bool, repeat: int) -> None:
         )
 
 
-def make_large_table(rows: int, table_type: str, where: Path) -> str:
-    """Hook for a big table: written by our own writer (``hudi_core.write.WriteClient``).
-
-    Inserts ``rows`` trips, then upserts 10% of them (for MOR these land in log files)."""
+def make_large_table(rows: int, table_type: str, where: Path, *, upserts: int = 5) -> str:
+    """A table written by our own writer (``hudi_core.write.WriteClient``), the issue's shape:
+    ``rows`` trips inserted, then ``upserts`` upsert commits of ``rows // 10`` random existing
+    keys each (for MOR these land in log files). Reused when ``where`` already holds it."""
     import numpy as np
 
     from hudi_core.write.client import WriteClient
 
-    path = str(where / f"trips_{table_type.lower()}_{rows}")
+    path = str(where / f"trips_{table_type.lower()}_{rows}_u{upserts}")
+    if HudiTable.exists(path):
+        return path
     table = HudiTable.create(path, name="bench_trips", table_type=table_type, record_key_fields="uuid",
                              partition_fields="city", ordering_field="ts")  # fmt: skip
     rng = np.random.default_rng(7)
@@ -89,11 +91,14 @@ def make_large_table(rows: int, table_type: str, where: Path) -> str:
         "fare": pa.array(rng.random(rows) * 100),
         "city": pa.array(cities[np.arange(rows) % len(cities)]),
     })  # fmt: skip
-    client = WriteClient(table)
-    client.write(data, operation="insert")
-    upd = data.slice(0, max(1, rows // 10))
-    upd = upd.set_column(0, "ts", pa.array(upd.column("ts").to_numpy() + rows))
-    WriteClient(HudiTable.open(path)).write(upd, operation="upsert")
+    WriteClient(table).write(data, operation="insert")
+    n_upd = max(1, rows // 10)
+    for u in range(upserts):
+        idx = np.sort(rng.choice(rows, size=n_upd, replace=False))
+        upd = data.take(pa.array(idx))
+        upd = upd.set_column(0, "ts", pa.array(upd.column("ts").to_numpy() + rows * (u + 1)))
+        upd = upd.set_column(3, "fare", pa.array(rng.random(n_upd) * 100))
+        WriteClient(HudiTable.open(path)).write(upd, operation="upsert")
     return path
 
 
@@ -102,24 +107,29 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--rows", type=int, default=0, help="also benchmark a generated table of this many rows")
     ap.add_argument("--table-type", default="MERGE_ON_READ", choices=["COPY_ON_WRITE", "MERGE_ON_READ"])
+    ap.add_argument("--upserts", type=int, default=5, help="upsert commits of rows/10 keys on the generated table")
+    ap.add_argument("--keep-dir", help="build (or reuse) the generated table here instead of a temp dir")
+    ap.add_argument("--skip-corpus", action="store_true", help="only the generated table")
     args = ap.parse_args()
 
     root = corpus_root()
     if root is None:
         raise SystemExit("the compat corpus (shared/compat) is not available")
-    for t in corpus_tables():
+    for t in [] if args.skip_corpus else corpus_tables():
         if t["table_version"] != 6:
             continue
         bench_table(f"{t['category']}/{t['name']}", str(root / t["table_path"]),
                     mor=t["table_type"] == "MERGE_ON_READ", repeat=args.repeat)  # fmt: skip
     if args.rows:
-        tmp = Path(tempfile.mkdtemp(prefix="read-bench-"))
+        tmp = Path(args.keep_dir) if args.keep_dir else Path(tempfile.mkdtemp(prefix="read-bench-"))
+        tmp.mkdir(parents=True, exist_ok=True)
         try:
-            path = make_large_table(args.rows, args.table_type, tmp)
-            bench_table(f"generated {args.table_type} {args.rows} rows", path,
-                        mor=args.table_type == "MERGE_ON_READ", repeat=args.repeat)  # fmt: skip
+            path = make_large_table(args.rows, args.table_type, tmp, upserts=args.upserts)
+            label = f"generated {args.table_type} {args.rows} rows + {args.upserts} upserts"
+            bench_table(label, path, mor=args.table_type == "MERGE_ON_READ", repeat=args.repeat)
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            if not args.keep_dir:
+                shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable
 
-__all__ = ["CompactionOperation", "FileSystemView", "VisibleTimeline"]
+__all__ = ["CommitSet", "CompactionOperation", "FileSystemView", "VisibleTimeline"]
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,24 @@ class CompactionOperation:
     base_instant: str
     data_file_path: str | None
     delta_file_paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CommitSet:
+    """A picklable snapshot of a :class:`VisibleTimeline`'s commit test, taken once per query on
+    the planner so that split readers (threads, Spark tasks) never reload the timeline."""
+
+    completed: frozenset[str]
+    pending: frozenset[str]
+    first: str | None
+    pending_compactions: frozenset[str] = frozenset()
+
+    def is_committed(self, ts: str) -> bool:
+        if ts in self.completed:
+            return True
+        if ts in self.pending:
+            return False
+        return self.first is not None and ts < self.first
 
 
 class VisibleTimeline:
@@ -55,6 +73,13 @@ class VisibleTimeline:
         if ts in self._pending:
             return False
         return self._first is not None and ts < self._first
+
+    def commit_set(self) -> CommitSet:
+        """The same commit test as a small picklable value."""
+        return CommitSet(
+            frozenset(self._completed), frozenset(self._pending), self._first,
+            frozenset(self.pending_compactions),
+        )  # fmt: skip
 
     def latest(self) -> str | None:
         last = self.completed.last()

@@ -1,9 +1,22 @@
-"""Queries over a table: snapshot (time travel), read-optimized, incremental; file-slice merge."""
+"""Queries over a table: snapshot (time travel), read-optimized, incremental; file-slice merge;
+read splits (``plan_splits`` / ``read_split``) shared with engines such as Spark."""
 
 from __future__ import annotations
 
 from hudi_core.read.filters import FilterError
 from hudi_core.read.merge import merge_file_slice
-from hudi_core.read.query import QUERY_TYPES, QueryError, iter_batches, read_table
+from hudi_core.read.query import QUERY_TYPES, QueryError, iter_batches, plan_splits, read_table
+from hudi_core.read.splits import ReadContext, Split, read_split
 
-__all__ = ["QUERY_TYPES", "FilterError", "QueryError", "iter_batches", "merge_file_slice", "read_table"]
+__all__ = [
+    "QUERY_TYPES",
+    "FilterError",
+    "QueryError",
+    "ReadContext",
+    "Split",
+    "iter_batches",
+    "merge_file_slice",
+    "plan_splits",
+    "read_split",
+    "read_table",
+]

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.fs_view.model import FileSlice
-from hudi_core.fs_view.view import VisibleTimeline
+from hudi_core.fs_view.view import CommitSet, VisibleTimeline
 from hudi_core.read.align import align_table
 from hudi_core.read.files import read_parquet
 from hudi_core.read.keys import record_keys
@@ -50,7 +50,7 @@ def merge_file_slice(
     file_slice: FileSlice,
     *,
     as_of: str | None = None,
-    timeline: Timeline | VisibleTimeline | None = None,
+    timeline: Timeline | VisibleTimeline | CommitSet | None = None,
     schema: pa.Schema | None = None,
 ) -> pa.Table:
     """The rows of a file slice as of an instant: its base file merged with its log blocks.
@@ -61,7 +61,7 @@ def merge_file_slice(
     schema = schema if schema is not None else slice_schema(table, as_of)
     visible = (
         timeline
-        if isinstance(timeline, VisibleTimeline)
+        if isinstance(timeline, (VisibleTimeline, CommitSet))
         else VisibleTimeline(timeline if timeline is not None else table.timeline)
     )
     base = _read_base(table, file_slice, schema)
@@ -77,7 +77,7 @@ def merge_file_slice(
 
 
 def valid_log_blocks(
-    table: HudiTable, file_slice: FileSlice, *, as_of: str | None, visible: VisibleTimeline
+    table: HudiTable, file_slice: FileSlice, *, as_of: str | None, visible: VisibleTimeline | CommitSet
 ) -> list[Any]:
     """Data and delete blocks of the slice's logs that count, oldest first (Java's scanner):
     stop at the first block newer than ``as_of``, skip blocks of uncommitted instants,
@@ -156,12 +156,13 @@ def _merge(table: HudiTable, base: pa.Table, blocks: list[Any], schema: pa.Schem
     config = table.config
     ord_field = config.ordering_field
     ord_type = schema.field(ord_field).type if ord_field and ord_field in schema.names else pa.int32()
-    state = _empty_state(ord_type)
+    # Decode every block once, in log order; data blocks become (key, ordering, log row) events.
+    events: list[tuple[bool, pa.Table]] = []  # (is_delete, events)
     log_tables: list[pa.Table] = []
     n_log = 0
     for block in blocks:
         if block.block_type == BlockType.DELETE:
-            state = _apply_deletes(state, block.deletes(), ord_type)
+            events.append((True, block.deletes()))
             continue
         records = align_table(block.records(), schema)
         if records.num_rows == 0:
@@ -170,13 +171,37 @@ def _merge(table: HudiTable, base: pa.Table, blocks: list[Any], schema: pa.Schem
         n_log += records.num_rows
         log_tables.append(records)
         keys = pc.cast(record_keys(records, config), pa.string())
-        batch = pa.table({"key": keys, "w_ord": _ordering(records, ord_field, ord_type), "w_row": rows})
-        state = _apply_data(state, _last_per_key(batch))
+        events.append(
+            (False, pa.table({"key": keys, "w_ord": _ordering(records, ord_field, ord_type), "w_row": rows}))
+        )
     logs = pa.concat_tables(log_tables) if log_tables else schema.empty_table()
+    if _single_pass(events):
+        # Without deletes, and with ordering values all set (or all absent), folding block by
+        # block equals one "greatest (ordering, arrival) per key" over all log records.
+        batch = _last_per_key(pa.concat_tables([e for _, e in events]))
+        state = pa.table({
+            "key": batch.column("key"),
+            "s_del": pa.repeat(pa.scalar(False), batch.num_rows),
+            "s_ord": batch.column("w_ord"),
+            "s_row": batch.column("w_row"),
+        })  # fmt: skip
+    else:
+        state = _empty_state(ord_type)
+        for is_delete, ev in events:
+            state = (
+                _apply_deletes(state, ev, ord_type) if is_delete else _apply_data(state, _last_per_key(ev))
+            )
     merged = _combine_with_base(table, base, logs, state, ord_field, ord_type)
     if IS_DELETED_FIELD in merged.column_names:
         merged = merged.filter(pc.invert(pc.fill_null(merged.column(IS_DELETED_FIELD), False)))
     return merged
+
+
+def _single_pass(events: list[tuple[bool, pa.Table]]) -> bool:
+    if not events or any(is_delete for is_delete, _ in events):
+        return False
+    nulls = sum(e.column("w_ord").null_count for _, e in events)
+    return nulls == 0 or nulls == sum(e.num_rows for _, e in events)
 
 
 def _arange(start: int, stop: int) -> pa.Array:
@@ -196,14 +221,16 @@ def _last_per_key(batch: pa.Table) -> pa.Table:
     """Per key the row with the greatest (ordering, arrival): preCombine within one block."""
     if batch.num_rows <= 1:
         return batch
+    # Grouping needs equal keys together, not string order: sort on dictionary ids (integers).
+    ids = pc.dictionary_encode(batch.column("key").combine_chunks()).indices
     order = pc.sort_indices(
-        batch, sort_keys=[("key", "ascending"), ("w_ord", "ascending", "at_start"), ("w_row", "ascending")]
+        pa.table({"k": ids, "o": batch.column("w_ord"), "r": batch.column("w_row")}),
+        sort_keys=[("k", "ascending"), ("o", "ascending", "at_start"), ("r", "ascending")],
     )
-    batch = batch.take(order)
-    keys = batch.column("key").combine_chunks()
-    nxt = pc.not_equal(keys.slice(0, len(keys) - 1), keys.slice(1))
+    sorted_ids = pc.take(ids, order)
+    nxt = pc.not_equal(sorted_ids.slice(0, len(sorted_ids) - 1), sorted_ids.slice(1))
     keep = pa.concat_arrays([nxt, pa.array([True])])
-    return batch.filter(keep)
+    return batch.take(pc.filter(order, keep))
 
 
 def _gt(a: Any, b: Any) -> Any:
@@ -279,33 +306,41 @@ def _combine_with_base(
     ord_field: str | None,
     ord_type: pa.DataType,
 ) -> pa.Table:
-    """combineAndGetUpdateValue(base, log) per key; log-only keys are inserts."""
+    """combineAndGetUpdateValue(base, log) per key; log-only keys are inserts.
+
+    Only keys present in the log are merged: base rows are probed against the (small) log
+    state with a hash look-up, untouched base rows pass through by a boolean mask."""
+    if state.num_rows == 0:
+        return base
     event_time = _payload_is_event_time(table)
-    b = pa.table({
-        "key": pc.cast(record_keys(base, table.config), pa.string()),
-        "b_ord": _ordering(base, ord_field, ord_type),
-        "b_row": _arange(0, base.num_rows),
-    })  # fmt: skip
-    j = b.join(state, keys="key", join_type="full outer")
-    has_b = pc.is_valid(j.column("b_row"))
-    has_s = pc.is_valid(j.column("s_del"))
-    s_del = pc.fill_null(j.column("s_del"), False)
-    if event_time:
-        keep_base_over_log = pc.and_(pc.invert(s_del), _gt(j.column("b_ord"), j.column("s_ord")))
-    else:
-        keep_base_over_log = pa.repeat(pa.scalar(False), j.num_rows)
-    keep_base = pc.and_(has_b, pc.or_(pc.invert(has_s), keep_base_over_log))
-    take_log = pc.and_(pc.and_(has_s, pc.invert(s_del)), pc.invert(keep_base))
-    base_rows = pc.filter(j.column("b_row"), keep_base)
-    log_rows = pc.unique(pc.filter(j.column("s_row"), take_log))
+    n_state = state.num_rows
+    s_keys = state.column("key").combine_chunks()
+    s_del = pc.fill_null(state.column("s_del"), False).to_numpy(zero_copy_only=False)
+    keep_base = np.ones(base.num_rows, dtype=bool)
+    has_base = np.zeros(n_state, dtype=bool)
+    log_wins = np.zeros(n_state, dtype=bool)  # over some base row of the key (duplicates: any)
+    if base.num_rows:
+        b_keys = pc.cast(record_keys(base, table.config), pa.string())
+        pos = pc.fill_null(pc.index_in(b_keys, value_set=s_keys), -1).to_numpy()
+        matched = pos >= 0
+        if matched.any():
+            m_pos = pos[matched]
+            over = np.zeros(len(m_pos), dtype=bool)
+            if event_time:
+                b_ord = pc.filter(_ordering(base, ord_field, ord_type), pa.array(matched))
+                s_ord = pc.take(state.column("s_ord"), pa.array(m_pos))
+                gt = _gt(b_ord, s_ord)
+                over = ~s_del[m_pos] & np.asarray(gt.to_numpy(zero_copy_only=False), dtype=bool)
+            keep_base[matched] = over
+            has_base[m_pos] = True
+            log_wins[m_pos[~over]] = True
+    take_log = ~s_del & (~has_base | log_wins)
     parts = []
-    if len(base_rows):
-        # A boolean mask keeps base order and is cheaper than a gather over every column.
-        keep = np.zeros(base.num_rows, dtype=bool)
-        keep[base_rows.to_numpy()] = True
-        parts.append(base if keep.all() else base.filter(pa.array(keep)))
-    if len(log_rows):
-        parts.append(logs.take(pc.take(log_rows, pc.sort_indices(log_rows))))
+    if keep_base.any():
+        parts.append(base if keep_base.all() else base.filter(pa.array(keep_base)))
+    if take_log.any():
+        rows = pc.filter(state.column("s_row"), pa.array(take_log))
+        parts.append(logs.take(pc.take(rows, pc.sort_indices(rows))))
     if not parts:
         return base.schema.empty_table()
     return pa.concat_tables(parts)

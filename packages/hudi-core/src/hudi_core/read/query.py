@@ -8,27 +8,25 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from hudi_core.config.table import TableOptions
 from hudi_core.errors import HudiError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.partitions import partition_values
 from hudi_core.fs_view.view import FileSystemView
-from hudi_core.read.align import align_table
-from hudi_core.read.files import read_parquet
-from hudi_core.read.filters import Filter, apply_filters, normalize_filters, partition_matches, to_expression
-from hudi_core.read.merge import IS_DELETED_FIELD, merge_file_slice, slice_schema
+from hudi_core.read.filters import Filter, normalize_filters, partition_matches
+from hudi_core.read.merge import IS_DELETED_FIELD, slice_schema
+from hudi_core.read.parallel import ordered_map, read_parallelism
+from hudi_core.read.splits import COMMIT_TIME, ReadContext, Split, read_split
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.commit_metadata import CommitMetadata
 
 if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable
 
-__all__ = ["QUERY_TYPES", "QueryError", "iter_batches", "read_table"]
+__all__ = ["QUERY_TYPES", "QueryError", "iter_batches", "plan_splits", "read_table"]
 
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
-COMMIT_TIME = "_hoodie_commit_time"
 _INSTANT_RE = re.compile(r"^\d{1,17}$")
 
 
@@ -49,29 +47,18 @@ class _Plan:
     end: str | None = None
     slices: list[FileSlice] = field(default_factory=list)
 
-    def read_slice(self, file_slice: FileSlice) -> pa.Table:
-        if self.query_type == "read_optimized" or not file_slice.log_files:
-            if file_slice.base_file is None:
-                return self.output.empty_table()
-            needed = _needed_columns(self)
-            raw = read_parquet(self.table.storage, file_slice.base_file.path, columns=needed)
-            data = align_table(raw, pa.schema([self.schema.field(c) for c in needed]))
-        else:
-            data = merge_file_slice(
-                self.table, file_slice, as_of=self.end if self.query_type == "incremental" else self.as_of,
-                timeline=self.view.visible, schema=self._merge_schema(),
-            )  # fmt: skip
-        if self.query_type == "incremental":
-            ct = data.column(COMMIT_TIME)
-            mask = pc.and_(pc.greater(ct, self.start or ""), pc.less_equal(ct, self.end or ""))
-            data = data.filter(pc.fill_null(mask, False))
-        data = apply_filters(data, to_expression(self.filters))
-        return data.select(self.output.names).cast(self.output)
+    def context(self) -> ReadContext:
+        needed = _needed_columns(self)
+        return ReadContext(
+            query_type=self.query_type, schema=self.schema, output=self.output, needed=tuple(needed),
+            merge_schema=self._merge_schema(needed), filters=tuple(self.filters),
+            commits=self.view.visible.commit_set(), as_of=self.as_of, start=self.start, end=self.end,
+        )  # fmt: skip
 
-    def _merge_schema(self) -> pa.Schema:
+    def _merge_schema(self, needed: list[str]) -> pa.Schema:
         """The columns a merge must carry: the wanted ones plus keys, ordering and delete flag."""
         cfg = self.table.config
-        want = set(_needed_columns(self)) | set(META_FIELDS) | {IS_DELETED_FIELD}
+        want = set(needed) | set(META_FIELDS) | {IS_DELETED_FIELD}
         if cfg.ordering_field:
             want.add(cfg.ordering_field)
         if not cfg.populate_meta_fields:
@@ -208,6 +195,26 @@ def _start_inside(completed: Any, start: str) -> bool:
     return first is not None and start >= first.timestamp
 
 
+def plan_splits(
+    table: HudiTable,
+    query_type: str = "snapshot",
+    as_of: str | None = None,
+    *,
+    start: str | None = None,
+    end: str | None = None,
+    columns: Sequence[str] | None = None,
+    filters: Sequence[Sequence[Any]] | None = None,
+) -> list[Split]:
+    """The splits of a query, one per file slice, in plan order; read each with
+    :func:`hudi_core.read.read_split` (anywhere: splits pickle). The timeline is read once
+    here: snapshot slices already merge across a pending compaction."""
+    plan = _plan(
+        table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns, filters=filters
+    )
+    ctx = plan.context()
+    return [Split(s, ctx) for s in plan.slices]
+
+
 def iter_batches(
     table: HudiTable,
     *,
@@ -217,13 +224,15 @@ def iter_batches(
     end: str | None = None,
     columns: Sequence[str] | None = None,
     filters: Sequence[Sequence[Any]] | None = None,
+    parallelism: int | None = None,
 ) -> Iterator[pa.RecordBatch]:
-    """Record batches of a query, one file slice at a time (bounded memory)."""
-    plan = _plan(
-        table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns, filters=filters
-    )
-    for s in plan.slices:
-        yield from plan.read_slice(s).to_batches()
+    """Record batches of a query, file slice by file slice, in plan order. Memory stays bounded:
+    ``parallelism`` (default ``hoodie.read.parallelism``) slices are read ahead on threads,
+    besides the one being yielded; ``parallelism=1`` reads one slice at a time."""
+    splits = plan_splits(table, query_type, as_of, start=start, end=end, columns=columns, filters=filters)
+    workers = read_parallelism(table.options, parallelism)
+    for data in ordered_map(lambda s: read_split(table, s), splits, workers):
+        yield from data.to_batches()
 
 
 def read_table(
@@ -235,13 +244,20 @@ def read_table(
     end: str | None = None,
     columns: Sequence[str] | None = None,
     filters: Sequence[Sequence[Any]] | None = None,
+    parallelism: int | None = None,
 ) -> pa.Table:
-    """A query's result as one ``pyarrow.Table``, meta columns first (when the table has them)."""
+    """A query's result as one ``pyarrow.Table``, meta columns first (when the table has them).
+
+    File slices are read on ``parallelism`` threads (default ``hoodie.read.parallelism``) and
+    concatenated in plan order."""
     plan = _plan(
         table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns, filters=filters
     )
-    parts = [plan.read_slice(s) for s in plan.slices]
-    parts = [p for p in parts if p.num_rows]
+    ctx = plan.context()
+    workers = read_parallelism(table.options, parallelism)
+    parts = [
+        p for p in ordered_map(lambda s: read_split(table, Split(s, ctx)), plan.slices, workers) if p.num_rows
+    ]
     if not parts:
         return plan.output.empty_table()
     return pa.concat_tables(parts)

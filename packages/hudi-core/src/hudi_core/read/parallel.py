@@ -1,0 +1,46 @@
+"""Reading splits on a few threads, in plan order, with a bounded number in memory."""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+from hudi_core.config.property import HoodieConfig
+from hudi_core.config.read import ReaderOptions
+from hudi_core.errors import ConfigError
+
+__all__ = ["ordered_map", "read_parallelism"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def read_parallelism(config: HoodieConfig, override: int | None = None) -> int:
+    """``hoodie.read.parallelism`` (or ``override``); 0 means min(4, CPUs)."""
+    value = override if override is not None else config.get(ReaderOptions.PARALLELISM)
+    if value < 0:
+        raise ConfigError(f"{ReaderOptions.PARALLELISM.key}={value} must be >= 0 (0: automatic)")
+    return value or min(4, os.cpu_count() or 1)
+
+
+def ordered_map(fn: Callable[[T], R], items: Iterable[T], parallelism: int) -> Iterator[R]:
+    """``map(fn, items)`` on ``parallelism`` threads, results in input order; at most
+    ``parallelism`` results are computed ahead of the consumer (bounded memory)."""
+    if parallelism <= 1:
+        yield from map(fn, items)
+        return
+    with ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="hudi-read") as pool:
+        window: deque[Future[R]] = deque()
+        try:
+            for item in items:
+                if len(window) >= parallelism:
+                    yield window.popleft().result()
+                window.append(pool.submit(fn, item))
+            while window:
+                yield window.popleft().result()
+        finally:
+            for f in window:  # the consumer stopped early or a read failed: drop queued work
+                f.cancel()

@@ -1,0 +1,106 @@
+"""Read splits: one file slice of a planned query, picklable, readable anywhere.
+
+``read.query.plan_splits`` resolves a query once (schema as of the instant, the commit test,
+projection, filters) into a :class:`ReadContext` shared by its splits; :func:`read_split`
+reads one split without touching the timeline again. ``read_table`` and the Spark reader
+both go through these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
+from hudi_core.fs_view.view import CommitSet
+from hudi_core.read.align import align_table
+from hudi_core.read.files import read_parquet
+from hudi_core.read.filters import Filter, apply_filters, to_expression
+from hudi_core.read.merge import merge_file_slice
+
+if TYPE_CHECKING:
+    from hudi_core.table.hudi_table import HudiTable
+
+__all__ = ["COMMIT_TIME", "ReadContext", "Split", "read_split"]
+
+COMMIT_TIME = "_hoodie_commit_time"
+
+
+@dataclass(frozen=True, eq=False)
+class ReadContext:
+    """What every split of one query shares, resolved once on the planner."""
+
+    query_type: str  # snapshot | read_optimized | incremental
+    schema: pa.Schema  # meta columns + the table's columns as of the query instant
+    output: pa.Schema  # what the caller gets
+    needed: tuple[str, ...]  # columns read from files: output + filter (+ commit time) columns
+    merge_schema: pa.Schema  # what a merge carries: needed + keys, ordering, delete flag
+    filters: tuple[Filter, ...]
+    commits: CommitSet
+    as_of: str | None = None  # snapshot / read_optimized instant
+    start: str | None = None  # incremental range (start, end]
+    end: str | None = None
+
+    @property
+    def merge_as_of(self) -> str | None:
+        return self.end if self.query_type == "incremental" else self.as_of
+
+
+@dataclass(frozen=True, eq=False)
+class Split:
+    """One file slice of a query (picklable: send it to a thread, a process or a Spark task)."""
+
+    file_slice: FileSlice
+    context: ReadContext
+
+    @property
+    def partition_path(self) -> str:
+        return self.file_slice.partition_path
+
+    @property
+    def file_id(self) -> str:
+        return self.file_slice.file_id
+
+    @property
+    def base_file(self) -> BaseFile | None:
+        return self.file_slice.base_file
+
+    @property
+    def log_files(self) -> tuple[LogFile, ...]:
+        return () if self.context.query_type == "read_optimized" else self.file_slice.log_files
+
+    @property
+    def size(self) -> int:
+        """Bytes of the files the split reads (for packing splits into tasks)."""
+        base = self.base_file.size if self.base_file is not None else 0
+        return int(base or 0) + sum(int(lf.size or 0) for lf in self.log_files)
+
+
+def read_split(table: HudiTable | str, split: Split, *, options: dict[str, Any] | None = None) -> pa.Table:
+    """The rows of one split, exactly ``split.context.output`` (projection and filters applied).
+
+    ``table`` is an open table or its base URI (opened with ``options``)."""
+    if isinstance(table, str):
+        from hudi_core.table.hudi_table import HudiTable
+
+        table = HudiTable.open(table, options=options)
+    ctx, fs = split.context, split.file_slice
+    if ctx.query_type == "read_optimized" or not fs.log_files:
+        # No log to merge: the base file's columns as they are, no key work at all.
+        if fs.base_file is None:
+            return ctx.output.empty_table()
+        raw = read_parquet(table.storage, fs.base_file.path, columns=ctx.needed)
+        data = align_table(raw, pa.schema([ctx.schema.field(c) for c in ctx.needed]))
+    else:
+        data = merge_file_slice(
+            table, fs, as_of=ctx.merge_as_of, timeline=ctx.commits, schema=ctx.merge_schema
+        )
+    if ctx.query_type == "incremental":
+        ct = data.column(COMMIT_TIME)
+        mask = pc.and_(pc.greater(ct, ctx.start or ""), pc.less_equal(ct, ctx.end or ""))
+        data = data.filter(pc.fill_null(mask, False))
+    data = apply_filters(data, to_expression(ctx.filters))
+    return data.select(ctx.output.names).cast(ctx.output)
