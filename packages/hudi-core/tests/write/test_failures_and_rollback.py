@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import hudi_core.io.base_file as base_file_mod
+import hudi_core.write.handles.parquet_out as base_file_mod
 import hudi_core.write.client as client_mod
 import pyarrow as pa
 import pytest
@@ -38,7 +38,7 @@ class Boom(RuntimeError):
 
 
 def _fail_on_call(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
-    real = base_file_mod.write_base_file
+    real = base_file_mod.write_parquet
     calls = {"n": 0}
 
     def flaky(*args: Any, **kwargs: Any) -> Any:
@@ -47,7 +47,7 @@ def _fail_on_call(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
             raise Boom(f"injected failure at base file write {calls['n']}")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(base_file_mod, "write_base_file", flaky)
+    monkeypatch.setattr(base_file_mod, "write_parquet", flaky)
 
 
 def _fail_before_commit(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pyarrow as pa
-from hudi_core.config.write import WriteOptions
 from hudi_core.executor import executor_for
 from hudi_core.table.file_names import BaseFileName
 from hudi_core.timeline.commit_metadata import WriteStat
+from hudi_core.write.handles import parquet_out
 from hudi_core.write.handles.context import (
     TaskAttempt,
     WriteContext,
-    as_attempt,
     WriteStatus,
+    as_attempt,
     ensure_partition_metadata,
     meta_columns,
     with_meta,
@@ -41,8 +41,6 @@ class CreateHandle:
             self._batches.append(item)
 
     def finish(self) -> list[WriteStatus]:
-        from hudi_core.io.base_file import write_base_file
-
         data = pa.concat_tables(self._batches) if self._batches else None
         self._batches = []
         if data is None or data.num_rows == 0:
@@ -56,11 +54,7 @@ class CreateHandle:
         )  # fmt: skip
         table = with_meta(data, metas, ctx.schema)
         path = f"{ctx.partition_uri(self.partition)}/{self.name}"
-        res = write_base_file(
-            ctx.storage, path, table, avro_schema=ctx.avro_schema_with_meta,
-            compression=str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)),
-        populate_meta_fields=ctx.populate_meta_fields,
-        )  # fmt: skip
+        res = parquet_out.write_parquet(ctx, path, table)
         n = data.num_rows
         stat = WriteStat(
             file_id=self.file_id, path=ctx.relative(self.partition, self.name), partition_path=self.partition,

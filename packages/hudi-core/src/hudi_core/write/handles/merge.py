@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from hudi_core.config.write import WriteOptions
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.table.file_names import BaseFileName
 from hudi_core.timeline.commit_metadata import WriteStat
+from hudi_core.write.handles import parquet_out
 from hudi_core.write.handles.context import (
     TaskAttempt,
     WriteContext,
@@ -25,9 +25,6 @@ from hudi_core.write.payload import Payload, incoming_wins
 from hudi_core.write.records import DELETE_FLAG, PARTITION_PATH, RECORD_KEY, conform_to_schema
 
 __all__ = ["merge_file_group"]
-
-_ROW = "_hoodie_w_in_row"
-
 
 def _base_file_path(ctx: WriteContext, partition: str, file_id: str, base_instant: str) -> str | None:
     prefix = f"{file_id}_"
@@ -45,7 +42,7 @@ def merge_file_group(
 ) -> list[WriteStatus]:
     """Rewrite the group's base file at ``base_instant`` (or the file at ``base_path``: a file this
     instant wrote earlier, when a streamed write merges the same group again) with ``records``."""
-    from hudi_core.io.base_file import read_base_file, write_base_file
+    from hudi_core.io.base_file import read_base_file
 
     storage = ctx.storage
     base_path = base_path or _base_file_path(ctx, partition, file_id, base_instant)
@@ -58,14 +55,10 @@ def merge_file_group(
     token = attempt.token
     name = BaseFileName(file_id, token, ctx.instant).name
 
-    incoming = records.append_column(_ROW, pa.array(np.arange(records.num_rows, dtype=np.int64)))
-    old_keys = pa.table({RECORD_KEY: old.column(RECORD_KEY).cast(pa.string()),
-                         "_old_row": pa.array(np.arange(old.num_rows, dtype=np.int64))})  # fmt: skip
-    matched = old_keys.join(incoming.select([RECORD_KEY, _ROW]), keys=[RECORD_KEY], join_type="left outer")
-    matched = matched.sort_by("_old_row")
-    in_row = matched.column(_ROW).combine_chunks()
+    # incoming keys are unique (deduplicated): a hash lookup of every old key finds its update
+    in_row = pc.index_in(_old_record_keys(ctx, old), value_set=records.column(RECORD_KEY).combine_chunks())
     has_match = pc.is_valid(in_row).to_numpy(zero_copy_only=False)
-    in_idx = pc.fill_null(in_row, 0).to_numpy(zero_copy_only=False)
+    in_idx = pc.fill_null(in_row, 0).to_numpy(zero_copy_only=False).astype(np.int64)
 
     payload = Payload(ctx.payload) if ctx.payload in {p.value for p in Payload} else Payload.OVERWRITE_WITH_LATEST
     order = ctx.ordering_field
@@ -84,7 +77,6 @@ def merge_file_group(
     matched_in = np.zeros(records.num_rows, dtype=bool)
     matched_in[in_idx[has_match]] = True
     insert_rows = np.nonzero(~matched_in & ~is_delete)[0]
-    update_rows = in_idx[update]
 
     # Assemble: old rows in order (kept or replaced), then inserts.
     out_old_rows = np.nonzero(keep_old | update)[0]
@@ -99,7 +91,7 @@ def merge_file_group(
     kept_old_rows = out_old_rows[~from_incoming]
     # Interleave: position of each output row in the final order
     total = len(out_old_rows) + len(insert_rows)
-    pieces_data = []
+
     # Build old-order section by concatenating kept-old and updated rows, then re-sort by position.
     pos_kept = np.nonzero(~from_incoming)[0]
     pos_upd = np.nonzero(from_incoming)[0]
@@ -116,11 +108,7 @@ def merge_file_group(
     ctx.markers.create(partition, name, "MERGE")
     ensure_partition_metadata(ctx, partition)
     path = f"{ctx.partition_uri(partition)}/{name}"
-    res = write_base_file(
-        storage, path, merged, avro_schema=ctx.avro_schema_with_meta,
-        compression=str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)),
-        populate_meta_fields=ctx.populate_meta_fields,
-    )  # fmt: skip
+    res = parquet_out.write_parquet(ctx, path, merged)
     n_upd, n_ins, n_del = int(update.sum()), len(insert_rows), int(drop.sum())
     stat = WriteStat(
         file_id=file_id, path=ctx.relative(partition, name), partition_path=partition, prev_commit=base_instant,
@@ -129,6 +117,18 @@ def merge_file_group(
         runtime_stats={"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
     )  # fmt: skip
     return [WriteStatus(stat, "MERGE", inserted=n_ins, updated=n_upd, deleted=n_del)]
+
+
+def _old_record_keys(ctx: WriteContext, old: pa.Table) -> pa.Array:
+    """Keys of the rows of a base file: its meta column, or (virtual keys,
+    ``hoodie.populate.meta.fields=false``) the key generator applied to its data columns."""
+    if ctx.populate_meta_fields:
+        return old.column(RECORD_KEY).cast(pa.string()).combine_chunks()
+    from hudi_core.keygen import key_generator_for
+
+    keys = key_generator_for(ctx.config).record_keys(old)
+    keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+    return keys.cast(pa.string())
 
 
 def _assemble(

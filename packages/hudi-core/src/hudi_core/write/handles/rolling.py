@@ -6,7 +6,6 @@ bloom filter and min/max keys written in the footer on close)."""
 from __future__ import annotations
 
 import contextlib
-import json
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -15,20 +14,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from hudi_core.config.write import WriteOptions
-from hudi_core.io.base_file import (
-    AVRO_SCHEMA_KEY,
-    BLOOM_FILTER_KEY,
-    BLOOM_TYPE_KEY,
-    MAX_KEY,
-    MIN_KEY,
-    WRITER_MODEL_KEY,
-    _bloom_settings,
-    _cast,
-    _file_schema,
-    _CODECS,
-    java_min_max,
-)
-from hudi_core.bloom import build_bloom_filter
 from hudi_core.table.file_names import BaseFileName
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.handles.context import (
@@ -39,6 +24,7 @@ from hudi_core.write.handles.context import (
     meta_columns,
     with_meta,
 )
+from hudi_core.write.handles.parquet_out import file_table, footer_of, open_writer
 from hudi_core.write.records import DELETE_FLAG, PARTITION_PATH, RECORD_KEY
 
 __all__ = ["RollingCreateHandle"]
@@ -64,20 +50,12 @@ class _OpenFile:
             record_keys=data.column(RECORD_KEY), partitions=data.column(PARTITION_PATH), file_name=self.name,
             seqno_start=self.rows,
         )  # fmt: skip
-        table = with_meta(data, metas, ctx.schema)
-        if not ctx.populate_meta_fields:
-            for i in range(4):
-                table = table.set_column(i, table.field(i), pa.nulls(table.num_rows, pa.string()))
-        table = _cast(table, _file_schema(table, ctx.avro_schema)).replace_schema_metadata(None)
+        table = file_table(with_meta(data, metas, ctx.schema), ctx.avro_schema, populate_meta_fields=ctx.populate_meta_fields)
         if self._writer is None:
-            codec = _CODECS.get(str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)).lower(), "gzip")
-            self._writer = pq.ParquetWriter(
-                self._sink, table.schema, compression=codec, store_schema=False,
-                use_compliant_nested_type=True, coerce_timestamps="us", allow_truncated_timestamps=False,
-                write_statistics=True,
-            )  # fmt: skip
+            self._writer = open_writer(self._sink, table, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)))
         self._writer.write_table(table, row_group_size=max(1, table.num_rows))
-        self.keys.append(table.column(RECORD_KEY).combine_chunks())
+        if ctx.populate_meta_fields:
+            self.keys.append(table.column(RECORD_KEY).combine_chunks())
         self.rows += table.num_rows
 
     def bytes_written(self) -> int:
@@ -88,16 +66,9 @@ class _OpenFile:
 
     def close(self) -> WriteStatus:
         ctx = self.ctx
-        footer: dict[str, str] = {}
-        if ctx.populate_meta_fields:  # without meta fields: no bloom filter, no min/max keys (spec 6.1)
-            keys = pa.chunked_array(self.keys, pa.string())
-            bloom = build_bloom_filter(keys, **_bloom_settings(ctx.config))
-            lo, hi = java_min_max(keys)
-            footer = {BLOOM_FILTER_KEY: bloom.serialize(), BLOOM_TYPE_KEY: bloom.type_code}
-            if lo is not None and hi is not None:
-                footer[MIN_KEY], footer[MAX_KEY] = lo, hi
-        footer[AVRO_SCHEMA_KEY] = json.dumps(ctx.avro_schema_with_meta, separators=(",", ":"))
-        footer[WRITER_MODEL_KEY] = "avro"
+        # without meta fields: no bloom filter, no min/max keys (spec 6.1)
+        keys = pa.chunked_array(self.keys, pa.string()) if ctx.populate_meta_fields else None
+        footer = footer_of(keys, ctx.avro_schema_with_meta, ctx.config)
         assert self._writer is not None
         self._writer.add_key_value_metadata(footer)
         self._writer.close()

@@ -73,7 +73,7 @@ def tag_locations(data: pa.Table, index: Index, view: FileSystemView | None) -> 
     else:
         partitions = None if index.is_global else pc.unique(data.column(PARTITION_PATH)).to_pylist()
         existing = (
-            existing_key_locations(view, partitions)
+            existing_key_locations(view, partitions, keys=data.column(RECORD_KEY))
             if view is not None
             else existing_key_locations_empty()
         )

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from hudi_core.write.records import BASE_INSTANT, FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
-
 from hudi_core.write.index.slices import FileGroupLocation, file_group_locations
+from hudi_core.write.records import BASE_INSTANT, FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
 
 if TYPE_CHECKING:
     from hudi_core.fs_view import FileSystemView
@@ -28,37 +28,107 @@ _EMPTY = pa.schema(
 LOCATIONS_SCHEMA = _EMPTY
 
 
-def _slice_keys(view: FileSystemView, s: FileGroupLocation) -> pa.Table | None:
+def _file_keys(view: FileSystemView, path: str) -> pa.Array:
+    """Record keys of a base file: the key column only, or (virtual keys) the key generator over
+    the record key fields."""
+    table = view.table
+    storage = table.storage
+    if table.config.populate_meta_fields:
+        cols = [RECORD_KEY]
+    else:
+        cols = [f.split(".")[0] for f in table.config.record_key_fields]
+    data = pq.read_table(storage.arrow_path(path), columns=cols, filesystem=storage.arrow_filesystem())
+    if table.config.populate_meta_fields:
+        keys = data.column(RECORD_KEY)
+    else:
+        from hudi_core.keygen import key_generator_for
+
+        keys = key_generator_for(table.write_config()).record_keys(data)
+    keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+    return keys.cast(pa.string())
+
+
+def _may_hold(view: FileSystemView, path: str, wanted: pa.Array) -> bool:
+    """False when the footer's min/max keys or bloom filter rule out every key of ``wanted``."""
+    from hudi_core.bloom import might_contain
+    from hudi_core.io.base_file import BLOOM_FILTER_KEY, BLOOM_TYPE_KEY, MAX_KEY, MIN_KEY, read_footer
+
+    footer = read_footer(view.table.storage, path)
+    lo, hi = footer.get(MIN_KEY), footer.get(MAX_KEY)
+    if lo is not None and hi is not None:
+        # byte order equals Java's order except for rare supplementary characters: only prune
+        # by range when every key is ASCII
+        if pc.all(pc.string_is_ascii(wanted)).as_py() and lo.isascii() and hi.isascii():
+            wanted = wanted.filter(pc.and_(pc.greater_equal(wanted, lo), pc.less_equal(wanted, hi)))
+            if len(wanted) == 0:
+                return False
+    bloom = footer.get(BLOOM_FILTER_KEY)
+    if bloom is not None and len(wanted):
+        return bool(might_contain(bloom, footer.get(BLOOM_TYPE_KEY), wanted).any())
+    return True
+
+
+def _slice_keys(view: FileSystemView, s: FileGroupLocation, wanted: pa.Array | None = None) -> pa.Table | None:
     if s.base_file is None:
         return None
-    storage = view.table.storage
-    keys = pq.read_table(
-        storage.arrow_path(s.base_file.path), columns=[RECORD_KEY], filesystem=storage.arrow_filesystem()
-    ).column(RECORD_KEY)
+    path = s.base_file.path
+    if wanted is not None and not _may_hold(view, path, wanted):
+        return None
+    keys = _file_keys(view, path)
+    if wanted is not None:  # only keys of this write can match: keep the location table small
+        keys = keys.filter(pc.is_in(keys, value_set=wanted))
     n = len(keys)
     return pa.table(
         {
-            RECORD_KEY: keys.cast(pa.string()),
-            LOCATION_PARTITION: pa.array([s.partition_path] * n, pa.string()),
-            FILE_ID: pa.array([s.file_id] * n, pa.string()),
-            BASE_INSTANT: pa.array([s.base_instant] * n, pa.string()),
+            RECORD_KEY: keys,
+            LOCATION_PARTITION: pa.repeat(pa.scalar(s.partition_path, pa.string()), n),
+            FILE_ID: pa.repeat(pa.scalar(s.file_id, pa.string()), n),
+            BASE_INSTANT: pa.repeat(pa.scalar(s.base_instant, pa.string()), n),
         }
     )
 
 
-def existing_key_locations(view: FileSystemView, partitions: Iterable[str] | None) -> pa.Table:
+def existing_key_locations(
+    view: FileSystemView, partitions: Iterable[str] | None, *, keys: pa.Array | pa.ChunkedArray | None = None
+) -> pa.Table:
     """``(record key, partition, file id, base instant)`` of every key in the latest base files
     of ``partitions`` (all partitions when None); file groups under a pending compaction are
-    read from the slice before it and located at the compaction instant."""
+    read from the slice before it and located at the compaction instant.
+
+    With ``keys`` (the write's record keys) only those keys are returned, and files whose
+    footer min/max keys and bloom filter rule them all out are not read."""
+    wanted = None
+    if keys is not None:
+        wanted = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+        wanted = pc.unique(wanted.cast(pa.string()))
     locs = file_group_locations(view, partitions)
-    tables = [t for s in locs if (t := _slice_keys(view, s)) is not None]
+    tables = [t for s in locs if (t := _slice_keys(view, s, wanted)) is not None]
     return pa.concat_tables(tables) if tables else _EMPTY.empty_table()
+
+
+def _composite(keys: pa.ChunkedArray | pa.Array, parts: pa.ChunkedArray | pa.Array | None) -> pa.Array:
+    keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+    if parts is None:
+        return keys
+    parts = parts.combine_chunks() if isinstance(parts, pa.ChunkedArray) else parts
+    return pc.binary_join_element_wise(parts, keys, "\x00")
 
 
 def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.Table:
     """``data`` with FILE_ID, BASE_INSTANT and LOCATION_PARTITION from ``existing`` (nulls for
     new keys), rows kept in input order."""
     data = data.drop_columns([c for c in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION) if c in data.column_names])
+    right_key = _composite(existing.column(RECORD_KEY), None if global_ else existing.column(LOCATION_PARTITION))
+    if len(right_key) == 0 or pc.count_distinct(right_key).as_py() == len(right_key):
+        # every key at one location: a hash lookup, no join and no re-sort
+        left_key = _composite(data.column(RECORD_KEY), None if global_ else data.column(PARTITION_PATH))
+        pos = pc.index_in(left_key, value_set=right_key)
+        out = data
+        for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
+            col = existing.column(name).combine_chunks()
+            out = out.append_column(name, col.take(pos) if len(col) else pa.nulls(data.num_rows, pa.string()))
+        return out
+    # a key stored in several file groups (duplicates from inserts): every location is updated
     if global_:
         right = existing
         keys = [RECORD_KEY]
@@ -68,7 +138,8 @@ def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.T
     # join only the keys and a row number: Acero cannot carry nested columns through a join
     work = data.select(keys).append_column(_ROW, pa.array(np.arange(data.num_rows, dtype=np.int64)))
     joined = work.join(right, keys=keys, join_type="left outer", use_threads=True).sort_by(_ROW)
-    out = data
+    rows = joined.column(_ROW).combine_chunks()
+    out = data.take(rows) if len(rows) != data.num_rows else data
     for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
         out = out.append_column(name, joined.column(name))
     return out
