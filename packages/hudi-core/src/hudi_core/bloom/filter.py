@@ -11,7 +11,6 @@ import base64
 import math
 import struct
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -120,18 +119,19 @@ class BloomFilter:
         rows = self._row_of_each(n)
         single = self.type_code == SIMPLE or (rows[0] == rows[-1] and not self._reached_max)
         # Setting bits is order-free: go chunk by chunk, never building all positions at once.
+        # Indices are widened to intp first: numpy's scatter is much slower with uint32 indices.
         if single:
             bits = self.rows[int(rows[0])]
             for _, pos in iter_positions(arr, num_hashes=self.num_hashes, bit_size=self.bit_size):
-                bits[pos.reshape(-1)] = True
+                bits[pos.reshape(-1).astype(np.intp)] = True
             return
         # Several rows: one scatter into the rows laid end to end (row r at r * bit_size).
         matrix = np.stack(self.rows)
         flat = matrix.reshape(-1)
-        wide: type[np.unsignedinteger[Any]] = np.uint64 if matrix.size >= 2**32 else np.uint32
-        row_base: np.ndarray = rows.astype(wide) * self.bit_size
+        row_base = rows.astype(np.intp) * self.bit_size
         for idx, pos in iter_positions(arr, num_hashes=self.num_hashes, bit_size=self.bit_size):
-            target = pos.astype(wide, copy=False) + row_base[idx]
+            target = pos.astype(np.intp)
+            target += row_base[idx]
             flat[target.reshape(-1)] = True
         for r, bits in enumerate(self.rows):
             bits |= matrix[r]
