@@ -12,17 +12,25 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.read import ReaderOptions
 from hudi_core.errors import ConfigError
 
-__all__ = ["ordered_map", "read_parallelism"]
+__all__ = ["SERIAL_BELOW_BYTES", "ordered_map", "read_parallelism"]
+
+#: below this many bytes of files a query reads serially: starting threads would cost more
+SERIAL_BELOW_BYTES = 8 * 1024 * 1024
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 
-def read_parallelism(config: HoodieConfig, override: int | None = None) -> int:
-    """``hoodie.read.parallelism`` (or ``override``); 0 means min(4, CPUs)."""
+def read_parallelism(
+    config: HoodieConfig, override: int | None = None, *, total_bytes: int | None = None
+) -> int:
+    """``hoodie.read.parallelism`` (or ``override``); 0 means min(4, CPUs), and 1 when the
+    query reads less than :data:`SERIAL_BELOW_BYTES` (``total_bytes``)."""
     value = override if override is not None else config.get(ReaderOptions.PARALLELISM)
     if value < 0:
         raise ConfigError(f"{ReaderOptions.PARALLELISM.key}={value} must be >= 0 (0: automatic)")
+    if value == 0 and total_bytes is not None and total_bytes < SERIAL_BELOW_BYTES:
+        return 1
     return value or min(4, os.cpu_count() or 1)
 
 

@@ -230,7 +230,7 @@ def iter_batches(
     ``parallelism`` (default ``hoodie.read.parallelism``) slices are read ahead on threads,
     besides the one being yielded; ``parallelism=1`` reads one slice at a time."""
     splits = plan_splits(table, query_type, as_of, start=start, end=end, columns=columns, filters=filters)
-    workers = read_parallelism(table.options, parallelism)
+    workers = read_parallelism(table.options, parallelism, total_bytes=sum(s.size for s in splits))
     for data in ordered_map(lambda s: read_split(table, s), splits, workers):
         yield from data.to_batches()
 
@@ -254,10 +254,9 @@ def read_table(
         table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns, filters=filters
     )
     ctx = plan.context()
-    workers = read_parallelism(table.options, parallelism)
-    parts = [
-        p for p in ordered_map(lambda s: read_split(table, Split(s, ctx)), plan.slices, workers) if p.num_rows
-    ]
+    splits = [Split(s, ctx) for s in plan.slices]
+    workers = read_parallelism(table.options, parallelism, total_bytes=sum(s.size for s in splits))
+    parts = [p for p in ordered_map(lambda s: read_split(table, s), splits, workers) if p.num_rows]
     if not parts:
         return plan.output.empty_table()
     return pa.concat_tables(parts)
