@@ -202,3 +202,39 @@ def test_string_length_pointing_into_the_next_record_is_corrupt() -> None:
     mangled = np.frombuffer(raw[: i - 1] + bytes([2 * 12]) + raw[i:], dtype=np.uint8)
     with pytest.raises(CorruptedLogBlockError):
         decode_flat_records(mangled, starts, ends, schema)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_nested_tables_match_general_decoder(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+
+    def maybe(value: Any) -> Any:
+        return None if rng.random() < 0.2 else value
+
+    def words(k: int) -> list[Any]:
+        return [maybe("w" * int(rng.integers(0, 140))) for _ in range(k)]
+
+    inner = pa.struct([("a", pa.int32()), ("s", pa.list_(pa.string()))])
+    maps = [
+        maybe([(f"k{j}", maybe(int(rng.integers(-(2**40), 2**40)))) for j in range(int(rng.integers(0, 4)))])
+        for _ in range(n)
+    ]
+    structs = [
+        maybe({"a": maybe(int(rng.integers(-1000, 1000))), "s": maybe(words(int(rng.integers(0, 3))))})
+        for _ in range(n)
+    ]
+    table = pa.table(
+        {
+            "_hoodie_commit_time": [str(i) for i in range(n)],
+            "ls": pa.array([maybe(words(int(rng.integers(0, 5)))) for _ in range(n)], pa.list_(pa.string())),
+            "m": pa.array(maps, pa.map_(pa.string(), pa.int64())),
+            "st": pa.array(structs, inner),
+            "v": pa.array([maybe(float(x)) for x in rng.random(n)]),
+        }
+    )
+    schema = schema_of(table)
+    buf, starts, ends = encode(table, schema)
+    fast = decode_flat_records(buf, starts, ends, schema)
+    assert fast.equals(general(buf, starts, ends, schema))
+    assert fast.column("st").to_pylist() == table.column("st").to_pylist()
