@@ -20,7 +20,7 @@ from hudi_core.read.align import align_table
 from hudi_core.read.files import read_parquet
 from hudi_core.read.keys import record_keys
 from hudi_core.schema.avro_schema import meta_arrow_fields
-from hudi_core.timeline.timeline import Timeline
+from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable
@@ -36,9 +36,11 @@ _OVERWRITE_PAYLOADS = ("OverwriteWithLatestAvroPayload",)
 _ROLLBACK_COMMAND = "0"
 
 
-def slice_schema(table: HudiTable, as_of: str | None = None) -> pa.Schema:
+def slice_schema(
+    table: HudiTable, as_of: str | None = None, *, timeline: ActiveTimeline | None = None
+) -> pa.Schema:
     """Meta columns then the table's data columns (as of an instant)."""
-    data = table.schema(as_of)
+    data = table.schema(as_of, timeline=timeline)
     meta = meta_arrow_fields()
     names = {f.name for f in meta}
     fields = [f for f in (data or pa.schema([])) if f.name not in names]

@@ -19,6 +19,7 @@ from hudi_core.read.merge import IS_DELETED_FIELD, slice_schema
 from hudi_core.read.parallel import ordered_map, read_parallelism
 from hudi_core.read.splits import COMMIT_TIME, ReadContext, Split, read_split
 from hudi_core.schema.avro_schema import META_FIELDS
+from hudi_core.timeline.timeline import ActiveTimeline
 from hudi_core.timeline.commit_metadata import CommitMetadata
 
 if TYPE_CHECKING:
@@ -115,7 +116,8 @@ def _plan(
             "as_of applies to snapshot and read_optimized queries; use start/end for incremental"
         )
     view = FileSystemView(table)
-    schema = slice_schema(table, as_of if qt != "incremental" else end)
+    timeline = view.timeline if isinstance(view.timeline, ActiveTimeline) else None
+    schema = slice_schema(table, as_of if qt != "incremental" else end, timeline=timeline)
     visible_cols = [n for n in schema.names if with_meta or n not in META_FIELDS]
     if columns is not None:
         cols = [c.strip() for c in columns if c and c.strip()]

@@ -188,9 +188,13 @@ class HudiTable:
             raise ConfigError(f"no completed instant {timestamp} on the timeline of {self.base_uri}")
         return CommitMetadata.from_json(tl.read_details(inst))
 
-    def avro_schema(self, as_of: str | None = None) -> dict[str, Any] | None:
-        """The table's Avro schema (no meta fields): latest completed commit's, else creation's."""
-        tl = self.timeline
+    def avro_schema(
+        self, as_of: str | None = None, *, timeline: ActiveTimeline | None = None
+    ) -> dict[str, Any] | None:
+        """The table's Avro schema (no meta fields): latest completed commit's, else creation's.
+
+        Pass the ``timeline`` a caller already loaded to avoid listing ``.hoodie`` again."""
+        tl = timeline if timeline is not None else self.timeline
         for inst in reversed(list(tl.completed_commits())):
             if as_of is not None and inst.timestamp > as_of:
                 continue
@@ -203,9 +207,11 @@ class HudiTable:
             return parsed
         return None
 
-    def schema(self, as_of: str | None = None) -> pa.Schema | None:
+    def schema(
+        self, as_of: str | None = None, *, timeline: ActiveTimeline | None = None
+    ) -> pa.Schema | None:
         """The table's Arrow schema without meta fields, or None for a table with no schema yet."""
-        avro = self.avro_schema(as_of)
+        avro = self.avro_schema(as_of, timeline=timeline)
         return avro_to_arrow(avro) if avro is not None else None
 
     # -- read path (hudi_core.read) --------------------------------------------------------------
