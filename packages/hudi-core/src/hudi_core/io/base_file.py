@@ -67,6 +67,8 @@ def java_min_max(keys: pa.Array | pa.ChunkedArray) -> tuple[str | None, str | No
         return None, None
     mm = pc.min_max(keys)
     lo, hi = mm["min"].as_py(), mm["max"].as_py()
+    if pc.all(pc.string_is_ascii(keys)).as_py():
+        return lo, hi  # the common case: byte order is UTF-16 order, no regex scans needed
     has_supp = pc.any(pc.match_substring_regex(keys, "[\U00010000-\U0010FFFF]")).as_py()
     has_high_bmp = pc.any(pc.match_substring_regex(keys, "[\ue000-\uffff]")).as_py()
     if has_supp and has_high_bmp:
