@@ -37,24 +37,26 @@ def deduplicate(data: pa.Table, config: HoodieConfig) -> pa.Table:
     payload_for(config)  # validates the configured payload class
     keys = [RECORD_KEY] if is_global_index(config) else [PARTITION_PATH, RECORD_KEY]
     order = ordering_field(config)
-    work = data.append_column(_ROW, pa.array(np.arange(data.num_rows, dtype=np.int64)))
+    # sort only the key (and ordering) columns: the table itself is copied once, by the final
+    # take, and only when there are duplicates
+    cols = {k: data.column(k) for k in keys}
     sort_keys = [(k, "ascending", "at_start") for k in keys]
-    if order and order in data.column_names:
+    if order and order in data.column_names and order not in cols:
+        cols[order] = data.column(order)
         sort_keys.append((order, "ascending", "at_start"))
-    sort_keys.append((_ROW, "ascending", "at_start"))
-    idx = pc.sort_indices(work, sort_keys=sort_keys)
-    sorted_tbl = work.take(idx)
+    cols[_ROW] = pa.array(np.arange(data.num_rows, dtype=np.int64))
+    work = pa.table(cols)
+    sorted_tbl = work.take(pc.sort_indices(work, sort_keys=[*sort_keys, (_ROW, "ascending", "at_start")]))
     # the last row of each key group wins
     last = np.ones(sorted_tbl.num_rows, dtype=bool)
     same = None
     for k in keys:
         col = sorted_tbl.column(k).combine_chunks()
-        eq = pc.equal(col.slice(0, len(col) - 1), col.slice(1)).to_numpy(zero_copy_only=False)
+        eq = pc.fill_null(pc.equal(col.slice(0, len(col) - 1), col.slice(1)), False).to_numpy(zero_copy_only=False)
         same = eq if same is None else (same & eq)
     assert same is not None
     last[:-1] = ~same
     if last.all():
         return data
-    winners = sorted_tbl.filter(pa.array(last))
-    rows = pc.sort_indices(winners.column(_ROW))
-    return winners.take(rows).drop_columns([_ROW])
+    rows = np.sort(sorted_tbl.column(_ROW).to_numpy()[last])
+    return data.take(pa.array(rows))

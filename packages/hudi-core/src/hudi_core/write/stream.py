@@ -39,7 +39,14 @@ from hudi_core.write.handles.create import write_new_file
 from hudi_core.write.handles.merge import merge_file_group
 from hudi_core.write.handles.rolling import RollingCreateHandle
 from hudi_core.write.index import BUCKET_NUM, BucketIndex, Index, bucket_file_id, tag_locations
-from hudi_core.write.records import BASE_INSTANT, DELETE_FLAG, FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
+from hudi_core.write.records import (
+    BASE_INSTANT,
+    DELETE_FLAG,
+    FILE_ID,
+    LOCATION_PARTITION,
+    PARTITION_PATH,
+    RECORD_KEY,
+)
 
 if TYPE_CHECKING:
     from hudi_core.fs_view import FileSystemView
@@ -98,27 +105,27 @@ class StreamWriter:
     # -- routing ---------------------------------------------------------------------------------
 
     def add(self, records: pa.Table) -> None:
-        tagged = tag_locations(records, self.index, self.view if self.lookup else None)
+        # deletes of keys the table does not hold are kept until the in-instant lookup: they may
+        # delete a key an earlier chunk inserted (flushed, or still buffered in the same bucket,
+        # where the flush's dedupe lets the later delete win)
+        tagged = tag_locations(records, self.index, self.view if self.lookup else None, drop_orphan_deletes=False)
+        del records
         tagged = self._tag_in_instant(tagged)
-        fid = tagged.column(FILE_ID).combine_chunks()
-        is_new = pc.is_null(fid).to_numpy(zero_copy_only=False)
-        part = tagged.column(PARTITION_PATH).combine_chunks()
-        # destination label per row: existing group "G\x00part\x00fid\x00base" or insert stream "I\x00part"
-        base = pc.fill_null(tagged.column(BASE_INSTANT).combine_chunks(), "")
-        label = pc.if_else(
-            pa.array(is_new),
-            pc.binary_join_element_wise("I", part, "\x00"),
-            pc.binary_join_element_wise("G", part, pc.fill_null(fid, ""), base, "\x00"),
-        )
-        enc = label.dictionary_encode()
-        codes = enc.indices.to_numpy(zero_copy_only=False)
+        if tagged.num_rows == 0:
+            return
+        keys, codes = _destinations(tagged)
+        # the destination key carries the location: buffer only what the handles read
+        tagged = tagged.drop_columns([c for c in _LOCATION_COLUMNS if c in tagged.column_names])
         order = np.argsort(codes, kind="stable")
         sc = codes[order]
         bounds = np.flatnonzero(np.diff(sc)) + 1
-        for s, e in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [len(sc)]])):
-            key = tuple(enc.dictionary[int(sc[s])].as_py().split("\x00"))
+        for s, e in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [len(sc)]]), strict=True):
             # take (a copy), not slice: a buffered bucket must not pin the whole chunk
-            self.buffer.add(key, tagged.take(pa.array(order[s:e])))
+            self.buffer.add(keys[int(sc[s])], tagged.take(pa.array(order[s:e])))
+        del tagged
+        # the chunk's temporaries are gone: hand the allocator's free pages back to the OS, so
+        # RSS follows the buffer instead of the high-water mark of every stage (cheap per chunk)
+        pa.default_memory_pool().release_unused()
 
     def _tag_in_instant(self, tagged: pa.Table) -> pa.Table:
         """Locate keys this instant already wrote (earlier chunks) or hash buckets it created."""
@@ -158,18 +165,28 @@ class StreamWriter:
         missing = pc.is_null(tagged.column(FILE_ID))
         if not pc.any(missing).as_py():
             return tagged
-        parts = tagged.column(PARTITION_PATH).to_numpy(zero_copy_only=False)
-        hb = tagged.column(BUCKET_NUM).to_numpy(zero_copy_only=False)
         miss = missing.to_numpy(zero_copy_only=False)
-        fids = tagged.column(FILE_ID).to_numpy(zero_copy_only=False).astype(object)
-        bases = tagged.column(BASE_INSTANT).to_numpy(zero_copy_only=False).astype(object)
-        for p, b in {(parts[i], int(hb[i])) for i in np.flatnonzero(miss)}:
+        parts = tagged.column(PARTITION_PATH).combine_chunks().dictionary_encode()
+        pcode = parts.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        hb = tagged.column(BUCKET_NUM).to_numpy(zero_copy_only=False).astype(np.int64)
+        code = pcode * (int(hb.max()) + 1) + hb
+        uniq, inverse = np.unique(code[miss], return_inverse=True)
+        width = int(hb.max()) + 1
+        fids, bases = [], []
+        for c in uniq.tolist():  # one per (partition, hash bucket) without a file group: few
+            p, b = parts.dictionary[c // width].as_py(), c % width
             fid = self._new_buckets.setdefault((p, b), bucket_file_id(b))
-            rows = miss & (parts == p) & (hb == b)
-            fids[rows] = fid
-            bases[rows] = self.ctx.instant if (p, fid) in self._created else None
-        out = tagged.set_column(tagged.column_names.index(FILE_ID), FILE_ID, pa.array(fids, pa.string()))
-        return out.set_column(out.column_names.index(BASE_INSTANT), BASE_INSTANT, pa.array(bases, pa.string()))
+            fids.append(fid)
+            bases.append(self.ctx.instant if (p, fid) in self._created else None)
+        at = np.zeros(len(miss), dtype=np.int64)
+        at[miss] = inverse
+        new_fid = pa.array(fids, pa.string()).take(pa.array(at))
+        new_base = pa.array(bases, pa.string()).take(pa.array(at))
+        mask = pa.array(miss)
+        out = tagged.set_column(tagged.column_names.index(FILE_ID), FILE_ID,
+                                pc.if_else(mask, new_fid, tagged.column(FILE_ID).combine_chunks()))  # fmt: skip
+        return out.set_column(out.column_names.index(BASE_INSTANT), BASE_INSTANT,
+                              pc.if_else(mask, new_base, tagged.column(BASE_INSTANT).combine_chunks()))  # fmt: skip
 
     # -- flushing (stage 5) -------------------------------------------------------------------------
 
@@ -196,9 +213,11 @@ class StreamWriter:
         if not base and (part, fid) in self._created:
             base = ctx.instant  # flushed again before later chunks learnt the group exists
         if not base:  # BUCKET index: first write of a hash bucket's new file group
+            live = records.filter(pc.invert(records.column(DELETE_FLAG)))
+            if live.num_rows == 0:
+                return  # only deletes of keys never written: the group still does not exist
             self._created.add((part, fid))
-            for s in write_new_file(ctx, part, fid, [records.filter(pc.invert(records.column(DELETE_FLAG)))],
-                                    task_id=self._attempt(key)):  # fmt: skip
+            for s in write_new_file(ctx, part, fid, [live], task_id=self._attempt(key)):
                 self._collect(s)
             return
         if ctx.is_mor:
@@ -258,6 +277,33 @@ class StreamWriter:
         for h in self._inserts.values():
             h.close()
         return self.statuses
+
+
+_LOCATION_COLUMNS = (FILE_ID, BASE_INSTANT, LOCATION_PARTITION, BUCKET_NUM)
+
+
+def _destinations(tagged: pa.Table) -> tuple[list[tuple[str, ...]], np.ndarray]:
+    """Destination of every row as a small integer code, and the key of every code: an existing
+    (or this instant's) file group ``("G", partition, file id, base instant)`` or the insert
+    stream of a partition ``("I", partition)``. Vectorised over dictionary codes."""
+    is_new = pc.is_null(tagged.column(FILE_ID)).to_numpy(zero_copy_only=False)
+    dicts, codes = [], []
+    for name in (PARTITION_PATH, FILE_ID, BASE_INSTANT):
+        enc = pc.fill_null(tagged.column(name).combine_chunks(), "").dictionary_encode()
+        dicts.append(enc.dictionary.to_pylist())
+        codes.append(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64))
+    nf, nb = len(dicts[1]) + 1, len(dicts[2]) + 1
+    f = np.where(is_new, nf - 1, codes[1])  # the extra code nf-1: "a new record"
+    b = np.where(is_new, nb - 1, codes[2])
+    combined = (codes[0] * nf + f) * nb + b
+    uniq, inverse = np.unique(combined, return_inverse=True)
+    keys: list[tuple[str, ...]] = []
+    for c in uniq.tolist():
+        p, rest = divmod(c, nf * nb)
+        fi, bi = divmod(rest, nb)
+        part = dicts[0][p]
+        keys.append(("I", part) if fi == nf - 1 else ("G", part, dicts[1][fi], dicts[2][bi]))
+    return keys, inverse.astype(np.int64)
 
 
 def _path_of(ctx: WriteContext, s: WriteStatus) -> str:

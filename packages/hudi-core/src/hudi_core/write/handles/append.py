@@ -20,8 +20,8 @@ from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.handles.context import (
     TaskAttempt,
     WriteContext,
-    as_attempt,
     WriteStatus,
+    as_attempt,
     ensure_partition_metadata,
     meta_columns,
     with_meta,
@@ -58,13 +58,21 @@ def append_to_file_group(
             partitions=data.column(PARTITION_PATH), file_name=file_id,
         )  # fmt: skip
         table = with_meta(data, metas, ctx.schema)
+        del data, metas
         fmt = str(ctx.config.get_str(WriteOptions.LOGFILE_DATA_BLOCK_FORMAT)).lower()
-        if fmt == "parquet":
-            content = encode_parquet_data_block(table, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)))
-            blocks.append(encode_block(BlockType.PARQUET_DATA, header, content))
-        else:
-            content = encode_avro_data_block(table, ctx.avro_schema_with_meta)
-            blocks.append(encode_block(BlockType.AVRO_DATA, header, content))
+        # a large append is cut into several data blocks (Hudi cuts at its block size too): the
+        # encoders' temporaries are many times their input, so this bounds a flush's memory
+        step = _rows_per_block(table)
+        for start in range(0, table.num_rows, step):
+            part = table.slice(start, step)
+            if fmt == "parquet":
+                content = encode_parquet_data_block(part, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)))
+                blocks.append(encode_block(BlockType.PARQUET_DATA, header, content))
+            else:
+                content = encode_avro_data_block(part, ctx.avro_schema_with_meta)
+                blocks.append(encode_block(BlockType.AVRO_DATA, header, content))
+            del content
+        del table
     if deletes.num_rows:
         natural = deletes.column(NATURAL_DELETE).combine_chunks()
         if ctx.ordering_field is None or ctx.ordering_field not in deletes.column_names:
@@ -98,6 +106,16 @@ def append_to_file_group(
         log_version=res.version, log_offset=res.offset, base_file=base_name, log_files=log_names,
     )  # fmt: skip
     return [WriteStatus(stat, "APPEND", updated=n_up, deleted=n_del)]
+
+
+#: Arrow bytes of records encoded into one log data block
+DATA_BLOCK_ARROW_BYTES = 8 * 1024 * 1024
+
+
+def _rows_per_block(table: pa.Table) -> int:
+    if table.num_rows == 0 or table.nbytes <= DATA_BLOCK_ARROW_BYTES:
+        return max(1, table.num_rows)
+    return max(1, int(table.num_rows * DATA_BLOCK_ARROW_BYTES / table.nbytes))
 
 
 def _slice_files(ctx: WriteContext, partition: str, file_id: str, base_instant: str) -> tuple[str, list[str]]:

@@ -62,10 +62,13 @@ def index_for(config: HoodieConfig, record_key_fields: list[str]) -> Index:
     raise ConfigError(f"hoodie.index.type={kind!r} is not supported; use one of {', '.join(KINDS)}")
 
 
-def tag_locations(data: pa.Table, index: Index, view: FileSystemView | None) -> pa.Table:
+def tag_locations(
+    data: pa.Table, index: Index, view: FileSystemView | None, *, drop_orphan_deletes: bool = True
+) -> pa.Table:
     """Add FILE_ID, BASE_INSTANT (null for new keys) and LOCATION_PARTITION to ``data``.
 
-    Deletes of keys that do not exist are dropped: there is nothing to delete.
+    Deletes of keys that do not exist are dropped: there is nothing to delete (a streamed write
+    keeps them, ``drop_orphan_deletes=False``: they may delete keys inserted earlier in the stream).
     ``view`` is None for a table without commits.
     """
     if isinstance(index, BucketIndex):
@@ -80,6 +83,8 @@ def tag_locations(data: pa.Table, index: Index, view: FileSystemView | None) -> 
         tagged = join_locations(data, existing, global_=index.is_global)
         if index.is_global:
             tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)
+    if not drop_orphan_deletes:
+        return tagged
     orphan_delete = pc.and_(tagged.column(DELETE_FLAG), pc.is_null(tagged.column(FILE_ID)))
     if pc.any(orphan_delete).as_py():
         tagged = tagged.filter(pc.invert(orphan_delete))

@@ -29,6 +29,10 @@ def bucket_id_of_file(file_id: str) -> int | None:
     return int(head) if head.isdigit() else None
 
 
+_SLICE = 65536
+_CELLS = 1 << 21
+
+
 def _pow31(n: int) -> np.ndarray:
     out = np.empty(max(n, 1), dtype=np.uint32)
     out[0] = 1
@@ -54,18 +58,24 @@ def java_string_hashes(values: pa.Array) -> np.ndarray:
         ascii_vals.offset : ascii_vals.offset + n + 1
     ]
     data = np.frombuffer(ascii_vals.buffers()[2], dtype=np.uint8) if ascii_vals.buffers()[2] else np.zeros(0, np.uint8)
-    start, end = int(offsets[0]), int(offsets[-1])
-    if end > start:
-        chars = data[start:end].astype(np.uint32)
-        lengths = np.diff(offsets).astype(np.int64)
-        owner_end = np.repeat(offsets[1:].astype(np.int64), lengths)
-        exponent = owner_end - 1 - np.arange(start, end, dtype=np.int64)
-        pw = _pow31(int(lengths.max()))
-        with np.errstate(over="ignore"):
-            terms = chars * pw[exponent]
-        nonempty = lengths > 0
-        sums = np.add.reduceat(terms, (offsets[:-1] - start)[nonempty].astype(np.int64))
-        out[nonempty] = sums.astype(np.uint32)
+    lengths = np.diff(offsets)
+    pw = _pow31(int(lengths.max()) if n else 0)
+    # Horner's sum per key, keys grouped by length: a (keys x length) matrix of characters per
+    # group, in slices so the temporaries stay small whatever the batch size
+    for lo in range(0, n, _SLICE):
+        hi = min(n, lo + _SLICE)
+        lens = lengths[lo:hi]
+        for length in np.unique(lens).tolist():
+            if length == 0:
+                continue
+            weights = pw[:length][::-1]
+            same = lo + np.flatnonzero(lens == length)
+            step = max(1, _CELLS // length)  # long keys: fewer rows per matrix
+            for k in range(0, len(same), step):
+                rows = same[k : k + step]
+                idx = offsets[rows].astype(np.int64)[:, None] + np.arange(length, dtype=np.int64)
+                with np.errstate(over="ignore"):
+                    out[rows] = (data[idx].astype(np.uint32) * weights).sum(axis=1, dtype=np.uint32)
     if not ascii_mask.all():
         for i in np.nonzero(~ascii_mask)[0]:  # rare: non-ASCII keys hash over UTF-16 code units
             out[i] = _java_hash_py(filled[int(i)].as_py())
