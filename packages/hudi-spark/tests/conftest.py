@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from hudi_core.testing.corpus import copy_corpus_table, corpus_root
 
 SPARK = [pytest.mark.spark, pytest.mark.xdist_group("spark")]

@@ -7,7 +7,6 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-
 from hudi_core.testing.corpus import corpus_tables
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
@@ -80,3 +79,29 @@ def test_bad_query_type_names_the_value(spark: Any, compat_root: Path) -> None:
     path = str(compat_root / V6[0]["table_path"])
     with pytest.raises(Exception, match="bogus"):
         spark.read.format("hudi").option("hoodie.datasource.query.type", "bogus").load(path).count()
+
+
+def test_reads_across_a_pending_compaction(spark: Any, tmp_path: Path) -> None:
+    """Under a pending compaction the latest slice has no base file yet: Spark's reader merges
+    it with the slice before (base + logs of both), as core's reader does."""
+    from hudi_core.table import HudiTable
+
+    path = str(tmp_path / "t")
+    opts = {"hoodie.parquet.small.file.limit": "0", "hoodie.compact.inline": "false"}
+    t = HudiTable.create(path, name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                         partition_fields="p", ordering_field="ts", options=opts)  # fmt: skip
+    t.upsert(pa.table({"id": list(range(10)), "p": ["a", "b"] * 5, "ts": [1] * 10, "v": ["v1"] * 10}), options=opts)
+    t.upsert(pa.table({"id": [0, 1, 2, 3], "p": ["a", "b", "a", "b"], "ts": [2] * 4, "v": ["v2"] * 4}), options=opts)
+    compaction = HudiTable.open(path).schedule_compaction(opts, force=True)
+    assert compaction is not None
+    t = HudiTable.open(path)
+    t.upsert(pa.table({"id": [0, 5, 20], "p": ["a", "b", "a"], "ts": [3] * 3, "v": ["v3"] * 3}), options=opts)
+    t = HudiTable.open(path)
+    assert any(s.base_file is None for s in t.file_slices())  # the compaction's slice: logs only
+    for query_type in ("snapshot", "read_optimized"):
+        core = t.read(query_type=query_type)
+        got = spark.read.format("hudi").option("hoodie.datasource.query.type", query_type).load(path).toArrow()
+        _same(got, core)
+    got = spark.read.format("hudi").load(path).select("id", "v").toArrow()
+    rows = dict(zip(got.column("id").to_pylist(), got.column("v").to_pylist()))
+    assert rows == {**{i: "v1" for i in range(10)}, 1: "v2", 2: "v2", 3: "v2", 0: "v3", 5: "v3", 20: "v3"}

@@ -7,7 +7,6 @@ import sys
 from typing import Any
 
 import pytest
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.engine import engine_for
 

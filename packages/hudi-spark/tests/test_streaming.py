@@ -8,7 +8,6 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from hudi_core.table import HudiTable
 from hudi_core.timeline.commit_metadata import CommitMetadata
 
@@ -68,3 +67,57 @@ def test_restart_replays_without_duplicates_or_loss(spark: Any, tmp_path: Path) 
     ]  # fmt: skip
     assert batches == ["0", "1", "2", "3", "4"]
     assert any(i.action == "compaction" for i in tl.completed())  # an async compaction finished
+
+
+def test_failed_batch_rolls_back_and_restart_writes_it_once(spark: Any, tmp_path: Path) -> None:
+    from hudi_core.log.reader import read_log_file
+    from hudi_core.table.file_names import BaseFileName, LogFileName
+    from pyspark.errors import StreamingQueryException
+
+    src, table, ckpt = tmp_path / "src", str(tmp_path / "t"), str(tmp_path / "ckpt")
+    src.mkdir()
+    flag = tmp_path / "fail-now"
+    opts = {**OPTS, "hoodie.compact.inline.max.delta.commits": "100"}
+
+    def run() -> Any:
+        import hudi_spark
+
+        stream = spark.readStream.schema("key string, ts long, part string").option("maxFilesPerTrigger", 1).parquet(str(src))
+        failing = {**opts, "hoodie.spark.testing.fail.write.while.exists": str(flag)}
+        q = hudi_spark.write_stream(stream, table, options=failing, checkpoint_location=ckpt, operation="upsert",
+                                    trigger={"availableNow": True})  # fmt: skip
+        q.awaitTermination()
+        return q
+
+    _file(src, 0)
+    run()
+    _file(src, 1)
+    flag.touch()  # every attempt of batch 1's write tasks dies after writing its files
+    with pytest.raises(StreamingQueryException, match="injected failure"):
+        run()
+    t = HudiTable.open(table)
+    assert list(t.timeline.pending()) == []  # the failed batch's instant was rolled back, not left pending
+    rollbacks = [i for i in t.timeline.completed() if i.action == "rollback"]
+    assert len(rollbacks) == 1
+    flag.unlink()
+    run()  # restart: Spark replays batch 1
+
+    t = HudiTable.open(table)
+    rows = t.read(columns=["key", "ts"])
+    keys = rows.column("key").to_pylist()
+    assert sorted(keys) == sorted({f"f0-{i}" for i in range(10)} | {f"f1-{i}" for i in range(10)})
+    commits = {i.timestamp for i in t.timeline.completed_commits()}
+    batches = [CommitMetadata.from_json(t.timeline.read_details(i)).extra_metadata.get("hoodie.spark.streaming.batch.id")
+               for i in t.timeline.completed_commits()]  # fmt: skip
+    assert batches == ["0", "1"]
+    for f in Path(table).glob("[ab]/*"):
+        if f.name.startswith(".hoodie_partition"):
+            continue
+        base = BaseFileName.parse(f.name)
+        if base is not None:
+            assert base.instant_time in commits, f"leftover file {f.name} of an uncommitted instant"
+        else:
+            assert LogFileName.parse(f.name) is not None
+            blocks = read_log_file(t.storage, str(f))
+            assert {b.instant_time for b in blocks} <= commits, f"leftover log file {f.name}"
+    assert not any(Path(table, ".hoodie", ".temp").glob("*/*"))  # no markers left

@@ -7,8 +7,8 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-
 from hudi_core.table import HudiTable
+from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.write.client import WriteClient
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
@@ -120,3 +120,60 @@ def test_dataframe_writer_format_hudi(spark: Any, tmp_path: Path) -> None:
         spark.createDataFrame(first).write.format("hudi").options(
             **{**opts, "hoodie.datasource.write.operation": "upsert"}
         ).mode("append").save(path)
+
+
+def test_failed_mor_append_attempt_leaves_no_stray_log_file(spark: Any, tmp_path: Path) -> None:
+    """A task that dies after appending log blocks (which carry the instant being committed) is
+    retried; the dead attempt's log file is deleted before the commit, so no reader applies it."""
+    import hudi
+    import hudi_spark
+    from hudi_core.log.reader import read_log_file
+    from hudi_core.table.file_names import LogFileName
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = {**_opts("MERGE_ON_READ"), "hoodie.parquet.small.file.limit": "0"}  # updates go to log files
+    (_, first), _, _ = _batches()
+    second = first.slice(0, 20).set_column(1, "ts", pa.array(range(2000, 2020))).set_column(3, "fare", pa.array([-1.0] * 20))
+    HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                     partition_fields="city", ordering_field="ts", options=opts, schema=first.schema)  # fmt: skip
+    for data in (first, second):
+        WriteClient(HudiTable.open(local), opts).write(data, operation="upsert")
+    hudi_spark.write(spark.createDataFrame(first), remote, operation="upsert", options=opts)
+    failing = {**opts, "hoodie.spark.testing.fail.first.write.attempt": "true"}
+    res = hudi_spark.write(spark.createDataFrame(second), remote, operation="upsert", options=failing)
+
+    table = HudiTable.open(remote)
+    meta = CommitMetadata.from_json(table.timeline.read_details(table.timeline.completed_commits()[-1]))
+    committed = {s.path.rsplit("/", 1)[-1] for s in meta.all_write_stats()}
+    logs = {p.name: p for p in Path(remote).glob("*/.*.log.*")}
+    assert logs and set(logs) <= committed  # every log file on disk is one the commit lists
+    assert any(LogFileName.parse(p.rsplit("/", 1)[-1]) is not None for p in res.removed_files)  # a dead log was removed
+    for p in logs.values():  # only blocks of the committed instant remain
+        blocks = read_log_file(table.storage, str(p))
+        assert {b.instant_time for b in blocks} == {res.instant}
+    per_group = [(LogFileName.parse(n).file_id) for n in logs]  # type: ignore[union-attr]
+    assert len(per_group) == len(set(per_group))
+    assert _rows(remote) == _rows(local)
+    rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(remote).build().read())
+    assert sorted(rs.column("uuid").to_pylist()) == sorted(r[0] for r in _rows(local))  # hudi-rs: no duplicate, no loss
+
+
+@pytest.mark.parametrize("index", ["SIMPLE", "BUCKET"])
+def test_precombine_ties_go_to_the_later_input_row_as_locally(spark: Any, tmp_path: Path, index: str) -> None:
+    import hudi_spark
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = _opts("MERGE_ON_READ", index)
+    n = 400  # every key 4 times with one ordering value, spread over the input partitions
+    data = pa.table({
+        "uuid": [f"k{i % 100}" for i in range(n)], "ts": [7] * n,
+        "city": [["sf", "nyc"][(i % 100) % 2] for i in range(n)], "fare": [float(i) for i in range(n)],
+    })  # fmt: skip
+    HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid", partition_fields="city",
+                     ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
+    WriteClient(HudiTable.open(local), opts).write(data, operation="upsert")
+    df = spark.createDataFrame(data)
+    assert df.rdd.getNumPartitions() > 1
+    hudi_spark.write(df, remote, operation="upsert", options=opts)
+    assert _rows(remote) == _rows(local)
+    assert {r[0]: r[3] for r in _rows(remote)}["k5"] == 305.0  # the last of k5's four rows

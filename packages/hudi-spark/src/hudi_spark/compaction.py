@@ -80,7 +80,7 @@ class AsyncCompactor:
         if running is not None:
             try:
                 running.result()
-            except BaseException:  # noqa: BLE001 - recorded in self.errors
+            except BaseException:
                 pass
 
     def close(self) -> None:

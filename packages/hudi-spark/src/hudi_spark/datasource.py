@@ -1,7 +1,8 @@
 """``spark.read.format("hudi")`` (and a simple ``df.write.format("hudi")``) through PySpark's
 Python Data Source API.
 
-Planning (``partitions``) lists the latest file slices with core's ``FileSystemView``; each Spark
+Planning (``partitions``) lists the latest file slices with core's ``FileSystemView`` (merged
+across a pending compaction); each Spark
 input partition holds one file slice, or several small ones; each task merges its slices with
 core's reader and yields Arrow batches cast to exactly the declared schema (Spark compares
 nullability too).
@@ -15,18 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError
 from hudi_core.schema.avro_schema import META_FIELDS
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
 from hudi_spark.options import ReadOptions, normalize_instant
 
 if TYPE_CHECKING:
+    from hudi_core.table import HudiTable
     from pyspark.sql import SparkSession
     from pyspark.sql.types import StructType
-
-    from hudi_core.table import HudiTable
 
 __all__ = ["HudiDataSource", "ReadSpec", "register"]
 
@@ -135,9 +135,11 @@ class HudiReader(DataSourceReader):
 
         table = self.spec.open_table()
         as_of = self.spec.end if self.spec.query_type == "incremental" else self.spec.as_of
-        slices = list(FileSystemView(table).latest_file_slices(as_of=as_of))
+        # merged across a pending compaction (its slice has no base file yet): the base file and
+        # logs before it plus the logs written since, as core's reader does
+        slices = list(FileSystemView(table).latest_merged_file_slices(as_of=as_of))
         if self.spec.query_type == "read_optimized":
-            slices = [s for s in slices if getattr(s, "base_file", None) is not None]
+            slices = [type(s)(s.partition_path, s.file_id, s.base_instant, s.base_file) for s in slices if s.base_file is not None]
         split = int(HoodieConfig(self.spec.options).get(ReadOptions.SPLIT_SIZE))
         groups = group_slices(slices, split)
         return [SlicePartition(g) for g in groups] or [SlicePartition([])]
@@ -159,8 +161,6 @@ def _read_slice(table: HudiTable, fs: Any, spec: ReadSpec, timeline: Any) -> pa.
     """One file slice through core's reader, as the query type asks."""
     from hudi_core.read.merge import merge_file_slice
 
-    if spec.query_type == "read_optimized":
-        fs = type(fs)(fs.partition_path, fs.file_id, fs.base_instant, fs.base_file, ())
     as_of = spec.end if spec.query_type == "incremental" else spec.as_of
     data = merge_file_slice(table, fs, as_of=as_of, timeline=timeline)
     if spec.query_type == "incremental":

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
-
 from hudi_core.errors import ConfigError
+from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 __all__ = ["HudiArrowWriter"]
 
@@ -31,9 +30,9 @@ class _Written(WriterCommitMessage):
 
 class HudiArrowWriter(DataSourceArrowWriter):
     def __init__(self, options: dict[str, str], schema: Any, overwrite: bool) -> None:
+        from hudi_core.write.records import evolve_schema
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        from hudi_core.write.records import evolve_schema
         from hudi_spark.commit import SparkCommit
         from hudi_spark.writer import _write_context, open_or_create
 
@@ -64,13 +63,13 @@ class HudiArrowWriter(DataSourceArrowWriter):
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
         import pyarrow.compute as pc
-
         from hudi_core.config.property import HoodieConfig
         from hudi_core.keygen import key_generator_for
         from hudi_core.table.file_names import new_file_id
         from hudi_core.write.bucket_assigner import CREATE, BucketInfo
         from hudi_core.write.handles import write_bucket
         from hudi_core.write.records import PARTITION_PATH, conform_to_schema, prepare
+
         from hudi_spark.stages import _table_of, task_info
 
         data = _table_of(iterator)
@@ -78,17 +77,18 @@ class HudiArrowWriter(DataSourceArrowWriter):
         if data is not None:
             conf = HoodieConfig(self.ctx.options)
             records = conform_to_schema(prepare(data, key_generator_for(conf), conf), self.schema_)
-            task = task_info().attempt_id
+            attempt = task_info().attempt
             for part in pc.unique(records.column(PARTITION_PATH)).to_pylist():
                 rows = records.filter(pc.equal(records.column(PARTITION_PATH), part))
                 bucket = BucketInfo(0, part, new_file_id(), None, CREATE)
-                statuses.extend(write_bucket(self.ctx, bucket, rows, task_id=task))
+                statuses.extend(write_bucket(self.ctx, bucket, rows, attempt=attempt))
         return _Written(pickle.dumps(statuses))
 
     def _job(self) -> Any:
         from hudi_core.config.property import HoodieConfig
         from hudi_core.table import HudiTable
         from hudi_core.timeline.instant import Instant, State
+
         from hudi_spark.commit import SparkCommit
 
         table = HudiTable.open(self.base, options=self.options)

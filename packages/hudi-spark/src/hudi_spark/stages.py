@@ -13,6 +13,7 @@ from typing import Any
 import pyarrow as pa
 
 __all__ = [
+    "INPUT_SEQ",
     "TaskContextInfo",
     "assign_task",
     "dedupe_task",
@@ -33,10 +34,15 @@ class TaskContextInfo:
     attempt_number: int = 0
 
     @property
-    def write_token(self) -> str:
-        from hudi_core.table.file_names import write_token
+    def attempt(self) -> Any:
+        """Core's ``TaskAttempt`` with Spark's ids (write tokens, record seqnos)."""
+        from hudi_core.write.handles import TaskAttempt
 
-        return write_token(self.partition_id, self.stage_id, self.attempt_id)
+        return TaskAttempt(self.partition_id, self.stage_id, self.attempt_id)
+
+    @property
+    def write_token(self) -> str:
+        return str(self.attempt.token)
 
 
 def task_info() -> TaskContextInfo:
@@ -65,6 +71,12 @@ def _out(table: pa.Table, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     yield from conform(table, schema).to_batches()
 
 
+#: the input position of a row (input partition, row index), carried through the key shuffle so
+#: precombine breaks ordering ties as core does: the later input row wins
+INPUT_SEQ = "_hoodie_w_input_seq"
+_SEQ_SHIFT = 40  # up to 2^40 rows per input partition, 2^23 partitions
+
+
 def prepare_task(
     batches: Iterator[pa.RecordBatch],
     *,
@@ -74,19 +86,26 @@ def prepare_task(
     schema: pa.Schema | None,
 ) -> Iterator[pa.RecordBatch]:
     """Stage 1 (keys): core's ``records.prepare`` with the table's key generator, then the
-    records cast to the commit schema (``conform_to_schema``; not for deletes)."""
+    records cast to the commit schema (``conform_to_schema``; not for deletes). When
+    ``out_schema`` has :data:`INPUT_SEQ`, each row gets its input position."""
+    import numpy as np
     from hudi_core.config.property import HoodieConfig
     from hudi_core.keygen import key_generator_for
     from hudi_core.write.records import conform_to_schema, prepare
 
     conf = HoodieConfig(config)
     keygen = key_generator_for(conf)
+    with_seq = INPUT_SEQ in out_schema.names
+    row = task_info().partition_id << _SEQ_SHIFT
     for batch in batches:
         if batch.num_rows == 0:
             continue
         records = prepare(pa.Table.from_batches([batch]), keygen, conf, all_deletes=all_deletes)
         if schema is not None:
             records = conform_to_schema(records, schema)
+        if with_seq:
+            records = records.append_column(INPUT_SEQ, pa.array(np.arange(row, row + batch.num_rows, dtype=np.int64)))
+            row += batch.num_rows
         yield from _out(records, out_schema)
 
 
@@ -94,13 +113,16 @@ def dedupe_task(
     batches: Iterator[pa.RecordBatch], *, config: Mapping[str, str], out_schema: pa.Schema
 ) -> Iterator[pa.RecordBatch]:
     """Stage 2 (precombine): the input is hash-partitioned by key, so every duplicate of a key is
-    in this task and core's ``dedupe.deduplicate`` over the task's rows is exact."""
+    in this task and core's ``dedupe.deduplicate`` over the task's rows is exact. The shuffle
+    reorders rows: they are put back in input order first, so ties go to the later input row."""
     from hudi_core.config.property import HoodieConfig
     from hudi_core.write.dedupe import deduplicate
 
     table = _table_of(batches)
     if table is None:
         return
+    if INPUT_SEQ in table.column_names:
+        table = table.sort_by(INPUT_SEQ).drop_columns([INPUT_SEQ])
     yield from _out(deduplicate(table, HoodieConfig(config)), out_schema)
 
 
@@ -134,12 +156,12 @@ def join_task(
     """Stage 3 for SIMPLE / GLOBAL_SIMPLE: one co-group (records and existing key locations that
     hash to the same group) joined by core's ``join_locations``."""
     import pyarrow.compute as pc
-
     from hudi_core.config.property import HoodieConfig
     from hudi_core.write.index import index_for
     from hudi_core.write.index.global_simple import split_partition_changes
     from hudi_core.write.index.simple import join_locations
     from hudi_core.write.records import DELETE_FLAG, FILE_ID
+
     from hudi_spark.datasource import conform
 
     if records.num_rows == 0:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_core.config.compaction import CompactionOptions
 from hudi_core.config.property import HoodieConfig
+
 from hudi_spark.commit import BATCH_KEY, QUERY_KEY
 from hudi_spark.options import StreamOptions
 

@@ -16,30 +16,31 @@ Stages (core functions; Spark only moves Arrow between them):
 from __future__ import annotations
 
 import functools
-import json
+import os
 import pickle
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import ConfigError
+
 from hudi_spark import stages
 from hudi_spark.options import SparkOptions
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
-
     from hudi_core.table import HudiTable
+    from pyspark.sql import DataFrame
 
 __all__ = ["OPERATIONS", "SparkWriteResult", "write"]
 
 OPERATIONS = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table")
 #: fault injection for tests: the first attempt of every write task fails after writing its files
 FAIL_FIRST_ATTEMPT = "hoodie.spark.testing.fail.first.write.attempt"
+#: fault injection for tests: every write task fails after writing its files while this file exists
+FAIL_WHILE_EXISTS = "hoodie.spark.testing.fail.write.while.exists"
 _STATUS_SCHEMA = pa.schema([("bucket", pa.int64()), ("token", pa.string()), ("status", pa.binary())])
 
 
@@ -117,6 +118,7 @@ def write(
     from hudi_core.write.client import check_option_conflicts
     from hudi_core.write.dedupe import ordering_field
     from hudi_core.write.records import evolve_schema
+
     from hudi_spark.commit import SparkCommit
 
     op = operation.lower().strip()
@@ -154,9 +156,8 @@ def write(
 
 
 def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, schema: pa.Schema, job: Any) -> list[Any]:
+    from hudi_core.write.records import BUCKET, RECORD_KEY
     from pyspark.sql import functions as F
-
-    from hudi_core.write.records import BUCKET, DELETE_FLAG, PARTITION_PATH, RECORD_KEY
 
     conf = cfg.to_dict()
     sc = df.sparkSession.sparkContext
@@ -164,15 +165,17 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
     is_delete = op == "delete"
     # 1. keys (and the commit schema) in tasks; output schemas come from core run on no rows
     keyed_schema = _keyed_schema(_arrow(df), cfg, None if is_delete else schema, is_delete)
-    keyed = df.mapInArrow(
-        functools.partial(stages.prepare_task, config=conf, out_schema=keyed_schema, all_deletes=is_delete,
-                          schema=None if is_delete else schema),
-        _spark_schema(keyed_schema),
-    )  # fmt: skip
-    # 2. precombine: every row of a key in one task
     combine = cfg.get(WriteOptions.COMBINE_BEFORE_UPSERT) if op in ("upsert", "delete") else cfg.get(
         WriteOptions.COMBINE_BEFORE_INSERT
     )
+    # with precombine, rows carry their input position through the shuffle (ties: later row wins)
+    prepared_schema = _with(keyed_schema, pa.field(stages.INPUT_SEQ, pa.int64())) if combine else keyed_schema
+    keyed = df.mapInArrow(
+        functools.partial(stages.prepare_task, config=conf, out_schema=prepared_schema, all_deletes=is_delete,
+                          schema=None if is_delete else schema),
+        _spark_schema(prepared_schema),
+    )  # fmt: skip
+    # 2. precombine: every row of a key in one task
     if combine:
         keyed = keyed.repartition(parallelism, RECORD_KEY).mapInArrow(
             functools.partial(stages.dedupe_task, config=conf, out_schema=keyed_schema), _spark_schema(keyed_schema)
@@ -227,7 +230,7 @@ def _tagged_schema(keyed_schema: pa.Schema, cfg: HoodieConfig, key_fields: list[
 
 def _replaced(keyed: DataFrame, table: HudiTable, op: str) -> dict[str, list[str]]:
     from hudi_core.fs_view import FileSystemView
-    from hudi_core.write.client import _file_groups_of
+    from hudi_core.write.client import file_groups_of
     from hudi_core.write.records import PARTITION_PATH
 
     if not table.timeline.completed_commits():
@@ -237,7 +240,7 @@ def _replaced(keyed: DataFrame, table: HudiTable, op: str) -> dict[str, list[str
         parts = view.partitions()
     else:
         parts = [r[0] for r in keyed.select(PARTITION_PATH).distinct().collect()]
-    return _file_groups_of(view, parts)
+    return file_groups_of(view, parts)
 
 
 def _arrow(df: DataFrame) -> pa.Schema:
@@ -247,10 +250,8 @@ def _arrow(df: DataFrame) -> pa.Schema:
 
 
 def _tag(keyed: DataFrame, keyed_schema: pa.Schema, table: HudiTable, cfg: HoodieConfig, op: str, parallelism: int) -> tuple[DataFrame, pa.Schema]:
+    from hudi_core.write.records import RECORD_KEY
     from pyspark.sql import functions as F
-
-    from hudi_core.write.index import BUCKET_NUM
-    from hudi_core.write.records import BASE_INSTANT, FILE_ID, LOCATION_PARTITION, RECORD_KEY
 
     conf = cfg.to_dict()
     key_fields = table.config.record_key_fields
@@ -290,9 +291,9 @@ def _tag(keyed: DataFrame, keyed_schema: pa.Schema, table: HudiTable, cfg: Hoodi
 
 
 def _existing_schema(table: HudiTable) -> pa.Schema:
-    from hudi_core.write.index.simple import _EMPTY
+    from hudi_core.write.index.simple import LOCATIONS_SCHEMA
 
-    return _EMPTY
+    return LOCATIONS_SCHEMA
 
 
 def _join_group(records: pa.Table, existing: pa.Table, *, config: Mapping[str, str], record_key_fields: list[str], out_schema: pa.Schema) -> pa.Table:
@@ -301,12 +302,12 @@ def _join_group(records: pa.Table, existing: pa.Table, *, config: Mapping[str, s
 
 def _plan(tagged: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str) -> tuple[Any, dict[tuple[int, str], int], Any]:
     """Workload profile from counts (collected), core's bucket plan, and per-task insert offsets."""
-    from pyspark.sql import functions as F
-
+    from hudi_core.fs_view import FileSystemView
     from hudi_core.write.bucket_assigner import WorkloadProfile, assign, average_record_size
+    from hudi_core.write.client import recent_commits, small_files
     from hudi_core.write.index import BUCKET_NUM
     from hudi_core.write.records import BASE_INSTANT, DELETE_FLAG, FILE_ID, PARTITION_PATH
-    from hudi_spark.commit import small_files, recent_commits
+    from pyspark.sql import functions as F
 
     prof = WorkloadProfile()
     if BUCKET_NUM in tagged.columns:
@@ -325,7 +326,9 @@ def _plan(tagged: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str) -> tu
                 prof.updates[(r[PARTITION_PATH], r[FILE_ID], r[BASE_INSTANT])] = (int(r["n"]) - int(r["d"] or 0), int(r["d"] or 0))
     pack = op in ("insert", "upsert") and not prof.hash_buckets and str(cfg.get_str(IndexOptions.TYPE)).upper() != "BUCKET"
     has_data = bool(table.timeline.completed_commits())
-    smalls = small_files(table, cfg, list(prof.inserts)) if pack and prof.inserts and has_data else []
+    smalls = []
+    if pack and prof.inserts and has_data:
+        smalls = small_files(FileSystemView(table), list(prof.inserts), cfg, is_mor=table.config.is_mor)
     plan = assign(
         prof, smalls, cfg, is_mor=table.config.is_mor,
         avg_record_size=average_record_size(recent_commits(table), cfg), pack_small_files=pack,
@@ -360,7 +363,6 @@ def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa
 def _write_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[Any]) -> Iterator[pa.RecordBatch]:
     """Stages 5-6 in a task: every bucket of this task through core's handles."""
     import pyarrow.compute as pc
-
     from hudi_core.write.handles import write_bucket
     from hudi_core.write.records import BUCKET
 
@@ -368,13 +370,13 @@ def _write_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[An
     if table is None:
         return
     info = stages.task_info()
-    # The write token must differ between attempts of a task so a retried or speculative attempt
-    # never collides with the files of another; core's handles build it from task_id.
-    task_id = info.attempt_id
+    # Spark's ids make the write token <partitionId>-<stageId>-<taskAttemptId>: a retried or
+    # speculative attempt never collides with the files of another.
+    attempt = info.attempt
     out = []
     for number in pc.unique(table.column(BUCKET)).to_pylist():
         records = table.filter(pc.equal(table.column(BUCKET), number))
-        for status in write_bucket(ctx, buckets[number], records, task_id=task_id):
+        for status in write_bucket(ctx, buckets[number], records, attempt=attempt):
             out.append(pa.RecordBatch.from_pydict(
                 {"bucket": [number], "token": [info.write_token], "status": [pickle.dumps(status)]},
                 schema=_STATUS_SCHEMA,
@@ -382,4 +384,7 @@ def _write_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[An
     if ctx.options.get(FAIL_FIRST_ATTEMPT) == "true" and info.attempt_number == 0 and out:
         # fault injection (tests): the first attempt dies after writing its files
         raise RuntimeError(f"injected failure of task attempt {info.write_token} ({FAIL_FIRST_ATTEMPT})")
+    flag = ctx.options.get(FAIL_WHILE_EXISTS)
+    if flag and out and os.path.exists(flag):
+        raise RuntimeError(f"injected failure of task attempt {info.write_token} ({FAIL_WHILE_EXISTS}={flag})")
     yield from out
