@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.clean.metadata import CleanerPlan, CleanMetadata, PartitionCleanStat
@@ -18,8 +19,16 @@ if TYPE_CHECKING:
 __all__ = ["clean", "execute_clean"]
 
 
-def execute_clean(table: HudiTable, instant: Instant, plan: CleanerPlan) -> CleanMetadata:
-    """Move a requested/inflight clean through inflight to completed, deleting its files."""
+def execute_clean(
+    table: HudiTable,
+    instant: Instant,
+    plan: CleanerPlan,
+    *,
+    on_file_deleted: Callable[[], None] | None = None,
+) -> CleanMetadata:
+    """Move a requested/inflight clean through inflight to completed, deleting its files.
+
+    ``on_file_deleted`` is called after each file (the CLI advances its progress bar with it)."""
     start = time.monotonic()
     tl = table.timeline
     current = tl.find(instant.timestamp)
@@ -38,6 +47,8 @@ def execute_clean(table: HudiTable, instant: Instant, plan: CleanerPlan) -> Clea
                 st.success_delete_files.append(name)
             except OSError:
                 st.failed_delete_files.append(name)
+            if on_file_deleted is not None:
+                on_file_deleted()
     ectr = plan.earliest_instant_to_retain[0] if plan.earliest_instant_to_retain else ""
     meta = CleanMetadata(instant.timestamp, int((time.monotonic() - start) * 1000), ectr,
                          plan.last_completed_commit, stats)  # fmt: skip
@@ -54,7 +65,11 @@ def _local(table: HudiTable, partition: str, path: str) -> str:
 
 
 def clean(
-    table: HudiTable, *, config: dict[str, Any] | None = None, now: _dt.datetime | None = None
+    table: HudiTable,
+    *,
+    config: dict[str, Any] | None = None,
+    now: _dt.datetime | None = None,
+    progress: Callable[[int], Callable[[], None]] | None = None,
 ) -> CleanMetadata | None:
     """Clean the table now; returns the clean's metadata, or None when nothing was due.
 
@@ -64,7 +79,7 @@ def clean(
     for pending in tl.filter(actions=[Action.CLEAN]).pending():
         req = pending.with_state(State.REQUESTED)
         old = CleanerPlan.from_bytes(table.storage.read_bytes(tl.path_of(req)), what=tl.path_of(req))
-        execute_clean(table, pending, old)
+        execute_clean(table, pending, old, on_file_deleted=_tick(progress, old))
         tl = table.timeline
     cfg = table.write_config(dict(config or {}))
     plan = plan_clean(table, config=cfg, timeline=tl, now=now)
@@ -72,4 +87,13 @@ def clean(
         return None
     t = tl.new_instant_time()
     inst = tl.create_requested(t, Action.CLEAN, plan.to_bytes())
-    return execute_clean(table, inst, plan)
+    return execute_clean(table, inst, plan, on_file_deleted=_tick(progress, plan))
+
+
+def _tick(
+    progress: Callable[[int], Callable[[], None]] | None, plan: CleanerPlan
+) -> Callable[[], None] | None:
+    """``progress(total_files)`` returns the per-file callback (None: no progress shown)."""
+    if progress is None:
+        return None
+    return progress(sum(len(paths) for paths in plan.files_per_partition.values()))
