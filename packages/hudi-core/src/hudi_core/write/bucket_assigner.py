@@ -28,6 +28,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteBehaviourOptions, WriteOptions
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.write.index import BUCKET_NUM, bucket_file_id
+from hudi_core.write.records import BASE_INSTANT as BASE_INSTANT_COL
 from hudi_core.write.records import BUCKET, DELETE_FLAG, FILE_ID, PARTITION_PATH
 
 __all__ = [
@@ -91,27 +92,43 @@ class BucketPlan:
 
 
 def profile_of(tagged: pa.Table) -> WorkloadProfile:
-    """The workload profile of a tagged batch (stage 3 output)."""
+    """The workload profile of a tagged batch (stage 3 output), counted over dictionary codes
+    of the location columns (the records themselves are not copied)."""
     prof = WorkloadProfile()
+    if tagged.num_rows == 0:
+        return prof
+    pcodes, pdict = _codes(tagged.column(PARTITION_PATH))
+    fcodes, fdict = _codes(tagged.column(FILE_ID))
+    bcodes, bdict = _codes(tagged.column(BASE_INSTANT_COL))
+    parts, fids, bases = list(pdict), list(fdict), list(bdict)
+    nf, nb = len(fids) + 1, len(bases) + 1  # code -1 (null) is shifted to 0
+    loc = ((pcodes * nf) + fcodes + 1) * nb + bcodes + 1
+
+    def decode(code: int) -> tuple[str, str | None, str | None]:
+        pf, bc = divmod(code, nb)
+        pi, fc = divmod(pf, nf)
+        return parts[pi], (fids[fc - 1] if fc else None), (bases[bc - 1] if bc else None)
+
     if BUCKET_NUM in tagged.column_names:
-        g = tagged.group_by([PARTITION_PATH, BUCKET_NUM, FILE_ID, "_hoodie_base_instant"]).aggregate([])
-        prof.hash_buckets = list(
-            zip(*(g.column(c).to_pylist() for c in (PARTITION_PATH, BUCKET_NUM, FILE_ID, "_hoodie_base_instant")))
-        )
-    new = tagged.filter(pc.is_null(tagged.column(FILE_ID)))
-    if new.num_rows:
-        g = new.group_by(PARTITION_PATH).aggregate([(PARTITION_PATH, "count")])
-        prof.inserts = dict(zip(g.column(PARTITION_PATH).to_pylist(), g.column(f"{PARTITION_PATH}_count").to_pylist()))
-    old = tagged.filter(pc.is_valid(tagged.column(FILE_ID)))
-    if old.num_rows:
-        old = old.append_column("_d", pc.cast(old.column(DELETE_FLAG), pa.int64()))
-        g = old.group_by([PARTITION_PATH, FILE_ID, "_hoodie_base_instant"]).aggregate(
-            [("_d", "sum"), ("_d", "count")]
-        )
-        for p, f, b, d, n in zip(
-            *(g.column(c).to_pylist() for c in (PARTITION_PATH, FILE_ID, "_hoodie_base_instant", "_d_sum", "_d_count"))
-        ):
-            prof.updates[(p, f, b)] = (n - d, d)
+        hb = tagged.column(BUCKET_NUM).to_numpy(zero_copy_only=False).astype(np.int64)
+        width = int(hb.max()) + 1
+        for code in np.unique(loc * width + hb).tolist():
+            lc, b = divmod(code, width)
+            p, f, base = decode(lc)
+            prof.hash_buckets.append((p, b, f, base))
+    is_new = fcodes < 0
+    if is_new.any():
+        counts = np.bincount(pcodes[is_new], minlength=len(parts))
+        prof.inserts = {parts[i]: int(c) for i, c in enumerate(counts.tolist()) if c}
+    old = ~is_new
+    if old.any():
+        deletes = tagged.column(DELETE_FLAG).to_numpy(zero_copy_only=False).astype(np.int64)
+        uniq, inverse = np.unique(loc[old], return_inverse=True)
+        n_all = np.bincount(inverse, minlength=len(uniq))
+        n_del = np.bincount(inverse, weights=deletes[old], minlength=len(uniq)).astype(np.int64)
+        for code, n, d in zip(uniq.tolist(), n_all.tolist(), n_del.tolist(), strict=True):
+            p, f, base = decode(code)
+            prof.updates[(p, f, base)] = (n - d, d)  # type: ignore[index]
     return prof
 
 
@@ -206,24 +223,41 @@ def assign(
     return plan
 
 
+def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, dict[str, int]]:
+    """Dictionary codes of a string column (nulls: -1) and the code of every value."""
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    enc = arr.dictionary_encode()
+    codes = pc.fill_null(enc.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return codes, {v: i for i, v in enumerate(enc.dictionary.to_pylist())}
+
+
 def assign_buckets(tagged: pa.Table, plan: BucketPlan) -> pa.Table:
-    """Label every record with its bucket number (column ``BUCKET``)."""
+    """Label every record with its bucket number (column ``BUCKET``); vectorised over
+    dictionary codes (a loop over buckets, never over records)."""
     n = tagged.num_rows
     out = np.full(n, -1, dtype=np.int64)
-    parts = tagged.column(PARTITION_PATH).to_numpy(zero_copy_only=False)
+    pcodes, pdict = _codes(tagged.column(PARTITION_PATH))
     if plan.hash_map:
-        hb = tagged.column(BUCKET_NUM).to_numpy(zero_copy_only=False)
+        hb = tagged.column(BUCKET_NUM).to_numpy(zero_copy_only=False).astype(np.int64)
+        width = max(int(hb.max()) + 1 if n else 1, max(b for _, b in plan.hash_map) + 1)
+        lookup = np.full(len(pdict) * width + 1, -1, dtype=np.int64)
         for (part, b), num in plan.hash_map.items():
-            out[(parts == part) & (hb == b)] = num
+            if part in pdict:
+                lookup[pdict[part] * width + b] = num
+        out = lookup[pcodes * width + hb]
     else:
-        fids = tagged.column(FILE_ID)
-        is_new = pc.is_null(fids).to_numpy(zero_copy_only=False)
-        fid_np = fids.to_numpy(zero_copy_only=False)
+        fcodes, fdict = _codes(tagged.column(FILE_ID))
+        is_new = fcodes < 0
+        lookup = np.full(len(pdict) * (len(fdict) + 1) + 1, -1, dtype=np.int64)
         for info in plan.buckets:
-            if not info.is_new:
-                out[(~is_new) & (fid_np == info.file_id) & (parts == info.partition_path)] = info.number
+            if not info.is_new and info.partition_path in pdict and info.file_id in fdict:
+                lookup[pdict[info.partition_path] * (len(fdict) + 1) + fdict[info.file_id]] = info.number
+        old = ~is_new
+        out[old] = lookup[pcodes[old] * (len(fdict) + 1) + fcodes[old]]
         for part, (caps, nums) in plan.insert_ranges.items():
-            rows = np.nonzero(is_new & (parts == part))[0]
+            if part not in pdict:
+                continue
+            rows = np.flatnonzero(is_new & (pcodes == pdict[part]))
             slot = np.searchsorted(np.asarray(caps), np.arange(len(rows)), side="right")
             out[rows] = np.asarray(nums, dtype=np.int64)[slot]
     if (out < 0).any():  # pragma: no cover - a planning bug, never user input

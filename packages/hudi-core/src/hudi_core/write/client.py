@@ -197,8 +197,6 @@ class WriteClient:
             records = conform_to_schema(records, schema)
         if self._combine(op):
             records = deduplicate(records, cfg)
-        if op == "bulk_insert":
-            records = records.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
         return records
 
     def _combine(self, op: str) -> bool:
@@ -247,7 +245,12 @@ class WriteClient:
             base_uri=table.base_uri, instant=t, is_mor=table.config.is_mor, avro_schema=avro, schema=schema,
             options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value,
         )  # fmt: skip
-        tasks = _split_by_bucket(labelled, plan.buckets)
+        # bulk_insert sorts by partition and key: the sort order and the split by bucket are
+        # composed into one permutation, so the records are copied once
+        order = None
+        if op == "bulk_insert":
+            order = pc.sort_indices(labelled, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
+        tasks = _split_by_bucket(labelled, plan.buckets, order)
         results = self.engine.map(_write_task, [(ctx, b, recs) for b, recs in tasks])
         statuses = [s for r in results for s in r]
         commit(table, inflight, statuses, operation=op, schema=avro, replaced=replaced)
@@ -315,11 +318,18 @@ def _write_task(args: tuple[WriteContext, BucketInfo, pa.Table]) -> list[WriteSt
     return write_bucket(ctx, bucket, records)
 
 
-def _split_by_bucket(labelled: pa.Table, buckets: list[BucketInfo]) -> list[tuple[BucketInfo, pa.Table]]:
+def _split_by_bucket(
+    labelled: pa.Table, buckets: list[BucketInfo], pre_order: pa.Array | None = None
+) -> list[tuple[BucketInfo, pa.Table]]:
+    """One table per bucket (rows in input order, or in ``pre_order`` within each bucket)."""
     if labelled.num_rows == 0:
         return []
     b = labelled.column(BUCKET).to_numpy()
-    order = np.argsort(b, kind="stable")
+    if pre_order is None:
+        order = np.argsort(b, kind="stable")
+    else:
+        pre = pre_order.to_numpy(zero_copy_only=False)
+        order = pre[np.argsort(b[pre], kind="stable")]
     sorted_tbl = labelled.take(pa.array(order))
     sb = b[order]
     bounds = np.flatnonzero(np.diff(sb)) + 1

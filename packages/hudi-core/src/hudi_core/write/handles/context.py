@@ -113,11 +113,11 @@ def meta_columns(
     counter = pa.array(np.arange(seqno_start, seqno_start + n, dtype=np.int64)).cast(pa.string())
     seqno = pc.binary_join_element_wise(pa.scalar(f"{instant}_{task_id}"), counter, "_")
     return [
-        pa.array(np.full(n, instant, dtype=object), pa.string()) if n else pa.array([], pa.string()),
+        pa.repeat(pa.scalar(instant, pa.string()), n),
         seqno,
         record_keys,
         partitions,
-        pa.array([file_name] * n, pa.string()),
+        pa.repeat(pa.scalar(file_name, pa.string()), n),
     ]
 
 

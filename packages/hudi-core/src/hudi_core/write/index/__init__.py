@@ -99,28 +99,30 @@ def existing_key_locations_empty() -> pa.Table:
 
 def _tag_bucket(data: pa.Table, index: BucketIndex, view: FileSystemView | None) -> pa.Table:
     buckets = index.bucket_ids(data.column(RECORD_KEY))
-    rows = []
-    if view is not None:
-        for s in file_group_locations(view, pc.unique(data.column(PARTITION_PATH)).to_pylist()):
-            b = bucket_id_of_file(s.file_id)
-            if b is not None:
-                rows.append((s.partition_path, b, s.file_id, s.base_instant))
-    loc = pa.table(
-        {
-            PARTITION_PATH: pa.array([r[0] for r in rows], pa.string()),
-            BUCKET_NUM: pa.array([r[1] for r in rows], pa.int32()),
-            FILE_ID: pa.array([r[2] for r in rows], pa.string()),
-            BASE_INSTANT: pa.array([r[3] for r in rows], pa.string()),
-        }
-    )
-    loc = loc.append_column(LOCATION_PARTITION, loc.column(PARTITION_PATH))
     work = data.drop_columns([c for c in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION, BUCKET_NUM) if c in data.column_names])
     work = work.append_column(BUCKET_NUM, pa.array(buckets, pa.int32()))
-    # join only the keys and a row number: Acero cannot carry nested columns through a join
-    narrow = work.select([PARTITION_PATH, BUCKET_NUM]).append_column(
-        "_hoodie_w_row", pa.array(np.arange(work.num_rows, dtype=np.int64))
-    )
-    joined = narrow.join(loc, keys=[PARTITION_PATH, BUCKET_NUM], join_type="left outer").sort_by("_hoodie_w_row")
-    for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
-        work = work.append_column(name, joined.column(name))
-    return work
+    parts = work.column(PARTITION_PATH).combine_chunks().dictionary_encode()
+    pdict = {v: i for i, v in enumerate(parts.dictionary.to_pylist())}
+    width = max(index.num_buckets, int(buckets.max()) + 1 if len(buckets) else 1)
+    # (partition code, bucket) -> row of the location table: a lookup array, no join
+    lookup = np.full(len(pdict) * width + 1, -1, dtype=np.int64)
+    fids: list[str] = []
+    bases: list[str] = []
+    if view is not None:
+        for s in file_group_locations(view, list(pdict)):
+            b = bucket_id_of_file(s.file_id)
+            if b is not None and b < width and s.partition_path in pdict:
+                lookup[pdict[s.partition_path] * width + b] = len(fids)
+                fids.append(s.file_id)
+                bases.append(s.base_instant)
+    pcodes = parts.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    pos = lookup[pcodes * width + buckets.astype(np.int64)]
+    found = pos >= 0
+    if not found.any():
+        null = pa.nulls(work.num_rows, pa.string())
+        return work.append_column(FILE_ID, null).append_column(BASE_INSTANT, null).append_column(LOCATION_PARTITION, null)
+    at = pa.array(np.where(found, pos, 0), mask=~found)
+    work = work.append_column(FILE_ID, pa.array(fids, pa.string()).take(at))
+    work = work.append_column(BASE_INSTANT, pa.array(bases, pa.string()).take(at))
+    loc = pc.if_else(pa.array(found), work.column(PARTITION_PATH).combine_chunks(), pa.scalar(None, pa.string()))
+    return work.append_column(LOCATION_PARTITION, loc)
