@@ -1,0 +1,56 @@
+"""SIMPLE index look-ups: footer pruning returns exactly the matching locations, and a key held
+by two file groups (duplicates from plain inserts) is located in both."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import hudi_core.write.index.simple as simple
+import pyarrow as pa
+import pytest
+from hudi_core.fs_view import FileSystemView
+from hudi_core.table.hudi_table import HudiTable
+from hudi_core.write.index.simple import existing_key_locations, join_locations
+from hudi_core.write.records import FILE_ID, PARTITION_PATH, RECORD_KEY
+
+
+def _table(tmp_path: Path) -> HudiTable:
+    t = HudiTable.create(str(tmp_path / "t"), name="t", table_type="COPY_ON_WRITE", record_key_fields="id",
+                         partition_fields="p", ordering_field="ts",
+                         options={"hoodie.parquet.small.file.limit": "0"})  # fmt: skip
+    # three inserts: three file groups per partition with disjoint key ranges
+    for lo in (0, 100, 200):
+        ids = list(range(lo, lo + 50))
+        t.insert(pa.table({"id": [f"k{i:04d}" for i in ids], "p": [f"p{i % 2}" for i in ids], "ts": [1] * 50}))
+    return t
+
+
+def test_pruned_lookup_equals_full_lookup_restricted_to_the_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = _table(tmp_path)
+    view = FileSystemView(t)
+    wanted = pa.array(["k0003", "k0104", "k0149", "k9999", "k0050"])
+    full = existing_key_locations(view, None)
+    pruned = existing_key_locations(view, None, keys=wanted)
+    expect = sorted(r for r in zip(*(full.column(c).to_pylist() for c in full.column_names), strict=True)
+                    if r[0] in set(wanted.to_pylist()))  # fmt: skip
+    got = sorted(zip(*(pruned.column(c).to_pylist() for c in pruned.column_names), strict=True))
+    assert got == expect and len(got) == 3
+    assert len(set(full.column(FILE_ID).to_pylist())) == 6
+    # files whose footer min/max keys rule the keys out are not read
+    reads: list[str] = []
+    real = simple._file_keys
+    monkeypatch.setattr(simple, "_file_keys", lambda v, path: reads.append(path) or real(v, path))
+    existing_key_locations(view, None, keys=pa.array(["k0003", "k0010"]))
+    assert len(reads) == 2  # of 6 files: the first insert's file in each partition
+
+
+def test_key_in_two_file_groups_is_located_in_both() -> None:
+    existing = pa.table({RECORD_KEY: ["a", "a", "b"], "_hoodie_location_partition": ["p", "p", "p"],
+                         FILE_ID: ["f1", "f2", "f1"], "_hoodie_base_instant": ["1", "2", "1"]})  # fmt: skip
+    data = pa.table({"v": [1, 2, 3], RECORD_KEY: ["a", "c", "b"], PARTITION_PATH: ["p", "p", "p"]})
+    out = join_locations(data, existing, global_=False)
+    rows = sorted(zip(out.column("v").to_pylist(), out.column(FILE_ID).to_pylist(), strict=True),
+                  key=lambda r: (r[0], r[1] or ""))  # fmt: skip
+    assert rows == [(1, "f1"), (1, "f2"), (2, None), (3, "f1")]
+    unique = join_locations(data, existing.slice(1), global_=False)  # the hash look-up path
+    assert unique.column(FILE_ID).to_pylist() == ["f2", None, "f1"]
