@@ -111,7 +111,8 @@ def stream_bench(gb: float, table_type: str, index: str, operation: str, opts: d
               f"{batches * per_batch / 1e9:.2f} GB logical, {batches * 50_000} rows in {secs:.1f}s "
               f"({batches * 50_000 / secs:.0f} rows/s), files {res.files_written}")
         print("limits: " + ", ".join(f"{k}={v / 2**20:.0f} MB" for k, v in limits.items()))
-        print(f"peak RSS {rss_mb():.0f} MB (before the write {base_rss:.0f} MB)")
+        print(f"peak RSS {rss_mb():.0f} MB (before the write {base_rss:.0f} MB; Arrow pool "
+              f"{pa.default_memory_pool().backend_name}, Arrow peak {pa.default_memory_pool().max_memory() / 2**20:.0f} MB)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -126,7 +127,14 @@ def main() -> None:
     ap.add_argument("--stream-index", default="BUCKET")
     ap.add_argument("--stream-op", default="upsert")
     ap.add_argument("--option", action="append", default=[], help="k=v write option (stream mode)")
+    ap.add_argument("--arrow-pool", choices=("default", "jemalloc", "mimalloc", "system"), default="default",
+                    help="Arrow memory pool for the run (jemalloc with decay 0: freed pages go back at once)")
     args = ap.parse_args()
+    if args.arrow_pool != "default":
+        pool = getattr(pa, f"{args.arrow_pool}_memory_pool")()
+        pa.set_memory_pool(pool)
+        if args.arrow_pool == "jemalloc":
+            pa.jemalloc_set_decay_ms(0)
     if args.stream_gb > 0:
         opts = dict(o.split("=", 1) for o in args.option)
         stream_bench(args.stream_gb, args.stream_type, args.stream_index, args.stream_op, opts)
