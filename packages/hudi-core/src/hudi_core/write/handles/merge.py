@@ -6,6 +6,8 @@ Records copied unchanged keep their ``_hoodie_commit_time`` / ``_hoodie_commit_s
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -36,87 +38,115 @@ def _base_file_path(ctx: WriteContext, partition: str, file_id: str, base_instan
     return best
 
 
+#: rows of the old base file merged at a time (memory: one batch, not the whole file)
+MERGE_BATCH_ROWS = 65536
+
+
 def merge_file_group(
     ctx: WriteContext, partition: str, file_id: str, base_instant: str, records: pa.Table, *, task_id: TaskAttempt | int,
     base_path: str | None = None,
 ) -> list[WriteStatus]:
     """Rewrite the group's base file at ``base_instant`` (or the file at ``base_path``: a file this
-    instant wrote earlier, when a streamed write merges the same group again) with ``records``."""
-    from hudi_core.io.base_file import read_base_file
+    instant wrote earlier, when a streamed write merges the same group again) with ``records``.
+
+    The old file is read batch by batch and each merged batch written as it is made, so memory
+    holds one batch of the old file (plus ``records`` and the output's keys for the bloom filter)."""
+    import pyarrow.parquet as pq
 
     storage = ctx.storage
     base_path = base_path or _base_file_path(ctx, partition, file_id, base_instant)
     if base_path is None:
         raise FileNotFoundError(f"no base file of file group {file_id} at instant {base_instant} in {partition!r}")
-    old = read_base_file(storage, base_path)
-    old_data = conform_to_schema(old, ctx.schema)
-    old_meta = [old.column(m) for m in META_FIELDS]
     attempt = as_attempt(task_id, ctx.stage_id)
-    token = attempt.token
-    name = BaseFileName(file_id, token, ctx.instant).name
+    name = BaseFileName(file_id, attempt.token, ctx.instant).name
+    state = _MergeState(ctx, records, name, attempt.partition_id)
 
-    # incoming keys are unique (deduplicated): a hash lookup of every old key finds its update
-    in_row = pc.index_in(_old_record_keys(ctx, old), value_set=records.column(RECORD_KEY).combine_chunks())
-    has_match = pc.is_valid(in_row).to_numpy(zero_copy_only=False)
-    in_idx = pc.fill_null(in_row, 0).to_numpy(zero_copy_only=False).astype(np.int64)
-
-    payload = Payload(ctx.payload) if ctx.payload in {p.value for p in Payload} else Payload.OVERWRITE_WITH_LATEST
-    order = ctx.ordering_field
-    wins = np.ones(old.num_rows, dtype=bool)
-    if payload.honours_ordering_on_update and order and order in old_data.column_names and order in records.column_names:
-        stored = old_data.column(order).combine_chunks()
-        inc = records.column(order).combine_chunks().take(pa.array(in_idx)) if records.num_rows else stored
-        wins = incoming_wins(payload, stored, inc).to_numpy(zero_copy_only=False)
-    is_delete = records.column(DELETE_FLAG).combine_chunks().to_numpy(zero_copy_only=False)
-    replace = has_match & wins
-    drop = replace & is_delete[in_idx] if records.num_rows else np.zeros(old.num_rows, bool)
-    update = replace & ~drop
-    keep_old = ~replace
-
-    # Incoming rows that did not match an existing key are inserts (deletes of them vanish).
-    matched_in = np.zeros(records.num_rows, dtype=bool)
-    matched_in[in_idx[has_match]] = True
-    insert_rows = np.nonzero(~matched_in & ~is_delete)[0]
-
-    # Assemble: old rows in order (kept or replaced), then inserts.
-    out_old_rows = np.nonzero(keep_old | update)[0]
-    from_incoming = update[out_old_rows]
-    new_rows_in = np.concatenate([in_idx[out_old_rows][from_incoming], insert_rows]).astype(np.int64)
-    n_new = len(new_rows_in)
-    new_data = conform_to_schema(records.take(pa.array(new_rows_in)), ctx.schema)
-    new_meta = meta_columns(
-        n_new, instant=ctx.instant, task_id=attempt.partition_id,
-        record_keys=new_data.column(RECORD_KEY), partitions=new_data.column(PARTITION_PATH), file_name=name,
-    )  # fmt: skip
-    kept_old_rows = out_old_rows[~from_incoming]
-    # Interleave: position of each output row in the final order
-    total = len(out_old_rows) + len(insert_rows)
-
-    # Build old-order section by concatenating kept-old and updated rows, then re-sort by position.
-    pos_kept = np.nonzero(~from_incoming)[0]
-    pos_upd = np.nonzero(from_incoming)[0]
-    kept_table = _assemble(
-        [c.take(pa.array(kept_old_rows)) for c in old_meta[:2]], old_data.take(pa.array(kept_old_rows)), ctx,
-        keys=old_meta[2].take(pa.array(kept_old_rows)), parts=old_meta[3].take(pa.array(kept_old_rows)), name=name,
-    )  # fmt: skip
-    new_table = _assemble(new_meta[:2], new_data, ctx, keys=new_meta[2], parts=new_meta[3], name=name)
-    pieces_data = [kept_table, new_table]
-    merged = pa.concat_tables(pieces_data)
-    position = np.concatenate([pos_kept, pos_upd, np.arange(len(out_old_rows), total)]).astype(np.int64)
-    merged = merged.take(pa.array(np.argsort(position, kind="stable")))
+    def pieces() -> Iterator[pa.Table]:
+        with storage.arrow_filesystem().open_input_file(storage.arrow_path(base_path)) as f:
+            pf = pq.ParquetFile(f)
+            for batch in pf.iter_batches(batch_size=MERGE_BATCH_ROWS, use_threads=False):
+                yield state.merge_batch(pa.Table.from_batches([batch]))
+        yield state.inserts()
 
     ctx.markers.create(partition, name, "MERGE")
     ensure_partition_metadata(ctx, partition)
     path = f"{ctx.partition_uri(partition)}/{name}"
-    res = parquet_out.write_parquet(ctx, path, merged)
-    n_upd, n_ins, n_del = int(update.sum()), len(insert_rows), int(drop.sum())
+    res = parquet_out.write_parquet(ctx, path, pieces())
     stat = WriteStat(
         file_id=file_id, path=ctx.relative(partition, name), partition_path=partition, prev_commit=base_instant,
-        num_writes=merged.num_rows, num_deletes=n_del, num_update_writes=n_upd, num_inserts=n_ins,
-        total_write_bytes=res.size, file_size_in_bytes=res.size,
+        num_writes=res.num_records, num_deletes=state.deleted, num_update_writes=state.updated,
+        num_inserts=state.inserted, total_write_bytes=res.size, file_size_in_bytes=res.size,
         runtime_stats={"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
     )  # fmt: skip
-    return [WriteStatus(stat, "MERGE", inserted=n_ins, updated=n_upd, deleted=n_del)]
+    return [WriteStatus(stat, "MERGE", inserted=state.inserted, updated=state.updated, deleted=state.deleted)]
+
+
+class _MergeState:
+    """The incoming records of one merge and what the old file's batches have used of them."""
+
+    def __init__(self, ctx: WriteContext, records: pa.Table, name: str, task_id: int) -> None:
+        self.ctx, self.records, self.name, self.task_id = ctx, records, name, task_id
+        # incoming keys are unique (deduplicated): a hash lookup of every old key finds its update
+        self.keys = records.column(RECORD_KEY).combine_chunks().cast(pa.string())
+        self.is_delete = records.column(DELETE_FLAG).combine_chunks().to_numpy(zero_copy_only=False)
+        self.matched = np.zeros(records.num_rows, dtype=bool)
+        payload = Payload(ctx.payload) if ctx.payload in {p.value for p in Payload} else Payload.OVERWRITE_WITH_LATEST
+        order = ctx.ordering_field
+        self.payload = payload
+        self.order = order if (payload.honours_ordering_on_update and order and order in records.column_names
+                               and order in ctx.schema.names) else None  # fmt: skip
+        self.incoming_order = records.column(self.order).combine_chunks() if self.order else None
+        self.seqno = 0
+        self.updated = self.deleted = self.inserted = 0
+
+    def _new_rows(self, rows: np.ndarray) -> pa.Table:
+        """Incoming ``rows`` as written: new commit time and seqnos, this file's name."""
+        ctx = self.ctx
+        data = conform_to_schema(self.records.take(pa.array(rows, pa.int64())), ctx.schema)
+        meta = meta_columns(
+            data.num_rows, instant=ctx.instant, task_id=self.task_id, record_keys=data.column(RECORD_KEY),
+            partitions=data.column(PARTITION_PATH), file_name=self.name, seqno_start=self.seqno,
+        )  # fmt: skip
+        self.seqno += data.num_rows
+        return _assemble(meta[:2], data, ctx, keys=meta[2], parts=meta[3], name=self.name)
+
+    def merge_batch(self, old: pa.Table) -> pa.Table:
+        """One batch of the old file merged: kept rows and updates in the old order, deletes gone."""
+        ctx = self.ctx
+        old_data = conform_to_schema(old, ctx.schema)
+        in_row = pc.index_in(_old_record_keys(ctx, old), value_set=self.keys)
+        has_match = pc.is_valid(in_row).to_numpy(zero_copy_only=False)
+        in_idx = pc.fill_null(in_row, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        wins = np.ones(old.num_rows, dtype=bool)
+        if self.order is not None and self.records.num_rows:
+            stored = old_data.column(self.order).combine_chunks()
+            inc = self.incoming_order.take(pa.array(in_idx))  # type: ignore[union-attr]
+            wins = incoming_wins(self.payload, stored, inc).to_numpy(zero_copy_only=False)
+        replace = has_match & wins
+        drop = replace & self.is_delete[in_idx] if self.records.num_rows else np.zeros(old.num_rows, bool)
+        update = replace & ~drop
+        # an incoming row that met its key is never an insert, whether it won or not
+        self.matched[in_idx[has_match]] = True
+        self.updated += int(update.sum())
+        self.deleted += int(drop.sum())
+        kept = np.flatnonzero(~replace)
+        kept_table = _assemble(
+            [old.column(m).take(pa.array(kept)) for m in META_FIELDS[:2]], old_data.take(pa.array(kept)), ctx,
+            keys=old.column(META_FIELDS[2]).take(pa.array(kept)), parts=old.column(META_FIELDS[3]).take(pa.array(kept)),
+            name=self.name,
+        )  # fmt: skip
+        if not update.any():
+            return kept_table
+        upd = np.flatnonzero(update)
+        merged = pa.concat_tables([kept_table, self._new_rows(in_idx[upd])])
+        position = np.concatenate([kept, upd])  # old row number of every output row
+        return merged.take(pa.array(np.argsort(position, kind="stable")))
+
+    def inserts(self) -> pa.Table:
+        """Incoming rows that met no existing key (deletes of them vanish), after the old rows."""
+        rows = np.flatnonzero(~self.matched & ~self.is_delete)
+        self.inserted = len(rows)
+        return self._new_rows(rows)
 
 
 def _old_record_keys(ctx: WriteContext, old: pa.Table) -> pa.Array:
@@ -137,6 +167,6 @@ def _assemble(
     n = data.num_rows
     arrays = [
         meta2[0].cast(pa.string()), meta2[1].cast(pa.string()), keys.cast(pa.string()), parts.cast(pa.string()),
-        pa.array([name] * n, pa.string()), *(data.column(f.name) for f in ctx.schema),
+        pa.repeat(pa.scalar(name, pa.string()), n), *(data.column(f.name) for f in ctx.schema),
     ]  # fmt: skip
     return pa.Table.from_arrays(arrays, names=[*META_FIELDS, *ctx.schema.names])

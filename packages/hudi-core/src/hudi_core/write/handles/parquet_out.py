@@ -13,6 +13,7 @@ settings chosen for speed.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,21 +123,54 @@ def open_writer(sink: Any, table: pa.Table, codec_name: str) -> pq.ParquetWriter
     )  # fmt: skip
 
 
-def write_parquet(ctx: Any, path: str, table: pa.Table) -> BaseFileOut:
-    """Write ``table`` (meta columns first) as a base file at ``path`` for a handle's ``ctx``."""
+#: Arrow bytes gathered into one row group when a file is written piece by piece
+ROW_GROUP_ARROW_BYTES = 64 * 1024 * 1024
+
+
+def write_parquet(ctx: Any, path: str, data: pa.Table | Iterable[pa.Table]) -> BaseFileOut:
+    """Write ``data`` (meta columns first) as a base file at ``path`` for a handle's ``ctx``.
+
+    ``data`` may be an iterable of tables (at least one, all of one schema): they are written as
+    they come, gathered into row groups of about ``ROW_GROUP_ARROW_BYTES``, so a merge never
+    holds the whole file; only the keys are kept, for the footer's bloom filter."""
     codec_name = str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION))
     codec_options(codec_name)  # reject a bad codec before the file exists
     populate = bool(ctx.populate_meta_fields)
-    out = file_table(table, ctx.avro_schema, populate_meta_fields=populate)
-    footer = footer_of(out.column(RECORD_KEY_COL) if populate else None, ctx.avro_schema_with_meta, ctx.config)
+    pieces = [data] if isinstance(data, pa.Table) else data
+    keys: list[pa.Array] = []
+    rows = 0
     with ctx.storage.open_write(path) as f:
-        writer = open_writer(f, out, codec_name)
+        writer: pq.ParquetWriter | None = None
+        pending: list[pa.Table] = []
+        pending_bytes = 0
         try:
-            writer.write_table(out)
-            writer.add_key_value_metadata(footer)  # pyarrow drops schema metadata with store_schema=False
+            for piece in pieces:
+                out = file_table(piece, ctx.avro_schema, populate_meta_fields=populate)
+                if writer is None:
+                    writer = open_writer(f, out, codec_name)
+                if populate:
+                    keys.extend(out.column(RECORD_KEY_COL).chunks)
+                pending.append(out)
+                pending_bytes += out.nbytes
+                rows += out.num_rows
+                if pending_bytes >= ROW_GROUP_ARROW_BYTES:
+                    _write_row_group(writer, pending)
+                    pending, pending_bytes = [], 0
+            if writer is None:
+                raise ValueError(f"no data to write to {path}")
+            if pending:
+                _write_row_group(writer, pending)
+            key_col = pa.chunked_array(keys, pa.string()) if populate else None
+            writer.add_key_value_metadata(footer_of(key_col, ctx.avro_schema_with_meta, ctx.config))
         finally:
-            writer.close()
-    return BaseFileOut(path, ctx.storage.size(path), out.num_rows)
+            if writer is not None:
+                writer.close()
+    return BaseFileOut(path, ctx.storage.size(path), rows)
+
+
+def _write_row_group(writer: pq.ParquetWriter, pending: list[pa.Table]) -> None:
+    table = pending[0] if len(pending) == 1 else pa.concat_tables(pending)
+    writer.write_table(table, row_group_size=min(max(1, table.num_rows), 1 << 20))  # Arrow's default cap
 
 
 RECORD_KEY_COL = "_hoodie_record_key"
