@@ -60,11 +60,18 @@ def run_local(n: int, root: str) -> tuple[float, float]:
     return t1 - t0, time.perf_counter() - t1
 
 
-def run_spark(master: str, n: int, root: str, batch: int) -> tuple[float, float, float]:
+def run_spark(master: str, n: int, root: str, batch: int, java_opts: str, memory: str) -> tuple[float, float, float]:
     import hudi_spark
 
     t0 = time.perf_counter()
-    spark = hudi_spark.spark_session(master, conf={"spark.sql.execution.arrow.maxRecordsPerBatch": str(batch)})
+    conf = {
+        "spark.sql.execution.arrow.maxRecordsPerBatch": str(batch),
+        # the test session's C1-only JIT (quick start) makes the JVM side of every Arrow hop
+        # ~2x slower on big inputs: a real job keeps the full JIT
+        "spark.driver.extraJavaOptions": java_opts,
+        "spark.driver.memory": memory,
+    }
+    spark = hudi_spark.spark_session(master, conf=conf)
     startup = time.perf_counter() - t0
     # the first write of a session starts Python workers that import pyarrow/pandas/hudi_core
     # (~20 s here): a small throwaway write, reported with start-up, not in the timings
@@ -89,6 +96,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rows", type=int, nargs="+", default=[1_000_000])
     ap.add_argument("--masters", nargs="+", default=["local[1]", "local[2]"])
     ap.add_argument("--batch", type=int, default=100_000, help="spark.sql.execution.arrow.maxRecordsPerBatch")
+    ap.add_argument("--java-opts", default="-XX:+UseParallelGC", help="spark.driver.extraJavaOptions")
+    ap.add_argument("--driver-memory", default="3g", help="spark.driver.memory (local mode: executors too)")
     args = ap.parse_args(argv)
     for n in args.rows:
         root = tempfile.mkdtemp(prefix="spark-bench-")
@@ -96,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
             lb, lu = run_local(n, root)
             print(f"rows={n:,}  local engine: bulk_insert {lb:.2f}s ({n / lb:,.0f} rows/s), upsert {lu:.2f}s")
             for master in args.masters:
-                s, b, u = run_spark(master, n, root, args.batch)
+                s, b, u = run_spark(master, n, root, args.batch, args.java_opts, args.driver_memory)
                 print(f"rows={n:,}  spark {master}: start-up + first write {s:.1f}s (not counted), bulk_insert {b:.2f}s "
                       f"({n / b:,.0f} rows/s, {b / lb:.2f}x local), upsert {u:.2f}s ({u / lu:.2f}x local)")  # fmt: skip
         finally:

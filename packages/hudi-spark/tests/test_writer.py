@@ -177,3 +177,19 @@ def test_precombine_ties_go_to_the_later_input_row_as_locally(spark: Any, tmp_pa
     hudi_spark.write(df, remote, operation="upsert", options=opts)
     assert _rows(remote) == _rows(local)
     assert {r[0]: r[3] for r in _rows(remote)}["k5"] == 305.0  # the last of k5's four rows
+
+
+@pytest.mark.parametrize(("table_type", "index"), [("COPY_ON_WRITE", "SIMPLE"), ("MERGE_ON_READ", "BUCKET")])
+def test_bulk_insert_then_insert_same_as_local_engine(spark: Any, tmp_path: Path, table_type: str, index: str) -> None:
+    import hudi_spark
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = {**_opts(table_type, index), "hoodie.combine.before.insert": "true"}
+    (_, first), (_, second), _ = _batches()
+    HudiTable.create(local, name="trips", table_type=table_type, record_key_fields="uuid", partition_fields="city",
+                     ordering_field="ts", options=opts, schema=first.schema)  # fmt: skip
+    for op, data in (("bulk_insert", first), ("insert", second)):
+        WriteClient(HudiTable.open(local), opts).write(data, operation=op)
+        hudi_spark.write(spark.createDataFrame(data), remote, operation=op, options=opts)
+    assert _rows(remote) == _rows(local)
+    assert len(_rows(remote)) == 60  # k0 combined in the bulk_insert; k30..k49 inserted in new cities

@@ -6,7 +6,7 @@ executors (``local-cluster`` and real clusters) without any driver state.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,8 +16,10 @@ __all__ = [
     "INPUT_SEQ",
     "TaskContextInfo",
     "assign_task",
+    "chain",
     "dedupe_task",
     "empty_like",
+    "hash_buckets",
     "prepare_task",
     "tag_task",
     "task_info",
@@ -52,6 +54,14 @@ def task_info() -> TaskContextInfo:
     if ctx is None:  # run outside Spark (unit use): a fixed token
         return TaskContextInfo(0, 0, 0)
     return TaskContextInfo(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId(), ctx.attemptNumber())
+
+
+def chain(batches: Iterator[pa.RecordBatch], *, steps: Sequence[Callable[..., Iterator[pa.RecordBatch]]]) -> Iterator[pa.RecordBatch]:
+    """Run task functions one after the other in one task (one JVM<->Python hop for all)."""
+    out: Iterator[pa.RecordBatch] = batches
+    for step in steps:
+        out = step(out)
+    return out
 
 
 def _table_of(batches: Iterable[pa.RecordBatch], schema: pa.Schema | None = None) -> pa.Table | None:
@@ -100,13 +110,34 @@ def prepare_task(
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        records = prepare(pa.Table.from_batches([batch]), keygen, conf, all_deletes=all_deletes)
+        data = pa.Table.from_batches([batch])
+        # internal columns computed before a shuffle: the input position is kept, the rest redone
+        given_seq = data.column(INPUT_SEQ) if INPUT_SEQ in data.column_names else None
+        data = data.drop_columns([c for c in data.column_names if c.startswith("_hoodie_w_")])
+        records = prepare(data, keygen, conf, all_deletes=all_deletes)
         if schema is not None:
             records = conform_to_schema(records, schema)
         if with_seq:
-            records = records.append_column(INPUT_SEQ, pa.array(np.arange(row, row + batch.num_rows, dtype=np.int64)))
+            seq = given_seq if given_seq is not None else pa.array(np.arange(row, row + batch.num_rows, dtype=np.int64))
+            records = records.append_column(INPUT_SEQ, seq)
             row += batch.num_rows
         yield from _out(records, out_schema)
+
+
+def hash_buckets(columns: pa.Array, *, config: Mapping[str, str], record_key_fields: list[str]) -> pa.Array:
+    """The BUCKET index's hash bucket of each row (an Arrow UDF over a struct of the key and
+    partition columns): core's key generator and bucket index, so Spark can shuffle by it while
+    the other columns stay in the JVM."""
+    from hudi_core.config.property import HoodieConfig
+    from hudi_core.keygen import key_generator_for
+    from hudi_core.write.index import BUCKET_NUM, index_for, tag_locations
+    from hudi_core.write.records import prepare
+
+    conf = HoodieConfig(config)
+    data = pa.Table.from_struct_array(columns)
+    records = prepare(data, key_generator_for(conf), conf)
+    tagged = tag_locations(records, index_for(conf, record_key_fields), None)
+    return tagged.column(BUCKET_NUM).combine_chunks().cast(pa.int32())
 
 
 def dedupe_task(

@@ -169,21 +169,59 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
         WriteOptions.COMBINE_BEFORE_INSERT
     )
     # with precombine, rows carry their input position through the shuffle (ties: later row wins)
-    prepared_schema = _with(keyed_schema, pa.field(stages.INPUT_SEQ, pa.int64())) if combine else keyed_schema
-    keyed = df.mapInArrow(
-        functools.partial(stages.prepare_task, config=conf, out_schema=prepared_schema, all_deletes=is_delete,
-                          schema=None if is_delete else schema),
-        _spark_schema(prepared_schema),
-    )  # fmt: skip
-    # 2. precombine: every row of a key in one task
+    seq = [pa.field(stages.INPUT_SEQ, pa.int64())] if combine else []
+    prepared_schema = _with(keyed_schema, *seq)
+    prep = functools.partial(stages.prepare_task, config=conf, out_schema=prepared_schema, all_deletes=is_delete,
+                             schema=None if is_delete else schema)  # fmt: skip
+    dedupe = functools.partial(stages.dedupe_task, config=conf)
+    kind = str(cfg.get_str(IndexOptions.TYPE)).upper()
+    overwrite = op in ("insert_overwrite", "insert_overwrite_table")
+    has_commits = bool(table.timeline.completed_commits())
+    tagged_schema = _tagged_schema(keyed_schema, cfg, table.config.record_key_fields)
+    ctx = _write_context(table, cfg, job.instant, schema)
+    # Every JVM<->Python hop costs about as much as core's work on the rows, so consecutive
+    # per-task steps run in one mapInArrow (stages.chain) and shuffles happen only where rows
+    # must meet: the same key (precombine, index join) or the same file group (write).
+    if kind == "BUCKET" and not overwrite:
+        return _write_hash_buckets_direct(df, table, cfg, ctx, job, parallelism, combine=combine, prep=prep,
+                                          tag=_tag_step(table, cfg, _with(tagged_schema, *seq), lookup=has_commits),
+                                          dedupe=functools.partial(dedupe, out_schema=tagged_schema))  # fmt: skip
+    if kind == "BUCKET":
+        # the key hash fixes the file group: one shuffle by (partition, hash bucket) brings every
+        # row of a key and of a file group together; precombine and the write run after it
+        tag = _tag_step(table, cfg, _with(tagged_schema, *seq), lookup=has_commits and not overwrite)
+        front = _map(df, [prep, tag], _with(tagged_schema, *seq))
+        if overwrite:
+            job.replaced = _replaced(front, table, op)
+        back = [functools.partial(dedupe, out_schema=tagged_schema)] if combine else []
+        return _write_hash_buckets(front, back, ctx, job, parallelism)
+    if op == "bulk_insert":
+        # no lookup and no small-file packing: each task plans and writes new file groups for its
+        # own rows (Hudi's bulk_insert), no driver plan and no shuffle by file group
+        tag = _tag_step(table, cfg, tagged_schema, lookup=False)
+        write_new = functools.partial(_write_new_task, ctx=ctx, avg_record_size=_avg_record_size(table, cfg))
+        job.inflight(_empty_profile())
+        if combine:
+            front = _map(df, [prep], prepared_schema).repartition(parallelism, RECORD_KEY)
+            written = _map(front, [functools.partial(dedupe, out_schema=keyed_schema), tag, write_new], _STATUS_SCHEMA)
+        else:
+            written = _map(df, [prep, tag, write_new], _STATUS_SCHEMA)
+        return _statuses(written)
+    steps: list[Any] = [prep]
+    keyed = df
     if combine:
-        keyed = keyed.repartition(parallelism, RECORD_KEY).mapInArrow(
-            functools.partial(stages.dedupe_task, config=conf, out_schema=keyed_schema), _spark_schema(keyed_schema)
-        )
-    if op in ("insert_overwrite", "insert_overwrite_table"):
+        keyed = _map(df, [prep], prepared_schema).repartition(parallelism, RECORD_KEY)
+        steps = [functools.partial(dedupe, out_schema=keyed_schema)]
+    if overwrite:
+        keyed = _map(keyed, steps, keyed_schema)
+        steps = []
         job.replaced = _replaced(keyed, table, op)
     # 3. index
-    tagged, tagged_schema = _tag(keyed, keyed_schema, table, cfg, op, parallelism)
+    if op in ("upsert", "delete") and has_commits:
+        keyed = _map(keyed, steps, keyed_schema) if steps else keyed
+        tagged = _join_existing(keyed, table, cfg, tagged_schema, parallelism)
+    else:  # nothing to look up: every record is an insert (core's tagging without a view)
+        tagged = _map(keyed, [*steps, _tag_step(table, cfg, tagged_schema, lookup=False)], tagged_schema)
     tagged = tagged.persist()
     try:
         # 4. bucket assignment on the driver from counts; records labelled in tasks
@@ -198,14 +236,85 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
             return []
         # 5-6. shuffle by bucket; each task writes its buckets with core's handles
         n = max(1, min(len(plan.buckets), parallelism * 4))
-        ctx = _write_context(table, cfg, job.instant, schema)
         written = assigned.repartition(n, F.col(BUCKET)).mapInArrow(
             functools.partial(_write_task, ctx=ctx, buckets=plan.buckets), _spark_schema(_STATUS_SCHEMA)
         )
-        rows = written.toArrow()
+        return _statuses(written)
     finally:
         tagged.unpersist()
+
+
+def _map(df: DataFrame, steps: list[Any], out_schema: pa.Schema) -> DataFrame:
+    """One mapInArrow running ``steps`` (task functions over batch iterators) in sequence."""
+    return df.mapInArrow(functools.partial(stages.chain, steps=steps), _spark_schema(out_schema))
+
+
+def _statuses(written: DataFrame) -> list[Any]:
+    rows = written.toArrow()
     return [pickle.loads(b) for b in rows.column("status").to_pylist()]
+
+
+def _empty_profile() -> Any:
+    from hudi_core.write.bucket_assigner import WorkloadProfile
+
+    return WorkloadProfile()  # as core's streamed writes: the plan is made in the tasks
+
+
+def _avg_record_size(table: HudiTable, cfg: HoodieConfig) -> int:
+    from hudi_core.write.bucket_assigner import average_record_size
+    from hudi_core.write.client import recent_commits
+
+    return int(average_record_size(recent_commits(table), cfg))
+
+
+def _tag_step(table: HudiTable, cfg: HoodieConfig, out_schema: pa.Schema, *, lookup: bool) -> Any:
+    return functools.partial(stages.tag_task, base_uri=table.base_uri, config=cfg.to_dict(),
+                             record_key_fields=table.config.record_key_fields, out_schema=out_schema,
+                             has_commits=lookup)  # fmt: skip
+
+
+def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfig, ctx: Any, job: Any, parallelism: int,
+                               *, combine: bool, prep: Any, tag: Any, dedupe: Any) -> list[Any]:  # fmt: skip
+    """BUCKET index with one hop into Python for the rows: an Arrow UDF computes the hash bucket
+    from the key and partition columns only; Spark shuffles the untouched rows by (partition
+    columns, bucket), adding the input position for precombine ties; then one task function per
+    group keys, tags, precombines and writes them."""
+    from hudi_core.write.index import BUCKET_NUM
+    from pyspark.sql import functions as F
+    from pyspark.sql.functions import arrow_udf
+
+    fields = [*table.config.record_key_fields, *(table.config.partition_fields if table.config.is_partitioned else [])]
+    top = list(dict.fromkeys(f.split(".")[0] for f in fields if f.split(".")[0] in df.columns))
+    parts = list(dict.fromkeys(
+        f.split(".")[0] for f in (table.config.partition_fields if table.config.is_partitioned else []) if f.split(".")[0] in df.columns
+    ))  # fmt: skip
+    conf, key_fields = cfg.to_dict(), table.config.record_key_fields
+
+    def buckets(columns: pa.Array) -> pa.Array:  # type hints tell Spark it is a scalar Arrow UDF
+        return stages.hash_buckets(columns, config=conf, record_key_fields=key_fields)
+
+    udf = arrow_udf(buckets, "int")
+    extra = [udf(F.struct(*[F.col(c) for c in top])).alias(BUCKET_NUM)]
+    if combine:
+        extra.append(F.monotonically_increasing_id().alias(stages.INPUT_SEQ))  # input order, for ties
+    staged = df.select("*", *extra)
+    job.inflight(_empty_profile())
+    shuffled = staged.repartition(parallelism * 2, *[F.col(c) for c in parts], F.col(BUCKET_NUM))
+    steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
+    return _statuses(_map(shuffled, steps, _STATUS_SCHEMA))
+
+
+def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, parallelism: int) -> list[Any]:
+    """BUCKET index: the key hash fixes each record's file group, so no driver plan (and no pass
+    over the data for counts) is needed: records are shuffled by (partition, hash bucket) and each
+    task plans its own groups with core's ``profile_of``/``assign`` and writes them."""
+    from hudi_core.write.index import BUCKET_NUM
+    from hudi_core.write.records import PARTITION_PATH
+    from pyspark.sql import functions as F
+
+    job.inflight(_empty_profile())
+    shuffled = front.repartition(parallelism * 4, F.col(PARTITION_PATH), F.col(BUCKET_NUM))
+    return _statuses(_map(shuffled, [*back, functools.partial(_write_hash_task, ctx=ctx)], _STATUS_SCHEMA))
 
 
 def _nullable(schema: pa.Schema) -> pa.Schema:
@@ -249,29 +358,14 @@ def _arrow(df: DataFrame) -> pa.Schema:
     return to_arrow_schema(df.schema, timezone="UTC")
 
 
-def _tag(keyed: DataFrame, keyed_schema: pa.Schema, table: HudiTable, cfg: HoodieConfig, op: str, parallelism: int) -> tuple[DataFrame, pa.Schema]:
+def _join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema: pa.Schema, parallelism: int) -> DataFrame:
+    """SIMPLE / GLOBAL_SIMPLE: the records co-grouped with the existing key locations (read per
+    table partition in tasks) by key hash, joined by core's ``join_locations``."""
+    from hudi_core.fs_view import FileSystemView
     from hudi_core.write.records import RECORD_KEY
     from pyspark.sql import functions as F
 
     conf = cfg.to_dict()
-    key_fields = table.config.record_key_fields
-    tagged_schema = _tagged_schema(keyed_schema, cfg, table.config.record_key_fields)
-    has_commits = len(table.timeline.completed_commits()) > 0
-    kind = str(cfg.get_str(IndexOptions.TYPE)).upper()
-    if kind == "BUCKET":
-        schema = tagged_schema
-        lookup = has_commits and op not in ("insert_overwrite", "insert_overwrite_table")
-        fn = functools.partial(stages.tag_task, base_uri=table.base_uri, config=conf, record_key_fields=key_fields,
-                               out_schema=schema, has_commits=lookup)  # fmt: skip
-        return keyed.mapInArrow(fn, _spark_schema(schema)), schema
-    schema = tagged_schema
-    if op not in ("upsert", "delete") or not has_commits:
-        # nothing to look up: every record is an insert (core's tagging without a view)
-        fn = functools.partial(stages.tag_task, base_uri=table.base_uri, config=conf, record_key_fields=key_fields,
-                               out_schema=schema, has_commits=False)  # fmt: skip
-        return keyed.mapInArrow(fn, _spark_schema(schema)), schema
-    from hudi_core.fs_view import FileSystemView
-
     spark = keyed.sparkSession
     parts = FileSystemView(table).partitions()
     part_df = spark.createDataFrame([(p,) for p in parts] or [("",)], "p string").repartition(max(1, min(len(parts), parallelism)))
@@ -281,13 +375,12 @@ def _tag(keyed: DataFrame, keyed_schema: pa.Schema, table: HudiTable, cfg: Hoodi
     )
     groups = parallelism * 2
     g = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % groups).alias("_g")
-    fn = functools.partial(_join_group, config=conf, record_key_fields=key_fields, out_schema=schema)
-    tagged = (
+    fn = functools.partial(_join_group, config=conf, record_key_fields=table.config.record_key_fields, out_schema=schema)
+    return (
         keyed.withColumn("_g", g).groupBy("_g")
         .cogroup(existing.withColumn("_g", g).groupBy("_g"))
         .applyInArrow(fn, _spark_schema(schema))
     )  # fmt: skip
-    return tagged, schema
 
 
 def _existing_schema(table: HudiTable) -> pa.Schema:
@@ -301,49 +394,45 @@ def _join_group(records: pa.Table, existing: pa.Table, *, config: Mapping[str, s
 
 
 def _plan(tagged: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str) -> tuple[Any, dict[tuple[int, str], int], Any]:
-    """Workload profile from counts (collected), core's bucket plan, and per-task insert offsets."""
+    """Workload profile from counts (one aggregation, collected), core's bucket plan, and each
+    task's insert offset within every partition path."""
     from hudi_core.fs_view import FileSystemView
     from hudi_core.write.bucket_assigner import WorkloadProfile, assign, average_record_size
     from hudi_core.write.client import recent_commits, small_files
-    from hudi_core.write.index import BUCKET_NUM
     from hudi_core.write.records import BASE_INSTANT, DELETE_FLAG, FILE_ID, PARTITION_PATH
     from pyspark.sql import functions as F
 
+    agg = (
+        tagged.groupBy(F.spark_partition_id().alias("pid"), PARTITION_PATH, FILE_ID, BASE_INSTANT)
+        .agg(F.count(F.lit(1)).alias("n"), F.sum(F.col(DELETE_FLAG).cast("long")).alias("d"))
+        .collect()
+    )
     prof = WorkloadProfile()
-    if BUCKET_NUM in tagged.columns:
-        rows = tagged.select(PARTITION_PATH, BUCKET_NUM, FILE_ID, BASE_INSTANT).distinct().collect()
-        prof.hash_buckets = [(r[0], int(r[1]), r[2], r[3]) for r in rows]
-    else:
-        agg = (
-            tagged.groupBy(PARTITION_PATH, FILE_ID, BASE_INSTANT)
-            .agg(F.count(F.lit(1)).alias("n"), F.sum(F.col(DELETE_FLAG).cast("long")).alias("d"))
-            .collect()
-        )
-        for r in agg:
-            if r[FILE_ID] is None:
-                prof.inserts[r[PARTITION_PATH]] = prof.inserts.get(r[PARTITION_PATH], 0) + int(r["n"])
-            else:
-                prof.updates[(r[PARTITION_PATH], r[FILE_ID], r[BASE_INSTANT])] = (int(r["n"]) - int(r["d"] or 0), int(r["d"] or 0))
-    pack = op in ("insert", "upsert") and not prof.hash_buckets and str(cfg.get_str(IndexOptions.TYPE)).upper() != "BUCKET"
-    has_data = bool(table.timeline.completed_commits())
+    inserts_by_task: list[tuple[str, int, int]] = []
+    for r in agg:
+        part, n, d = r[PARTITION_PATH], int(r["n"]), int(r["d"] or 0)
+        if r[FILE_ID] is None:
+            prof.inserts[part] = prof.inserts.get(part, 0) + n
+            inserts_by_task.append((part, int(r["pid"]), n))
+        else:
+            key = (part, r[FILE_ID], r[BASE_INSTANT])
+            upd, dels = prof.updates.get(key, (0, 0))
+            prof.updates[key] = (upd + n - d, dels + d)
+    pack = op in ("insert", "upsert")
     smalls = []
-    if pack and prof.inserts and has_data:
+    if pack and prof.inserts and table.timeline.completed_commits():
         smalls = small_files(FileSystemView(table), list(prof.inserts), cfg, is_mor=table.config.is_mor)
     plan = assign(
         prof, smalls, cfg, is_mor=table.config.is_mor,
         avg_record_size=average_record_size(recent_commits(table), cfg), pack_small_files=pack,
     )  # fmt: skip
+    # assign_task packs new records positionally: a task's records start after those of the
+    # tasks before it (by partition id) in the same partition path
     offsets: dict[tuple[int, str], int] = {}
-    if plan.insert_ranges:
-        counts = (
-            tagged.filter(F.col(FILE_ID).isNull())
-            .groupBy(F.spark_partition_id().alias("pid"), PARTITION_PATH).count().collect()
-        )
-        running: dict[str, int] = {}
-        for r in sorted(counts, key=lambda r: (r[PARTITION_PATH], r["pid"])):
-            part = r[PARTITION_PATH]
-            offsets[(int(r["pid"]), part)] = running.get(part, 0)
-            running[part] = running.get(part, 0) + int(r["count"])
+    running: dict[str, int] = {}
+    for part, pid, n in sorted(inserts_by_task):
+        offsets[(pid, part)] = running.get(part, 0)
+        running[part] = running.get(part, 0) + n
     return plan, offsets, prof
 
 
@@ -362,13 +451,45 @@ def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa
 
 def _write_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[Any]) -> Iterator[pa.RecordBatch]:
     """Stages 5-6 in a task: every bucket of this task through core's handles."""
-    import pyarrow.compute as pc
-    from hudi_core.write.handles import write_bucket
-    from hudi_core.write.records import BUCKET
+    table = stages._table_of(batches)
+    if table is None:
+        return
+    yield from _write_labelled(table, ctx, buckets)
+
+
+def _write_new_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, avg_record_size: int) -> Iterator[pa.RecordBatch]:
+    """bulk_insert in a task: core plans new file groups for this task's rows (sized by the
+    average record size) and the create handle writes them, sorted by partition and key as
+    core's bulk_insert does."""
+    from hudi_core.write.bucket_assigner import assign, assign_buckets, profile_of
+    from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 
     table = stages._table_of(batches)
     if table is None:
         return
+    table = table.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
+    plan = assign(profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=avg_record_size,
+                  pack_small_files=False)  # fmt: skip
+    yield from _write_labelled(assign_buckets(table, plan), ctx, plan.buckets)
+
+
+def _write_hash_task(batches: Iterator[pa.RecordBatch], *, ctx: Any) -> Iterator[pa.RecordBatch]:
+    """Stages 4-6 in a task for the BUCKET index: this task holds every record of its
+    (partition, hash bucket) groups, so core plans and labels them here."""
+    from hudi_core.write.bucket_assigner import assign, assign_buckets, profile_of
+
+    table = stages._table_of(batches)
+    if table is None:
+        return
+    plan = assign(profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=1, pack_small_files=False)
+    yield from _write_labelled(assign_buckets(table, plan), ctx, plan.buckets)
+
+
+def _write_labelled(table: pa.Table, ctx: Any, buckets: list[Any]) -> Iterator[pa.RecordBatch]:
+    import pyarrow.compute as pc
+    from hudi_core.write.handles import write_bucket
+    from hudi_core.write.records import BUCKET
+
     info = stages.task_info()
     # Spark's ids make the write token <partitionId>-<stageId>-<taskAttemptId>: a retried or
     # speculative attempt never collides with the files of another.
