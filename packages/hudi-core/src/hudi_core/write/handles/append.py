@@ -12,11 +12,12 @@ import json
 import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.write import WriteOptions
-from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
+from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.log.writer import LogWriter
 from hudi_core.table.file_names import BaseFileName, LogFileName
 from hudi_core.timeline.commit_metadata import WriteStat
+from hudi_core.write.handles import parquet_out
 from hudi_core.write.handles.context import (
     TaskAttempt,
     WriteContext,
@@ -66,7 +67,7 @@ def append_to_file_group(
         for start in range(0, table.num_rows, step):
             part = table.slice(start, step)
             if fmt == "parquet":
-                content = encode_parquet_data_block(part, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)))
+                content = parquet_out.parquet_block_content(part, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)))
                 blocks.append(encode_block(BlockType.PARQUET_DATA, header, content))
             else:
                 content = encode_avro_data_block(part, ctx.avro_schema_with_meta)

@@ -12,6 +12,7 @@ settings chosen for speed.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -166,6 +167,15 @@ def write_parquet(ctx: Any, path: str, data: pa.Table | Iterable[pa.Table]) -> B
             if writer is not None:
                 writer.close()
     return BaseFileOut(path, ctx.storage.size(path), rows)
+
+
+def parquet_block_content(table: pa.Table, codec_name: str) -> bytes:
+    """Content of a parquet log data block (a whole parquet file, as
+    :func:`hudi_core.log.blocks.encode_parquet_data_block` writes it) with this module's encoder
+    settings (gzip level 6, no dictionary for unique columns)."""
+    sink = io.BytesIO()
+    pq.write_table(table, sink, use_dictionary=dictionary_columns(table), **codec_options(codec_name))
+    return sink.getvalue()
 
 
 def _write_row_group(writer: pq.ParquetWriter, pending: list[pa.Table]) -> None:
