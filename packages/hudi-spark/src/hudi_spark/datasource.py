@@ -1,11 +1,10 @@
 """``spark.read.format("hudi")`` (and a simple ``df.write.format("hudi")``) through PySpark's
 Python Data Source API.
 
-Planning (``partitions``) lists the latest file slices with core's ``FileSystemView`` (merged
-across a pending compaction); each Spark
-input partition holds one file slice, or several small ones; each task merges its slices with
-core's reader and yields Arrow batches cast to exactly the declared schema (Spark compares
-nullability too).
+Planning (``partitions``) is core's ``read.plan_splits`` (one split per file slice, merged across
+a pending compaction); each Spark input partition holds one split, or several small ones; each
+task reads its splits with core's ``read_split`` and yields Arrow batches cast to exactly the
+declared schema (Spark compares nullability too).
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError
 from hudi_core.schema.avro_schema import META_FIELDS
@@ -101,18 +99,13 @@ class SlicePartition(InputPartition):
         return tuple(self.value)
 
 
-def _slice_size(fs: Any) -> int:
-    size = getattr(getattr(fs, "base_file", None), "size", 0) or 0
-    return int(size) + sum(int(getattr(lf, "size", 0) or 0) for lf in getattr(fs, "log_files", ()) or ())
-
-
-def group_slices(slices: Sequence[Any], split_bytes: int) -> list[list[Any]]:
-    """Pack file slices (in order) into groups of at most ``split_bytes`` (a big slice stays alone)."""
+def group_slices(splits: Sequence[Any], split_bytes: int) -> list[list[Any]]:
+    """Pack core's read splits (in order) into groups of at most ``split_bytes`` (a big one stays alone)."""
     groups: list[list[Any]] = []
     current: list[Any] = []
     size = 0
-    for fs in slices:
-        s = _slice_size(fs)
+    for fs in splits:
+        s = int(fs.size)
         if current and size + s > split_bytes:
             groups.append(current)
             current, size = [], 0
@@ -131,45 +124,30 @@ class HudiReader(DataSourceReader):
         self.arrow_schema = to_arrow_schema(schema, timezone="UTC")
 
     def partitions(self) -> Sequence[InputPartition]:
-        from hudi_core.fs_view import FileSystemView
+        from hudi_core.read import plan_splits
 
-        table = self.spec.open_table()
-        as_of = self.spec.end if self.spec.query_type == "incremental" else self.spec.as_of
-        # merged across a pending compaction (its slice has no base file yet): the base file and
-        # logs before it plus the logs written since, as core's reader does
-        slices = list(FileSystemView(table).latest_merged_file_slices(as_of=as_of))
-        if self.spec.query_type == "read_optimized":
-            slices = [type(s)(s.partition_path, s.file_id, s.base_instant, s.base_file) for s in slices if s.base_file is not None]
-        split = int(HoodieConfig(self.spec.options).get(ReadOptions.SPLIT_SIZE))
-        groups = group_slices(slices, split)
+        spec = self.spec
+        table = spec.open_table()
+        # core's splits: the query resolved once (schema, commits, projection); snapshot slices
+        # already merge across a pending compaction
+        splits = plan_splits(table, spec.query_type, None if spec.query_type == "incremental" else spec.as_of,
+                             start=spec.start, end=spec.end, columns=self.arrow_schema.names)  # fmt: skip
+        split = int(HoodieConfig(spec.options).get(ReadOptions.SPLIT_SIZE))
+        groups = group_slices(splits, split)
         return [SlicePartition(g) for g in groups] or [SlicePartition([])]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        from hudi_core.read import read_split
+
         assert isinstance(partition, SlicePartition)
         if not partition.slices:
             return
         table = self.spec.open_table()
-        timeline = table.timeline
-        for fs in partition.slices:
-            data = _read_slice(table, fs, self.spec, timeline)
+        for split in partition.slices:
+            data = read_split(table, split)
             if data.num_rows == 0:
                 continue
             yield from conform(data, self.arrow_schema).to_batches()
-
-
-def _read_slice(table: HudiTable, fs: Any, spec: ReadSpec, timeline: Any) -> pa.Table:
-    """One file slice through core's reader, as the query type asks."""
-    from hudi_core.read.merge import merge_file_slice
-
-    as_of = spec.end if spec.query_type == "incremental" else spec.as_of
-    data = merge_file_slice(table, fs, as_of=as_of, timeline=timeline)
-    if spec.query_type == "incremental":
-        commit = data.column("_hoodie_commit_time")
-        mask = pc.greater(commit, pa.scalar(spec.start))
-        if spec.end is not None:
-            mask = pc.and_(mask, pc.less_equal(commit, pa.scalar(spec.end)))
-        data = data.filter(mask)
-    return data
 
 
 def conform(data: pa.Table, target: pa.Schema) -> pa.Table:
