@@ -90,8 +90,11 @@ class StreamWriter:
         self.statuses: list[WriteStatus] = []
         self._counter = itertools.count()
         self._inserts: dict[str, RollingCreateHandle] = {}
-        self._new_keys: list[pa.Table] = []  # (key, partition, file id) inserted by this instant
-        self._new_index: pa.Table | None = None
+        #: keys this instant inserted, per partition (one group for a global index): (keys, ordinal
+        #: into ``_new_files`` per key), consolidated into one pair before a look-up
+        self._new_keys: dict[str | None, list[tuple[pa.Array, np.ndarray]]] = {}
+        self._new_files: list[tuple[str, str]] = []  # (partition, file id) by ordinal
+        self._file_ordinal: dict[tuple[str, str], int] = {}
         #: (partition, file id) -> (status index, path) of base files this instant wrote (COW)
         self._written: dict[tuple[str, str], tuple[int, str]] = {}
         #: BUCKET index: (partition, hash bucket) -> file id created by this instant
@@ -128,37 +131,63 @@ class StreamWriter:
         pa.default_memory_pool().release_unused()
 
     def _tag_in_instant(self, tagged: pa.Table) -> pa.Table:
-        """Locate keys this instant already wrote (earlier chunks) or hash buckets it created."""
+        """Locate keys this instant already wrote (earlier chunks) or hash buckets it created.
+
+        The in-instant index holds only keys and a 4-byte file ordinal per key (no location
+        strings), and is probed with a hash look-up per partition."""
         if isinstance(self.index, BucketIndex):
             return self._new_bucket_groups(tagged)
-        if self._new_index is None and self._new_keys:
-            self._new_index = pa.concat_tables(self._new_keys)
-            self._new_keys = [self._new_index]
-        if self._new_index is None or not pc.any(pc.is_null(tagged.column(FILE_ID))).as_py():
+        if not self._new_keys:
             return tagged
-        keys = [RECORD_KEY] if self.index.is_global else [RECORD_KEY, PARTITION_PATH]
-        right = self._new_index.select([*keys, "_n_fid"]) if not self.index.is_global else self._new_index.select(
-            [RECORD_KEY, "_n_fid", "_n_part"]
-        )
-        work = tagged.select(keys + [FILE_ID, BASE_INSTANT, LOCATION_PARTITION]).append_column(
-            "_n_row", pa.array(np.arange(tagged.num_rows, dtype=np.int64))
-        )
-        joined = work.join(right, keys=keys, join_type="left outer").sort_by("_n_row")
-        hit = pc.and_(pc.is_null(joined.column(FILE_ID)), pc.is_valid(joined.column("_n_fid")))
+        missing = pc.is_null(tagged.column(FILE_ID))
+        if not pc.any(missing).as_py():
+            return tagged
+        miss = missing.to_numpy(zero_copy_only=False)
+        keys = tagged.column(RECORD_KEY).combine_chunks()
+        hit_ord = np.full(tagged.num_rows, -1, dtype=np.int64)
+        groups: list[tuple[str | None, np.ndarray]]
+        if self.index.is_global:
+            groups = [(None, np.flatnonzero(miss))]
+        else:
+            enc = tagged.column(PARTITION_PATH).combine_chunks().dictionary_encode()
+            codes = enc.indices.to_numpy(zero_copy_only=False)
+            groups = [(p, np.flatnonzero(miss & (codes == i))) for i, p in enumerate(enc.dictionary.to_pylist())
+                      if p in self._new_keys]  # fmt: skip
+        for group, rows in groups:
+            if len(rows) == 0:
+                continue
+            index_keys, ordinals = self._consolidated(group)
+            pos = pc.index_in(keys.take(pa.array(rows)), value_set=index_keys)
+            pos_np = pc.fill_null(pos, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+            found = pos_np >= 0
+            hit_ord[rows[found]] = ordinals[pos_np[found]]
+        hit = hit_ord >= 0
+        if not hit.any():
+            return tagged
+        at = pa.array(np.where(hit, hit_ord, 0))
+        new_fid = pa.array([f for _, f in self._new_files], pa.string()).take(at)
+        loc_part = pa.array([p for p, _ in self._new_files], pa.string()).take(at)
+        mask = pa.array(hit)
         out = tagged
-        out = out.set_column(out.column_names.index(FILE_ID), FILE_ID,
-                             pc.if_else(hit, joined.column("_n_fid"), joined.column(FILE_ID)))  # fmt: skip
-        out = out.set_column(out.column_names.index(BASE_INSTANT), BASE_INSTANT,
-                             pc.if_else(hit, pa.scalar(self.ctx.instant), joined.column(BASE_INSTANT)))  # fmt: skip
-        loc_part = joined.column("_n_part") if self.index.is_global else joined.column(PARTITION_PATH)
-        out = out.set_column(out.column_names.index(LOCATION_PARTITION), LOCATION_PARTITION,
-                             pc.if_else(hit, loc_part, joined.column(LOCATION_PARTITION)))  # fmt: skip
+        for name, value in ((FILE_ID, new_fid), (BASE_INSTANT, pa.scalar(self.ctx.instant, pa.string())),
+                            (LOCATION_PARTITION, loc_part)):  # fmt: skip
+            out = out.set_column(out.column_names.index(name), name,
+                                 pc.if_else(mask, value, out.column(name).combine_chunks()))  # fmt: skip
         if self.index.is_global:  # a key inserted earlier in another partition: update it there
-            moved = pc.and_(hit, pc.not_equal(loc_part, out.column(PARTITION_PATH)))
+            part = out.column(PARTITION_PATH).combine_chunks()
+            moved = pc.and_(mask, pc.not_equal(loc_part, part))
             if pc.any(moved).as_py():
                 out = out.set_column(out.column_names.index(PARTITION_PATH), PARTITION_PATH,
-                                     pc.if_else(moved, loc_part, out.column(PARTITION_PATH)))  # fmt: skip
+                                     pc.if_else(moved, loc_part, part))  # fmt: skip
         return out
+
+    def _consolidated(self, group: str | None) -> tuple[pa.Array, np.ndarray]:
+        pieces = self._new_keys[group]
+        if len(pieces) > 1:
+            keys = pa.concat_arrays([k for k, _ in pieces])
+            ords = np.concatenate([o for _, o in pieces])
+            pieces[:] = [(keys, ords)]  # replaced, not kept twice
+        return pieces[0]
 
     def _new_bucket_groups(self, tagged: pa.Table) -> pa.Table:
         """BUCKET index: hash buckets without a file group get one file id per instant."""
@@ -248,12 +277,13 @@ class StreamWriter:
         ctx.storage.delete(old_path)
 
     def _remember_keys(self, partition: str, file_id: str, keys: pa.Array) -> None:
-        n = len(keys)
-        self._new_keys.append(pa.table({
-            RECORD_KEY: keys, PARTITION_PATH: pa.array([partition] * n, pa.string()),
-            "_n_fid": pa.array([file_id] * n, pa.string()), "_n_part": pa.array([partition] * n, pa.string()),
-        }))  # fmt: skip
-        self._new_index = None
+        ordinal = self._file_ordinal.get((partition, file_id))
+        if ordinal is None:
+            ordinal = self._file_ordinal[(partition, file_id)] = len(self._new_files)
+            self._new_files.append((partition, file_id))
+        keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+        group = None if self.index.is_global else partition
+        self._new_keys.setdefault(group, []).append((keys.cast(pa.string()), np.full(len(keys), ordinal, np.int32)))
         self._created.add((partition, file_id))
 
     def _roll_insert_file(self, partition: str, file_id: str) -> None:
