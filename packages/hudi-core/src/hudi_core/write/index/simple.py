@@ -118,6 +118,10 @@ def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.T
     """``data`` with FILE_ID, BASE_INSTANT and LOCATION_PARTITION from ``existing`` (nulls for
     new keys), rows kept in input order."""
     data = data.drop_columns([c for c in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION) if c in data.column_names])
+    # A key inserted twice into one file group (insert does not deduplicate) is one location:
+    # the merge handle updates every copy in that file, as Java's merge handle does.
+    existing = existing.select([RECORD_KEY, FILE_ID, BASE_INSTANT, LOCATION_PARTITION])
+    existing = existing.group_by(existing.column_names, use_threads=False).aggregate([])
     right_key = _composite(existing.column(RECORD_KEY), None if global_ else existing.column(LOCATION_PARTITION))
     if len(right_key) == 0 or pc.count_distinct(right_key).as_py() == len(right_key):
         # every key at one location: a hash lookup, no join and no re-sort
