@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import hudi_core.write.handles.parquet_out as base_file_mod
 import hudi_core.write.client as client_mod
+import hudi_core.write.handles.parquet_out as base_file_mod
 import pyarrow as pa
 import pytest
-from hudi_core.compaction.avro_container import read_single_record
 from hudi_core.errors import TimelineError
 from hudi_core.log.format import BlockType
 from hudi_core.log.reader import read_log_file
 from hudi_core.table.hudi_table import HudiTable
+from hudi_core.timeline.avro_files import deserialize
 
 
 def _table(tmp_path: Path, ttype: str) -> HudiTable:
@@ -87,7 +87,7 @@ def test_failed_write_is_invisible_and_rolled_back(tmp_path: Path, monkeypatch: 
     assert not tl.contains(x)
     rollbacks = [i for i in tl if i.action == "rollback"]
     assert len(rollbacks) == 1 and rollbacks[0].is_completed
-    meta = read_single_record(tl.read_details(rollbacks[0]), what="rollback")
+    meta = deserialize("HoodieRollbackMetadata", tl.read_details(rollbacks[0]))
     assert meta["commitsRollback"] == [x]
     assert not (Path(t.base_uri) / ".hoodie" / ".temp" / x).exists()
     # no file of the failed instant survives except MOR logs, whose blocks a command block cancels

@@ -7,8 +7,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.compaction.avro_container import write_single_record
 from hudi_core.config.table import TableOptions
+from hudi_core.timeline.avro_files import serialize
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.write.bucket_assigner import WorkloadProfile
@@ -68,7 +68,7 @@ def start_commit(table: HudiTable, operation: str, *, instant_time: str | None =
     action = action_for(table, operation)
     content = b""
     if action == Action.REPLACE_COMMIT:
-        content = write_single_record(
+        content = serialize(
             "HoodieRequestedReplaceMetadata",
             {"operationType": None, "clusteringPlan": None, "extraMetadata": None, "version": None},
         )

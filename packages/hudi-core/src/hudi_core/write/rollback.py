@@ -12,12 +12,12 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.compaction.avro_container import write_single_record
 from hudi_core.errors import TimelineError
 from hudi_core.log.blocks import ROLLBACK_COMMAND, encode_command_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.log.writer import LogWriter
 from hudi_core.table.file_names import UNKNOWN_WRITE_TOKEN, BaseFileName, LogFileName
+from hudi_core.timeline.avro_files import deserialize, serialize
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.write.markers import MarkerFiles
@@ -76,10 +76,8 @@ def _is_clustering(tl: Any, inst: Instant) -> bool:
         data = tl.storage.read_bytes(tl.path_of(inst.with_state(State.REQUESTED)))
     except FileNotFoundError:
         return False
-    from hudi_core.compaction.avro_container import read_single_record
-
     try:
-        rec = read_single_record(data, what="replacecommit.requested")
+        rec = deserialize("HoodieRequestedReplaceMetadata", data)
     except TimelineError:
         return False
     return rec.get("clusteringPlan") is not None
@@ -180,7 +178,7 @@ def rollback_instant(table: HudiTable, instant_time: str, *, rollback_time: str 
         ],
         "version": 1,
     }
-    requested = tl.create_requested(r, Action.ROLLBACK, write_single_record("HoodieRollbackPlan", plan))
+    requested = tl.create_requested(r, Action.ROLLBACK, serialize("HoodieRollbackPlan", plan))
     tl.transition_to_inflight(requested, b"")
 
     part_meta: dict[str, dict[str, Any]] = {}
@@ -220,5 +218,5 @@ def rollback_instant(table: HudiTable, instant_time: str, *, rollback_time: str 
         "instantsRollback": [{"commitTime": instant_time, "action": inst.action}],
     }
     tl = table.timeline
-    tl.complete(Instant(r, Action.ROLLBACK, State.INFLIGHT), write_single_record("HoodieRollbackMetadata", meta))
+    tl.complete(Instant(r, Action.ROLLBACK, State.INFLIGHT), serialize("HoodieRollbackMetadata", meta))
     return result
