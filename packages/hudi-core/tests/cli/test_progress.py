@@ -24,3 +24,22 @@ def test_progress_is_silent_when_not_on_a_terminal() -> None:
     with Progress(3, "cleaning", stream=out) as bar:
         bar.advance(3)
     assert out.getvalue() == ""
+
+
+def test_a_write_reports_progress_once_per_file_group(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import pyarrow as pa
+
+    from hudi_core import HudiTable
+
+    t = HudiTable.create(str(tmp_path), name="t", record_key_fields="id", partition_fields="p")
+    seen: list[int] = []
+    ticks: list[int] = []
+
+    def progress(total: int):  # type: ignore[no-untyped-def]
+        seen.append(total)
+        return lambda: ticks.append(1)
+
+    data = pa.table({"id": [1, 2, 3, 4], "p": ["a", "b", "c", "c"]})
+    result = t._write(data, "bulk_insert", None, progress=progress)
+    assert seen == [result.files_written] == [3]
+    assert len(ticks) == 3

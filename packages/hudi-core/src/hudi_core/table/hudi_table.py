@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -287,10 +287,17 @@ class HudiTable:
 
     # -- write path (hudi_core.write) ------------------------------------------------------------
 
-    def _write(self, data: pa.Table, operation: str, options: Mapping[str, Any] | None) -> WriteResult:
+    def _write(
+        self,
+        data: pa.Table,
+        operation: str,
+        options: Mapping[str, Any] | None,
+        *,
+        progress: Callable[[int], Callable[[], None]] | None = None,
+    ) -> WriteResult:
         from hudi_core.write.client import WriteClient
 
-        return WriteClient(self, options).write(data, operation=operation)
+        return WriteClient(self, options, progress=progress).write(data, operation=operation)
 
     def insert(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
         """Insert records (no index lookup; small base files are filled first)."""

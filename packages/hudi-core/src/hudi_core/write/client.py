@@ -6,7 +6,7 @@ created, so a rejected write leaves the table untouched.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError, SchemaMismatchError
+from hudi_core.keygen import key_generator_for
 from hudi_core.schema.avro_schema import arrow_to_avro
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Action
@@ -34,9 +35,6 @@ from hudi_core.write.dedupe import deduplicate, ordering_field
 from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket
 from hudi_core.write.index import BucketIndex, index_for, tag_locations
 from hudi_core.write.payload import payload_for
-from hudi_core.write.services import run_post_commit_services
-from hudi_core.write.stream import StreamWriter, chunk_max_bytes, chunks
-from hudi_core.keygen import key_generator_for
 from hudi_core.write.records import (
     BUCKET,
     DELETE_FLAG,
@@ -47,6 +45,8 @@ from hudi_core.write.records import (
     evolve_schema,
     prepare,
 )
+from hudi_core.write.services import run_post_commit_services
+from hudi_core.write.stream import StreamWriter, chunk_max_bytes, chunks
 
 if TYPE_CHECKING:
     from hudi_core.fs_view import FileSystemView
@@ -112,12 +112,21 @@ class WriteClient:
     >>> WriteClient(HudiTable.open("/tmp/trips")).write(data, operation="upsert")  # doctest: +SKIP
     """
 
-    def __init__(self, table: HudiTable, options: Mapping[str, Any] | None = None, *, engine: Any = None) -> None:
+    def __init__(
+        self,
+        table: HudiTable,
+        options: Mapping[str, Any] | None = None,
+        *,
+        engine: Any = None,
+        progress: Callable[[int], Callable[[], None]] | None = None,
+    ) -> None:
         check_option_conflicts(table, options or {})
         self.options = dict(options or {})
         self.table = table
         self.config = table.write_config(options)
         self._engine = engine
+        #: ``progress(total_buckets)`` returns a callback called as each bucket is written
+        self._progress = progress
 
     @property
     def engine(self) -> Any:
@@ -251,7 +260,7 @@ class WriteClient:
         if op == "bulk_insert":
             order = pc.sort_indices(labelled, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
         tasks = _split_by_bucket(labelled, plan.buckets, order)
-        results = self.engine.map(_write_task, [(ctx, b, recs) for b, recs in tasks])
+        results = self._map_buckets([(ctx, b, recs) for b, recs in tasks])
         statuses = [s for r in results for s in r]
         commit(table, inflight, statuses, operation=op, schema=avro, replaced=replaced)
         run_post_commit_services(table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT)
@@ -310,6 +319,24 @@ class WriteClient:
             inserted=sum(s.inserted for s in statuses), updated=sum(s.updated for s in statuses),
             deleted=sum(s.deleted for s in statuses), files_written=len(statuses), statuses=statuses,
         )  # fmt: skip
+
+
+    def _map_buckets(self, work: list[tuple[WriteContext, BucketInfo, pa.Table]]) -> list[list[WriteStatus]]:
+        if self._progress is None:
+            return list(self.engine.map(_write_task, work))
+        tick = self._progress(len(work))
+        if getattr(self.engine, "name", "") != "local":
+            results = list(self.engine.map(_write_task, work))  # remote tasks: count on return
+            for _ in results:
+                tick()
+            return results
+
+        def task(args: tuple[WriteContext, BucketInfo, pa.Table]) -> list[WriteStatus]:
+            out = _write_task(args)
+            tick()
+            return out
+
+        return list(self.engine.map(task, work))
 
 
 def _write_task(args: tuple[WriteContext, BucketInfo, pa.Table]) -> list[WriteStatus]:
