@@ -19,8 +19,9 @@ setup: $(VENV)/.installed  ## virtual environment with all four packages editabl
 demo: setup  ## the main job: an end-to-end ingestion into a MERGE_ON_READ table on local disk
 	$(PY) examples/demo.py --output demo-output
 
-test: setup  ## the whole test suite (pytest with xdist; Spark tests share one worker)
-	$(PY) -m pytest -n 2 --dist loadgroup
+test: setup  ## the whole test suite: pytest with xdist, then the Spark tier in one process
+	$(PY) -m pytest -n 2 -m "not spark"
+	$(PY) -m pytest -m spark
 
 test-fast: setup  ## everything but Spark and slow tests
 	$(PY) -m pytest -n 2 -m "not spark and not slow"
