@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import TextIO
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "progress_bars"]
 
 
 class Progress:
@@ -48,3 +50,24 @@ class Progress:
             self._draw()
             self.stream.write("\n")
             self.stream.flush()
+
+
+@contextmanager
+def progress_bars(label: str) -> Iterator[Callable[[int], Callable[[], None]]]:
+    """For APIs that take ``progress(total) -> tick``: each call opens a bar, all close on exit.
+
+    >>> with progress_bars("cleaning") as progress:  # doctest: +SKIP
+    ...     clean(table, progress=progress)
+    """
+    bars: list[Progress] = []
+
+    def start(total: int) -> Callable[[], None]:
+        bar = Progress(total, label).__enter__()
+        bars.append(bar)
+        return bar.advance
+
+    try:
+        yield start
+    finally:
+        for bar in bars:
+            bar.__exit__(None, None, None)

@@ -9,7 +9,7 @@ from typing import Any
 
 from hudi_core.errors import ConfigError
 
-__all__ = ["parse_options", "print_json", "add_option_flag"]
+__all__ = ["add_option_flag", "parse_options", "print_json"]
 
 
 def add_option_flag(parser: argparse.ArgumentParser) -> None:

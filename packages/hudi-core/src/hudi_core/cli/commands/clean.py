@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
 from hudi_core.cli.commands._common import add_option_flag, parse_options, print_json
-from hudi_core.cli.progress import Progress
+from hudi_core.cli.progress import progress_bars
 
 _POLICY_RETAINED = {
     "KEEP_LATEST_COMMITS": "hoodie.cleaner.commits.retained",
@@ -38,18 +37,8 @@ def run(args: argparse.Namespace) -> int:
     if args.retained is not None:
         options[_POLICY_RETAINED[policy.upper()]] = str(args.retained)
     table = HudiTable.open(args.base_uri, options=options)
-    bars: list[Progress] = []
-
-    def progress(total: int) -> Callable[[], None]:
-        bar = Progress(total, "cleaning").__enter__()
-        bars.append(bar)
-        return bar.advance
-
-    try:
+    with progress_bars("cleaning") as progress:
         meta = clean(table, config=options, progress=progress)
-    finally:
-        for bar in bars:
-            bar.__exit__(None, None, None)
     summary = {
         "instant": meta.start_clean_time if meta else None,
         "policy": policy,

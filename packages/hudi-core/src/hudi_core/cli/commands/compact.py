@@ -26,7 +26,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     from hudi_core import HudiTable
     from hudi_core.cli.progress import Progress
-    from hudi_core.compaction import CompactionError, pending_compactions, read_plan, run_compaction, schedule_compaction
+    from hudi_core.compaction import (
+        CompactionError,
+        pending_compactions,
+        read_plan,
+        run_compaction,
+        schedule_compaction,
+    )
 
     options = parse_options(args.option)
     table = HudiTable.open(args.base_uri, options=options)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
 from hudi_core.cli.commands._common import add_option_flag, parse_options, print_json
-from hudi_core.cli.progress import Progress
+from hudi_core.cli.progress import progress_bars
 
 OPERATIONS = ("insert", "upsert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table")
 
@@ -63,20 +62,10 @@ def run(args: argparse.Namespace) -> int:
             partition_fields=args.partition_by, ordering_field=args.ordering_field, options=options,
             schema=data.schema if args.operation != "delete" else None,
         )  # fmt: skip
-    bars: list[Progress] = []
-
-    def progress(total: int) -> Callable[[], None]:
-        bar = Progress(total, f"{args.operation} (file groups)").__enter__()
-        bars.append(bar)
-        return bar.advance
-
-    try:
+    with progress_bars(f"{args.operation} (file groups)") as progress:
         if args.operation == "delete":
             result = table.delete(data, options=options)
         else:
             result = table._write(data, args.operation, options, progress=progress)
-    finally:
-        for bar in bars:
-            bar.__exit__(None, None, None)
     print_json(result.to_dict())
     return 0
