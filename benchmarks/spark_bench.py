@@ -17,7 +17,6 @@ import argparse
 import shutil
 import tempfile
 import time
-from typing import Any
 
 import numpy as np
 import pyarrow as pa

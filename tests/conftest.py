@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from hudi_core.testing.corpus import copy_corpus_table, corpus_root
 
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.testing.corpus import copy_corpus_table, corpus_tables
 

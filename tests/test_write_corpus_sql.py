@@ -27,7 +27,6 @@ from zoneinfo import ZoneInfo
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.log.reader import read_log_file
 from hudi_core.storage import storage_for

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from hudi_core.errors import (  # noqa: E402
+from hudi_core.errors import (
     CommitConflictError,
     ConfigError,
     CorruptedLogBlockError,
@@ -18,8 +18,8 @@ from hudi_core.errors import (  # noqa: E402
     UnsafePathError,
     UnsupportedTableVersionError,
 )
-from hudi_core.plugins.hookspecs import hookimpl  # noqa: E402
-from hudi_core.table.hudi_table import HudiTable  # noqa: E402
+from hudi_core.plugins.hookspecs import hookimpl
+from hudi_core.table.hudi_table import HudiTable
 
 __all__ = [
     "CommitConflictError",

@@ -16,8 +16,8 @@ __all__ = [
     "TableNotFoundError",
     "TimelineError",
     "UnknownComponentError",
-    "UnsupportedTableVersionError",
     "UnsafePathError",
+    "UnsupportedTableVersionError",
 ]
 
 

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.clean import CleanerPlan, CleanError, CleanMetadata, clean, plan_clean
 from hudi_core.compaction import schedule_compaction

@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from hudi_core.cli.main import build_parser, main
 
 

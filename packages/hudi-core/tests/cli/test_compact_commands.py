@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.cli.main import main
 from hudi_core.testing.corpus import copy_corpus_table, corpus_root

@@ -28,7 +28,6 @@ def test_progress_is_silent_when_not_on_a_terminal() -> None:
 
 def test_a_write_reports_progress_once_per_file_group(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import pyarrow as pa
-
     from hudi_core import HudiTable
 
     t = HudiTable.create(str(tmp_path), name="t", record_key_fields="id", partition_fields="p")

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import fastavro
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.compaction import (
     CompactionValidationError,

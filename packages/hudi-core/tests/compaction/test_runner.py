@@ -6,7 +6,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.compaction import (
     CompactionError,

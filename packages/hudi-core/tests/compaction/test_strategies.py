@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from hudi_core.compaction.plan import CompactionOperation
 from hudi_core.compaction.scheduler import plan_strategy_for
 from hudi_core.compaction.strategies import (

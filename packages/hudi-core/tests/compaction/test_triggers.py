@@ -3,7 +3,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-
+from hudi_core.compaction.scheduler import trigger_for
 from hudi_core.compaction.triggers import (
     NumAndTimeTrigger,
     NumCommitsAfterLastRequestTrigger,
@@ -12,7 +12,6 @@ from hudi_core.compaction.triggers import (
     TimeElapsedTrigger,
     delta_commit_info,
 )
-from hudi_core.compaction.scheduler import trigger_for
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import UnknownComponentError
 from hudi_core.timeline import Instant, State, Timeline

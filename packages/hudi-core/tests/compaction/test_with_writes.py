@@ -6,9 +6,13 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-
 from hudi_core import HudiTable
-from hudi_core.compaction import maybe_compact_inline, pending_compactions, run_compaction, schedule_compaction
+from hudi_core.compaction import (
+    maybe_compact_inline,
+    pending_compactions,
+    run_compaction,
+    schedule_compaction,
+)
 
 SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("val", pa.int64()), ("part", pa.string())])
 

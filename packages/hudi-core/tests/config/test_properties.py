@@ -3,7 +3,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from hudi_core.config.properties import dump_properties, load_properties
 from hudi_core.testing.corpus import corpus_root
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
-
 from hudi_core.config.resolution import KEYGEN_CLASSES, keygen_class_name, resolve_table_options
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions

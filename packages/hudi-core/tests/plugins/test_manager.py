@@ -4,7 +4,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from hudi_core import hookimpl
 from hudi_core.errors import UnknownComponentError
 from hudi_core.plugins import hookspecs

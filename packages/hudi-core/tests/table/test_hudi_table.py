@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-
 from hudi_core import ConfigError, HudiTable, TableNotFoundError, UnsupportedTableVersionError
 from hudi_core.config.properties import load_properties
 from hudi_core.testing.corpus import corpus_root

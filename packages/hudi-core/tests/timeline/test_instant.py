@@ -3,7 +3,6 @@ from __future__ import annotations
 import threading
 
 import pytest
-
 from hudi_core.errors import TimelineError
 from hudi_core.timeline import Action, Instant, InstantTimeGenerator, State, parse_instant_file_name
 

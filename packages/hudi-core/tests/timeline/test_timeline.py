@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from hudi_core.errors import CommitConflictError, TimelineError
 from hudi_core.storage import LocalStorage
 from hudi_core.testing.corpus import corpus_root

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-
 from hudi_core import HudiTable
 
 

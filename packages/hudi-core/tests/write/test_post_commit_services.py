@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow as pa
-
 from hudi_core import HudiTable
 from hudi_core.compaction import pending_compactions
 from hudi_core.timeline.instant import Action

@@ -9,7 +9,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from hudi_core import HudiTable
 from hudi_core.errors import SchemaMismatchError
 from hudi_core.log.reader import read_log_file

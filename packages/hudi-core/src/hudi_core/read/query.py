@@ -19,8 +19,8 @@ from hudi_core.read.merge import IS_DELETED_FIELD, slice_schema
 from hudi_core.read.parallel import ordered_map, read_parallelism
 from hudi_core.read.splits import COMMIT_TIME, ReadContext, Split, read_split
 from hudi_core.schema.avro_schema import META_FIELDS
-from hudi_core.timeline.timeline import ActiveTimeline
 from hudi_core.timeline.commit_metadata import CommitMetadata
+from hudi_core.timeline.timeline import ActiveTimeline
 
 if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable

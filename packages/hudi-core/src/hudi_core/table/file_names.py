@@ -7,10 +7,10 @@ import uuid
 from dataclasses import dataclass
 
 __all__ = [
-    "BaseFileName",
-    "LogFileName",
     "PARTITION_METAFILE_PREFIX",
     "UNKNOWN_WRITE_TOKEN",
+    "BaseFileName",
+    "LogFileName",
     "is_base_file",
     "new_file_id",
     "write_token",

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from hudi_core.write.client import WriteResult
     from hudi_core.write.rollback import RollbackResult
 
-__all__ = ["HudiTable", "META_FOLDER"]
+__all__ = ["META_FOLDER", "HudiTable"]
 
 META_FOLDER = ".hoodie"
 _SKELETON = (".temp", ".aux/.bootstrap/.partitions", ".aux/.bootstrap/.fileids", ".schema")
