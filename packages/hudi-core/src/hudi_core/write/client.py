@@ -254,13 +254,20 @@ class WriteClient:
             base_uri=table.base_uri, instant=t, is_mor=table.config.is_mor, avro_schema=avro, schema=schema,
             options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value,
         )  # fmt: skip
-        # bulk_insert sorts by partition and key: the sort order and the split by bucket are
-        # composed into one permutation, so the records are copied once
-        order = None
-        if op == "bulk_insert":
-            order = pc.sort_indices(labelled, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
-        tasks = _split_by_bucket(labelled, plan.buckets, order)
-        results = self._map_buckets([(ctx, b, recs) for b, recs in tasks])
+        # bulk_insert sorts by partition and key: a bucket is one partition's file group, so
+        # sorting each bucket's rows by key (stable) gives that order. On the local engine each
+        # task gathers (and sorts) its own rows, so those copies run on the pool's threads
+        # instead of one serial take of the whole input before the writes start.
+        by_key = op == "bulk_insert"
+        if getattr(self.engine, "name", "") == "local":
+            rows = _rows_by_bucket(labelled)
+            results = self._map_buckets([(ctx, plan.buckets[i], _BucketRows(labelled, pos, by_key)) for i, pos in rows])
+        else:
+            order = None
+            if by_key:
+                order = pc.sort_indices(labelled, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
+            tasks = _split_by_bucket(labelled, plan.buckets, order)
+            results = self._map_buckets([(ctx, b, recs) for b, recs in tasks])
         statuses = [s for r in results for s in r]
         commit(table, inflight, statuses, operation=op, schema=avro, replaced=replaced)
         run_post_commit_services(table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT)
@@ -321,7 +328,7 @@ class WriteClient:
         )  # fmt: skip
 
 
-    def _map_buckets(self, work: list[tuple[WriteContext, BucketInfo, pa.Table]]) -> list[list[WriteStatus]]:
+    def _map_buckets(self, work: list[tuple[WriteContext, BucketInfo, pa.Table | _BucketRows]]) -> list[list[WriteStatus]]:
         if self._progress is None:
             return list(self.engine.map(_write_task, work))
         tick = self._progress(len(work))
@@ -331,7 +338,7 @@ class WriteClient:
                 tick()
             return results
 
-        def task(args: tuple[WriteContext, BucketInfo, pa.Table]) -> list[WriteStatus]:
+        def task(args: tuple[WriteContext, BucketInfo, pa.Table | _BucketRows]) -> list[WriteStatus]:
             out = _write_task(args)
             tick()
             return out
@@ -339,10 +346,42 @@ class WriteClient:
         return list(self.engine.map(task, work))
 
 
-def _write_task(args: tuple[WriteContext, BucketInfo, pa.Table]) -> list[WriteStatus]:
+def _write_task(args: tuple[WriteContext, BucketInfo, pa.Table | _BucketRows]) -> list[WriteStatus]:
     """One engine task: a top-level function over picklable values."""
     ctx, bucket, records = args
+    if isinstance(records, _BucketRows):
+        records = records.gather()
     return write_bucket(ctx, bucket, records)
+
+
+@dataclass(frozen=True)
+class _BucketRows:
+    """A local task's rows: positions into the labelled input (input order), gathered on the
+    task's thread; ``by_key``: sorted by record key (stable, as bulk_insert's sort)."""
+
+    labelled: pa.Table
+    positions: np.ndarray
+    by_key: bool
+
+    def gather(self) -> pa.Table:
+        pos = pa.array(self.positions)
+        if self.by_key:
+            keys = pc.take(self.labelled.column(RECORD_KEY), pos)
+            pos = pc.take(pos, pc.sort_indices(keys))  # sort_indices is stable
+        return self.labelled.take(pos)
+
+
+def _rows_by_bucket(labelled: pa.Table) -> list[tuple[int, np.ndarray]]:
+    """(bucket number, row positions in input order) per bucket with rows, by bucket number."""
+    if labelled.num_rows == 0:
+        return []
+    b = labelled.column(BUCKET).to_numpy()
+    order = np.argsort(b, kind="stable")
+    sb = b[order]
+    bounds = np.flatnonzero(np.diff(sb)) + 1
+    starts = np.concatenate([[0], bounds])
+    ends = np.concatenate([bounds, [len(sb)]])
+    return [(int(sb[s]), order[s:e]) for s, e in zip(starts, ends)]
 
 
 def _split_by_bucket(
