@@ -28,7 +28,9 @@ def write_bucket(
     the bucket number) is both partition and attempt id of a local task."""
     tid: TaskAttempt | int = attempt if attempt is not None else (bucket.number if task_id is None else task_id)
     if bucket.io_type == CREATE:
-        live = records.filter(pc.invert(records.column(DELETE_FLAG)))
+        flag = records.column(DELETE_FLAG)
+        # the filter copies every column: skip it when there is nothing to drop (inserts)
+        live = records if flag.null_count == 0 and not pc.any(flag).as_py() else records.filter(pc.invert(flag))
         return write_new_file(ctx, bucket.partition_path, bucket.file_id, _batches(live), task_id=tid)
     assert bucket.base_instant is not None
     if bucket.io_type == MERGE:

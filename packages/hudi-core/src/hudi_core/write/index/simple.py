@@ -118,6 +118,11 @@ def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.T
     """``data`` with FILE_ID, BASE_INSTANT and LOCATION_PARTITION from ``existing`` (nulls for
     new keys), rows kept in input order."""
     data = data.drop_columns([c for c in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION) if c in data.column_names])
+    if existing.num_rows == 0:  # nothing stored (e.g. bulk_insert): every key is new
+        out = data
+        for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
+            out = out.append_column(name, pa.nulls(data.num_rows, pa.string()))
+        return out
     # A key inserted twice into one file group (insert does not deduplicate) is one location:
     # the merge handle updates every copy in that file, as Java's merge handle does.
     existing = existing.select([RECORD_KEY, FILE_ID, BASE_INSTANT, LOCATION_PARTITION])
