@@ -84,11 +84,9 @@ class PluginManager:
         if load_entry_points:
             self._pm.load_setuptools_entrypoints(hookspecs.PROJECT)
             for plugin, dist in self._pm.list_plugin_distinfo():
-                name = self._pm.get_name(plugin)
-                if name is not None:
-                    meta = getattr(dist, "metadata", {})
-                    project = dist.project_name if hasattr(dist, "project_name") else meta["name"]
-                    self._dist[name] = (project, dist.version)
+                plugin_name = self._pm.get_name(plugin)
+                if plugin_name is not None:
+                    self._dist[plugin_name] = (dist.project_name, dist.version)
         self._pm.check_pending()
 
     # -- registration ----------------------------------------------------------------------------
