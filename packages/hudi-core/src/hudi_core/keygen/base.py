@@ -60,8 +60,14 @@ class KeyGenerator:
     # -- the interface -----------------------------------------------------------------------
 
     def record_keys(self, data: Data) -> pa.Array:
-        """One key string per row; raises InvalidRecordKeyError naming the first bad row."""
-        raise NotImplementedError
+        """One key string per row; raises InvalidRecordKeyError naming the first bad row.
+
+        Spec 7.1: one key field is rendered as Simple does (the bare value), several as Complex
+        (``f1:v1,f2:v2``); Simple and Complex override this."""
+        fields = self._require_key_fields()
+        if len(fields) == 1:
+            return simple_record_keys(self, data, fields[0])
+        return complex_record_keys(self, data, fields)
 
     def partition_paths(self, data: Data) -> pa.Array:
         """One partition path per row (``""`` when not partitioned); never escapes the table."""
@@ -87,7 +93,7 @@ class KeyGenerator:
 
     def _simple_partition(self, data: Data, fields: list[str]) -> pa.Array:
         if not fields:
-            return pa.array([""] * data.num_rows, pa.string())
+            return pa.repeat(pa.scalar("", pa.string()), data.num_rows)
         segments = [
             partition_segment(
                 self._strings(data, f), f, hive_style=self.hive_style, url_encode=self.url_encode

@@ -7,7 +7,7 @@ import pyarrow.compute as pc
 
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError
-from hudi_core.keygen.base import Data, KeyGenerator, complex_record_keys, simple_record_keys
+from hudi_core.keygen.base import Data, KeyGenerator
 from hudi_core.keygen.partition import partition_segment
 from hudi_core.keygen.timestamp import TimestampPartitioner
 from hudi_core.keygen.values import column_of
@@ -43,15 +43,9 @@ class CustomKeyGenerator(KeyGenerator):
             TimestampPartitioner(config) if any(k == "TIMESTAMP" for _, k in self.typed_fields) else None
         )
 
-    def record_keys(self, data: Data) -> pa.Array:
-        fields = self._require_key_fields()
-        if len(fields) == 1:
-            return simple_record_keys(self, data, fields[0])
-        return complex_record_keys(self, data, fields)
-
     def _partition_paths(self, data: Data) -> pa.Array:
         if not self.typed_fields:
-            return pa.array([""] * data.num_rows, pa.string())
+            return pa.repeat(pa.scalar("", pa.string()), data.num_rows)
         segments = []
         for field, kind in self.typed_fields:
             if kind == "SIMPLE":

@@ -204,5 +204,5 @@ class JavaDatePattern:
                 pieces.append(pc.strftime(ts, format="%z"))
         arrays = [p if isinstance(p, (pa.Array, pa.ChunkedArray)) else pa.array([p] * len(micros), pa.string()) for p in pieces]
         if not arrays:
-            return pa.array([""] * len(micros), pa.string())
+            return pa.repeat(pa.scalar("", pa.string()), len(micros))
         return pc.binary_join_element_wise(*arrays, "")

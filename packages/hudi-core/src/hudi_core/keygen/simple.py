@@ -64,11 +64,5 @@ class NonpartitionedKeyGenerator(KeyGenerator):
 
     name = "NON_PARTITION"
 
-    def record_keys(self, data: Data) -> pa.Array:
-        fields = self._require_key_fields()
-        if len(fields) == 1:
-            return simple_record_keys(self, data, fields[0])
-        return complex_record_keys(self, data, fields)
-
     def _partition_paths(self, data: Data) -> pa.Array:
-        return pa.array([""] * data.num_rows, pa.string())
+        return pa.repeat(pa.scalar("", pa.string()), data.num_rows)

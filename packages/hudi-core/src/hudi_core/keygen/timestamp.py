@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 from hudi_core.config.keygen import TimestampKeyGenOptions as TS
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError, SchemaMismatchError
-from hudi_core.keygen.base import Data, KeyGenerator, complex_record_keys, simple_record_keys
+from hudi_core.keygen.base import Data, KeyGenerator
 from hudi_core.keygen.java_datetime import JavaDatePattern
 from hudi_core.keygen.partition import partition_segment
 from hudi_core.keygen.values import column_of
@@ -166,15 +166,9 @@ class TimestampBasedKeyGenerator(KeyGenerator):
             )
         self.partitioner = TimestampPartitioner(config)
 
-    def record_keys(self, data: Data) -> pa.Array:
-        fields = self._require_key_fields()
-        if len(fields) == 1:
-            return simple_record_keys(self, data, fields[0])
-        return complex_record_keys(self, data, fields)
-
     def _partition_paths(self, data: Data) -> pa.Array:
         if not self.partition_path_fields:
-            return pa.array([""] * data.num_rows, pa.string())
+            return pa.repeat(pa.scalar("", pa.string()), data.num_rows)
         field = self.partition_path_fields[0]
         values = self.partitioner.partition_values(column_of(data, field), field)
         return partition_segment(values, field, hive_style=self.hive_style, url_encode=self.url_encode)
