@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from hudi_core.testing.corpus import copy_corpus_table, corpus_root
+from hudi_core.testing.fixtures import compat_root, corpus_copy
+
+__all__ = ["compat_root", "corpus_copy", "spark"]
 
 SPARK = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 
@@ -33,19 +34,3 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     session = spark_session(os.environ.get("SPARK_TEST_MASTER", "local[2,2]"), app_name=f"hudi-tests-{worker}", conf=conf)
     yield session
     session.stop()
-
-
-@pytest.fixture(scope="session")
-def compat_root() -> Path:
-    root = corpus_root()
-    if root is None:
-        pytest.fail("shared/compat is missing: the corpus must sit beside the checkout (../shared/compat)")
-    return root
-
-
-@pytest.fixture
-def corpus_copy(tmp_path: Path, compat_root: Path) -> Any:
-    def make(table_path: str) -> Path:
-        return copy_corpus_table(table_path, tmp_path)
-
-    return make
