@@ -55,11 +55,14 @@ def check_partition_paths(paths: pa.Array) -> pa.Array:
     """Raise :class:`UnsafePathError` for the first path that could leave the base path."""
     if len(paths) == 0:
         return paths
-    bad = pc.fill_null(pc.match_substring_regex(paths, _UNSAFE), False)
-    bad = pc.or_(bad, pc.fill_null(pc.starts_with(paths, "/"), False))
+    # partition paths repeat: check the distinct values, look for a row only when one is bad
+    distinct = pc.unique(paths)
+    bad = pc.fill_null(pc.match_substring_regex(distinct, _UNSAFE), False)
+    bad = pc.or_(bad, pc.fill_null(pc.starts_with(distinct, "/"), False))
     # "" is the non-partitioned path and allowed.
-    bad = pc.and_(bad, pc.not_equal(paths, ""))
+    bad = pc.and_(bad, pc.not_equal(distinct, ""))
     if pc.any(bad).as_py():
-        row = int(np.flatnonzero(np.asarray(bad.to_numpy(zero_copy_only=False)))[0])
+        first_bad = pc.is_in(paths, value_set=pc.filter(distinct, bad))
+        row = int(np.flatnonzero(np.asarray(first_bad.to_numpy(zero_copy_only=False)))[0])
         check_relative_path(paths[row].as_py(), what=f"partition path (row {row})")
     return paths

@@ -112,7 +112,7 @@ def profile_of(tagged: pa.Table) -> WorkloadProfile:
     if BUCKET_NUM in tagged.column_names:
         hb = tagged.column(BUCKET_NUM).to_numpy(zero_copy_only=False).astype(np.int64)
         width = int(hb.max()) + 1
-        for code in np.unique(loc * width + hb).tolist():
+        for code in _distinct(loc * width + hb).tolist():
             lc, b = divmod(code, width)
             p, f, base = decode(lc)
             prof.hash_buckets.append((p, b, f, base))
@@ -123,7 +123,8 @@ def profile_of(tagged: pa.Table) -> WorkloadProfile:
     old = ~is_new
     if old.any():
         deletes = tagged.column(DELETE_FLAG).to_numpy(zero_copy_only=False).astype(np.int64)
-        uniq, inverse = np.unique(loc[old], return_inverse=True)
+        uniq = _distinct(loc[old])
+        inverse = np.searchsorted(uniq, loc[old])
         n_all = np.bincount(inverse, minlength=len(uniq))
         n_del = np.bincount(inverse, weights=deletes[old], minlength=len(uniq)).astype(np.int64)
         for code, n, d in zip(uniq.tolist(), n_all.tolist(), n_del.tolist(), strict=True):
@@ -225,10 +226,22 @@ def assign(
 
 def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, dict[str, int]]:
     """Dictionary codes of a string column (nulls: -1) and the code of every value."""
+    if column.null_count == len(column):  # e.g. no record has a location yet
+        return np.full(len(column), -1, dtype=np.int64), {}
     arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     enc = arr.dictionary_encode()
     codes = pc.fill_null(enc.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     return codes, {v: i for i, v in enumerate(enc.dictionary.to_pylist())}
+
+
+def _distinct(codes: np.ndarray) -> np.ndarray:
+    """Sorted distinct non-negative codes: a bincount when the code space is small (no sort)."""
+    if len(codes) == 0:
+        return codes
+    top = int(codes.max())
+    if top <= 4 * len(codes) + 1024:
+        return np.flatnonzero(np.bincount(codes, minlength=top + 1))
+    return np.unique(codes)
 
 
 def assign_buckets(tagged: pa.Table, plan: BucketPlan) -> pa.Table:

@@ -33,12 +33,14 @@ from hudi_core.write.bucket_assigner import (
 from hudi_core.write.commit import OPERATION_TYPES, commit, start_commit, write_inflight
 from hudi_core.write.dedupe import deduplicate, ordering_field
 from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket
-from hudi_core.write.index import BucketIndex, index_for, tag_locations
+from hudi_core.write.index import BUCKET_NUM, BucketIndex, index_for, tag_locations
 from hudi_core.write.payload import payload_for
 from hudi_core.write.records import (
+    BASE_INSTANT,
     BUCKET,
     DELETE_FLAG,
     FILE_ID,
+    LOCATION_PARTITION,
     PARTITION_PATH,
     RECORD_KEY,
     conform_to_schema,
@@ -261,7 +263,9 @@ class WriteClient:
         by_key = op == "bulk_insert"
         if getattr(self.engine, "name", "") == "local":
             rows = _rows_by_bucket(labelled)
-            results = self._map_buckets([(ctx, plan.buckets[i], _BucketRows(labelled, pos, by_key)) for i, pos in rows])
+            # the handles never read the location columns: do not copy them into every task
+            payload = labelled.drop_columns([c for c in _LOCATION_COLUMNS if c in labelled.column_names])
+            results = self._map_buckets([(ctx, plan.buckets[i], _BucketRows(payload, pos, by_key)) for i, pos in rows])
         else:
             order = None
             if by_key:
@@ -304,8 +308,13 @@ class WriteClient:
                 payload=payload_for(cfg).value,
             )  # fmt: skip
             lookup = has_data and (op in ("upsert", "delete") or isinstance(index, BucketIndex))
-            writer = StreamWriter(ctx, cfg, index, FileSystemView(table) if has_data else None,
-                                  lookup=lookup, dedupe=self._combine(op))  # fmt: skip
+            view = FileSystemView(table) if has_data else None
+            # new records go into small files first, as in _run (listed per partition on demand)
+            pack = view is not None and op in ("insert", "upsert") and not isinstance(index, BucketIndex)
+            is_mor = table.config.is_mor
+            smalls = (lambda p: _small_files(view, [p], cfg, is_mor=is_mor)) if pack else None  # type: ignore[arg-type]
+            writer = StreamWriter(ctx, cfg, index, view, lookup=lookup, dedupe=self._combine(op), small_files=smalls,
+                                  avg_record_size=average_record_size(_recent_commits(table), cfg) if pack else 0)  # fmt: skip
             writer.add(records)
             del records, first
             for n, chunk in enumerate(parts, start=2):
@@ -376,7 +385,8 @@ def _rows_by_bucket(labelled: pa.Table) -> list[tuple[int, np.ndarray]]:
     if labelled.num_rows == 0:
         return []
     b = labelled.column(BUCKET).to_numpy()
-    order = np.argsort(b, kind="stable")
+    # a stable sort of small integers: numpy radix-sorts 16-bit keys (linear, ~5x faster)
+    order = np.argsort(b.astype(np.int16) if len(b) and int(b.max()) < 1 << 15 else b, kind="stable")
     sb = b[order]
     bounds = np.flatnonzero(np.diff(sb)) + 1
     starts = np.concatenate([[0], bounds])
@@ -441,7 +451,9 @@ def _recent_commits(table: HudiTable) -> list[CommitMetadata]:
     return out
 
 
-_ = (DELETE_FLAG, FILE_ID)
+_ = DELETE_FLAG
+#: stage 3's location columns: the bucket label (BUCKET) carries what the handles need
+_LOCATION_COLUMNS = (FILE_ID, BASE_INSTANT, LOCATION_PARTITION, BUCKET_NUM, BUCKET)
 
 #: public names for other engines (hudi_spark); the underscored names are kept as aliases
 file_groups_of = _file_groups_of

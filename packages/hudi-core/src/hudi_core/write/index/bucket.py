@@ -59,6 +59,16 @@ def java_string_hashes(values: pa.Array) -> np.ndarray:
     ]
     data = np.frombuffer(ascii_vals.buffers()[2], dtype=np.uint8) if ascii_vals.buffers()[2] else np.zeros(0, np.uint8)
     lengths = np.diff(offsets)
+    if int(lengths.min()) == int(lengths.max()) > 0:
+        # one length (UUIDs, zero-padded ids: the common case): the bytes are an (n x length)
+        # matrix as they lie; Horner's rule one column at a time, no index matrix
+        length = int(lengths[0])
+        chars = data[int(offsets[0]) : int(offsets[0]) + n * length].reshape(n, length)
+        with np.errstate(over="ignore"):
+            for j in range(length):
+                out *= np.uint32(31)
+                out += chars[:, j]
+        return out
     pw = _pow31(int(lengths.max()) if n else 0)
     # Horner's sum per key, keys grouped by length: a (keys x length) matrix of characters per
     # group, in slices so the temporaries stay small whatever the batch size
@@ -103,9 +113,11 @@ class BucketIndex:
     def bucket_ids(self, record_keys: pa.Array) -> np.ndarray:
         """Bucket number of every record key (``field:value`` pairs of complex keys parsed)."""
         keys = record_keys.combine_chunks() if isinstance(record_keys, pa.ChunkedArray) else record_keys
-        has_pairs = pc.any(pc.match_substring(keys, ":")).as_py()
         parts: Sequence[pa.Array]
-        if (has_pairs and len(self.record_key_fields) > 1) or (has_pairs and self.hash_fields != self.record_key_fields):
+        # the key is hashed whole unless it is a complex key to pick fields from (scanning for
+        # ':' costs as much as the hash: only when the fields make it possible)
+        may_pick = len(self.record_key_fields) > 1 or self.hash_fields != self.record_key_fields
+        if may_pick and pc.any(pc.match_substring(keys, ":")).as_py():
             parts = [
                 pc.struct_field(pc.extract_regex(keys, f"(?:^|,){_re_escape(f)}:(?P<v>[^,]*)"), "v")
                 for f in self.hash_fields
