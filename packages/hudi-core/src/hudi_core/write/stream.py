@@ -3,34 +3,40 @@
 The index and dedupe stages need a whole batch's keys, so a stream is cut into *chunks* of at
 most ``hoodie.write.stream.chunk.max.bytes`` (Arrow bytes); each chunk goes through stages 1-3
 (keys, dedupe within the chunk, index lookup against the table as of the instant's start plus
-an in-instant index of the keys earlier chunks inserted), then its records are routed into the
+the in-instant index of the files earlier chunks wrote new keys into,
+:mod:`~hudi_core.write.instant_index`), then its records are routed into the
 :class:`~hudi_core.write.buffer.WriteBuffer` (seed 5.1) by destination:
 
-* new records of a partition -> one insert stream per partition: each flush writes a row group
-  into the open base file of a new file group, rolling to another at ``hoodie.parquet.max.file.size``;
+* new records of a partition -> one insert stream per partition: each flush first fills the
+  partition's small base files (``insert``/``upsert``, not the BUCKET index; room as the
+  one-table ``assign`` computes it) through the merge handle, then writes a row group into the
+  open base file of a new file group, rolling to another at ``hoodie.parquet.max.file.size``;
 * records of an existing file group (or one created by this instant) -> MOR: each flush appends
-  log blocks (a new log version); COW: each flush merges into the group's base file; a group
-  already rewritten by this instant is merged again from that file, which it then supersedes
-  (the superseded file is deleted and its write stat replaced).
+  log blocks (a new log version; on the instant's base when packing rewrote it); COW: each
+  flush merges into the group's base file; a group already rewritten by this instant is merged
+  again from that file, which it then supersedes (the superseded file is deleted and its write
+  stat replaced).
 
 Memory is bounded by the chunk size (times the few copies stages 1-3 make), the buffer's total
-limit, and the keys of the open insert files (for their bloom filters). Differences from a
-one-table write: the inflight workload profile is empty (a stream's workload is not known up
-front), new records are not packed into existing small files, and duplicates across chunks
-are resolved by the later chunk updating the record the earlier chunk wrote.
+limit, and the keys of the open insert files; a closed file is remembered by its footer filters.
+Differences from a one-table write: the inflight workload profile is empty (a stream's workload
+is not known up front), and duplicates across chunks are resolved by the later chunk updating
+the record the earlier chunk wrote (with a global index a later chunk may move it to another
+partition: delete there, insert in the new one).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteBufferOptions
+from hudi_core.write.bucket_assigner import SmallFile, WorkloadProfile, assign
 from hudi_core.write.buffer import WriteBuffer
 from hudi_core.write.dedupe import deduplicate
 from hudi_core.write.handles.append import append_to_file_group
@@ -38,7 +44,17 @@ from hudi_core.write.handles.context import TaskAttempt, WriteContext, WriteStat
 from hudi_core.write.handles.create import write_new_file
 from hudi_core.write.handles.merge import merge_file_group
 from hudi_core.write.handles.rolling import RollingCreateHandle
-from hudi_core.write.index import BUCKET_NUM, BucketIndex, Index, bucket_file_id, tag_locations
+from hudi_core.write.index import (
+    BUCKET_NUM,
+    BucketIndex,
+    Index,
+    bucket_file_id,
+    existing_key_locations_empty,
+    split_partition_changes,
+    tag_locations,
+)
+from hudi_core.write.index.simple import existing_key_locations, join_locations
+from hudi_core.write.instant_index import InstantIndex
 from hudi_core.write.records import (
     BASE_INSTANT,
     DELETE_FLAG,
@@ -76,11 +92,15 @@ def chunk_max_bytes(config: HoodieConfig) -> int:
 
 
 class StreamWriter:
-    """Stages 3-5 of one instant, fed chunk by chunk (stages 1-2 already applied)."""
+    """Stages 3-5 of one instant, fed chunk by chunk (stages 1-2 already applied).
+
+    ``small_files(partition)`` (None: no packing) lists a partition's small base files;
+    ``avg_record_size`` sizes how many new records each can take."""
 
     def __init__(
         self, ctx: WriteContext, config: HoodieConfig, index: Index, view: FileSystemView | None, *,
-        lookup: bool, dedupe: bool,
+        lookup: bool, dedupe: bool, small_files: Callable[[str], list[SmallFile]] | None = None,
+        avg_record_size: int = 0,
     ) -> None:  # fmt: skip
         self.ctx = ctx
         self.index = index
@@ -90,12 +110,9 @@ class StreamWriter:
         self.statuses: list[WriteStatus] = []
         self._counter = itertools.count()
         self._inserts: dict[str, RollingCreateHandle] = {}
-        #: keys this instant inserted, per partition (one group for a global index): (keys, ordinal
-        #: into ``_new_files`` per key), consolidated into one pair before a look-up
-        self._new_keys: dict[str | None, list[tuple[pa.Array, np.ndarray]]] = {}
-        self._new_files: list[tuple[str, str]] = []  # (partition, file id) by ordinal
-        self._file_ordinal: dict[tuple[str, str], int] = {}
-        #: (partition, file id) -> (status index, path) of base files this instant wrote (COW)
+        #: files this instant wrote new keys into (rolling creates, packed small files)
+        self._index = InstantIndex(ctx, is_global=index.is_global)
+        #: (partition, file id) -> (status index, path) of base files this instant wrote
         self._written: dict[tuple[str, str], tuple[int, str]] = {}
         #: BUCKET index: (partition, hash bucket) -> file id created by this instant
         self._new_buckets: dict[tuple[str, int], str] = {}
@@ -104,6 +121,16 @@ class StreamWriter:
         self._created: set[tuple[str, str]] = set()
         self._dedupe = dedupe
         self._config = config
+        self._small_files = small_files
+        self._avg_record_size = max(1, avg_record_size)
+        #: partition -> its small files (listed once, on the partition's first insert flush)
+        self._smalls: dict[str, list[SmallFile]] = {}
+        #: (partition, file id) -> new records packed into that small file so far
+        self._packed: dict[tuple[str, str], int] = {}
+        #: MOR: groups whose base this instant rewrote (packing): later logs go on that base
+        self._rebased: set[tuple[str, str]] = set()
+        #: MOR: groups this instant appended logs to on the table's slice: no longer small
+        self._appended: set[tuple[str, str]] = set()
 
     # -- routing ---------------------------------------------------------------------------------
 
@@ -111,9 +138,21 @@ class StreamWriter:
         # deletes of keys the table does not hold are kept until the in-instant lookup: they may
         # delete a key an earlier chunk inserted (flushed, or still buffered in the same bucket,
         # where the flush's dedupe lets the later delete win)
-        tagged = tag_locations(records, self.index, self.view if self.lookup else None, drop_orphan_deletes=False)
-        del records
-        tagged = self._tag_in_instant(tagged)
+        index = self.index
+        if index.is_global and not isinstance(index, BucketIndex):
+            # the in-instant index wins over the table's locations (a key this instant moved to
+            # another partition is no longer where the table has it): look up, tag, then split
+            view = self.view if self.lookup else None
+            existing = (existing_key_locations(view, None, keys=records.column(RECORD_KEY)) if view is not None
+                        else existing_key_locations_empty())  # fmt: skip
+            tagged = join_locations(records, existing, global_=True)
+            del records
+            tagged = self._tag_in_instant(tagged, probe_all=True)
+            tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)
+        else:
+            tagged = tag_locations(records, index, self.view if self.lookup else None, drop_orphan_deletes=False)
+            del records
+            tagged = self._tag_in_instant(tagged, probe_all=False)
         if tagged.num_rows == 0:
             return
         keys, codes = _destinations(tagged)
@@ -130,64 +169,48 @@ class StreamWriter:
         # RSS follows the buffer instead of the high-water mark of every stage (cheap per chunk)
         pa.default_memory_pool().release_unused()
 
-    def _tag_in_instant(self, tagged: pa.Table) -> pa.Table:
+    def _tag_in_instant(self, tagged: pa.Table, *, probe_all: bool) -> pa.Table:
         """Locate keys this instant already wrote (earlier chunks) or hash buckets it created.
 
-        The in-instant index holds only keys and a 4-byte file ordinal per key (no location
-        strings), and is probed with a hash look-up per partition."""
+        Probes the keys the table lookup did not find (every key with ``probe_all``: a global
+        index, where this instant's location is newer than the table's)."""
         if isinstance(self.index, BucketIndex):
             return self._new_bucket_groups(tagged)
-        if not self._new_keys:
+        if not self._index:
             return tagged
-        missing = pc.is_null(tagged.column(FILE_ID))
-        if not pc.any(missing).as_py():
+        probe = (np.ones(tagged.num_rows, dtype=bool) if probe_all
+                 else pc.is_null(tagged.column(FILE_ID)).to_numpy(zero_copy_only=False))  # fmt: skip
+        if not probe.any():
             return tagged
-        miss = missing.to_numpy(zero_copy_only=False)
-        keys = tagged.column(RECORD_KEY).combine_chunks()
-        hit_ord = np.full(tagged.num_rows, -1, dtype=np.int64)
-        groups: list[tuple[str | None, np.ndarray]]
-        if self.index.is_global:
-            groups = [(None, np.flatnonzero(miss))]
-        else:
-            enc = tagged.column(PARTITION_PATH).combine_chunks().dictionary_encode()
-            codes = enc.indices.to_numpy(zero_copy_only=False)
-            groups = [(p, np.flatnonzero(miss & (codes == i))) for i, p in enumerate(enc.dictionary.to_pylist())
-                      if p in self._new_keys]  # fmt: skip
-        for group, rows in groups:
-            if len(rows) == 0:
-                continue
-            index_keys, ordinals = self._consolidated(group)
-            pos = pc.index_in(keys.take(pa.array(rows)), value_set=index_keys)
-            pos_np = pc.fill_null(pos, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-            found = pos_np >= 0
-            hit_ord[rows[found]] = ordinals[pos_np[found]]
+        keys = tagged.column(RECORD_KEY).combine_chunks().cast(pa.string())
+        parts = None if self.index.is_global else tagged.column(PARTITION_PATH).combine_chunks()
+        hit_ord = self._index.locate(keys, parts, probe)
         hit = hit_ord >= 0
         if not hit.any():
             return tagged
+        files = self._index.files
         at = pa.array(np.where(hit, hit_ord, 0))
-        new_fid = pa.array([f for _, f in self._new_files], pa.string()).take(at)
-        loc_part = pa.array([p for p, _ in self._new_files], pa.string()).take(at)
+        new_fid = pa.array([f.file_id for f in files], pa.string()).take(at)
+        loc_part = pa.array([f.partition for f in files], pa.string()).take(at)
         mask = pa.array(hit)
         out = tagged
         for name, value in ((FILE_ID, new_fid), (BASE_INSTANT, pa.scalar(self.ctx.instant, pa.string())),
                             (LOCATION_PARTITION, loc_part)):  # fmt: skip
             out = out.set_column(out.column_names.index(name), name,
                                  pc.if_else(mask, value, out.column(name).combine_chunks()))  # fmt: skip
-        if self.index.is_global:  # a key inserted earlier in another partition: update it there
-            part = out.column(PARTITION_PATH).combine_chunks()
-            moved = pc.and_(mask, pc.not_equal(loc_part, part))
-            if pc.any(moved).as_py():
-                out = out.set_column(out.column_names.index(PARTITION_PATH), PARTITION_PATH,
-                                     pc.if_else(moved, loc_part, part))  # fmt: skip
+        if self.index.is_global and self.index.update_partition_path:
+            self._forget_moved(keys, hit_ord, loc_part, out.column(PARTITION_PATH).combine_chunks())
         return out
 
-    def _consolidated(self, group: str | None) -> tuple[pa.Array, np.ndarray]:
-        pieces = self._new_keys[group]
-        if len(pieces) > 1:
-            keys = pa.concat_arrays([k for k, _ in pieces])
-            ords = np.concatenate([o for _, o in pieces])
-            pieces[:] = [(keys, ords)]  # replaced, not kept twice
-        return pieces[0]
+    def _forget_moved(self, keys: pa.Array, hit_ord: np.ndarray, loc_part: pa.Array, part: pa.Array) -> None:
+        """Keys this instant wrote that now move to another partition: their copy is deleted
+        (the split's delete), so the in-instant index must not find it there again. A file still
+        open is closed, so the key cannot come back into the file that holds its deleted copy."""
+        moved = pc.fill_null(pc.not_equal(loc_part, part), False).to_numpy(zero_copy_only=False) & (hit_ord >= 0)
+        for o in np.unique(hit_ord[moved]).tolist():
+            self._index.moved_out(o, keys.take(pa.array(np.flatnonzero(moved & (hit_ord == o)))))
+            if self._index.is_open(o):
+                self._roll_insert_file(*self._index.location(o))
 
     def _new_bucket_groups(self, tagged: pa.Table) -> pa.Table:
         """BUCKET index: hash buckets without a file group get one file id per instant."""
@@ -229,11 +252,15 @@ class StreamWriter:
             records = deduplicate(records, self._config)  # rows of several chunks may share keys
         if key[0] == "I":
             part = key[1]
+            if self._small_files is not None:
+                records = self._pack(part, records)
+                if records.num_rows == 0:
+                    return
             handle = self._inserts.get(part)
             if handle is None:
                 handle = self._inserts[part] = RollingCreateHandle(
                     self.ctx, part, next_attempt=lambda: self._attempt(("I", part)), on_file=self._remember_keys,
-                    on_close=self._collect,
+                    on_close=self._collect, on_closed=self._index.closed,
                 )  # fmt: skip
             handle.write(records)
             return
@@ -250,9 +277,20 @@ class StreamWriter:
                 self._collect(s)
             return
         if ctx.is_mor:
+            if (part, fid) in self._rebased:
+                base = ctx.instant  # packing rewrote the group's base in this instant
+            if base != ctx.instant:
+                self._appended.add((part, fid))
             for st in append_to_file_group(ctx, part, fid, base, records, task_id=self._attempt(key)):
                 self._collect(st)
             return
+        self._merge(part, fid, base, records, key)
+
+    def _merge(self, part: str, fid: str, base: str, records: pa.Table, key: Hashable, *, index: bool = False) -> None:
+        """Merge ``records`` into the group's base file; a file this instant wrote before is
+        merged again and superseded (deleted, its write stat replaced). ``index``: the merge adds
+        new keys, the in-instant index learns the file."""
+        ctx = self.ctx
         self._roll_insert_file(part, fid)
         prev = self._written.get((part, fid))
         statuses = merge_file_group(
@@ -261,40 +299,71 @@ class StreamWriter:
         if prev is None:
             for st in statuses:
                 self._collect(st)
-            return
-        # supersede the file this instant wrote before
-        idx, old_path = prev
-        old, new = self.statuses[idx], statuses[0]
-        new.stat.prev_commit = old.stat.prev_commit
-        new.stat.num_inserts += old.stat.num_inserts
-        new.stat.num_update_writes += old.stat.num_update_writes
-        new.stat.num_deletes += old.stat.num_deletes
-        new.inserted += old.inserted
-        new.updated += old.updated
-        new.deleted += old.deleted
-        self.statuses[idx] = new
-        self._written[(part, fid)] = (idx, _path_of(ctx, new))
-        ctx.storage.delete(old_path)
+        else:
+            idx, old_path = prev
+            old, new = self.statuses[idx], statuses[0]
+            new.stat.prev_commit = old.stat.prev_commit
+            new.stat.num_inserts += old.stat.num_inserts
+            new.stat.num_update_writes += old.stat.num_update_writes
+            new.stat.num_deletes += old.stat.num_deletes
+            new.inserted += old.inserted
+            new.updated += old.updated
+            new.deleted += old.deleted
+            self.statuses[idx] = new
+            self._written[(part, fid)] = (idx, _path_of(ctx, new))
+            ctx.storage.delete(old_path)
+        if index or self._index.knows(part, fid):  # the group's keys are in a new file now
+            self._index.rewritten(part, fid, self._written[(part, fid)][1])
+
+    def _pack(self, part: str, records: pa.Table) -> pa.Table:
+        """Route new records into the partition's small files first (up to each one's room, as
+        the one-table write's ``assign`` computes it); returns the rest."""
+        assert self._small_files is not None
+        smalls = self._smalls.get(part)
+        if smalls is None:
+            smalls = self._smalls[part] = self._small_files(part)
+        # room left: a small file grows by the records packed into it so far; a MOR group with
+        # logs on its table slice (appended by this instant) is not small any more
+        avg = self._avg_record_size
+        open_smalls = [SmallFile(s.partition_path, s.file_id, s.base_instant, s.size + self._packed.get((part, s.file_id), 0) * avg)
+                       for s in smalls if (part, s.file_id) not in self._appended]  # fmt: skip
+        if not open_smalls:
+            return records
+        flag = records.column(DELETE_FLAG)
+        live = records if not pc.any(flag).as_py() else records.filter(pc.invert(flag))
+        if live.num_rows == 0:
+            return live
+        plan = assign(WorkloadProfile(inserts={part: live.num_rows}), open_smalls, self._config,
+                      is_mor=self.ctx.is_mor, avg_record_size=avg, pack_small_files=True)  # fmt: skip
+        caps, nums = plan.insert_ranges[part]
+        start = 0
+        for cap, num in zip(caps, nums, strict=True):
+            b = plan.bucket(num)
+            if b.is_new:
+                break
+            assert b.base_instant is not None
+            piece = live.slice(start, cap - start)
+            start = cap
+            self._packed[(part, b.file_id)] = self._packed.get((part, b.file_id), 0) + piece.num_rows
+            self._merge(part, b.file_id, b.base_instant, piece, ("P", part, b.file_id), index=True)
+            if self.ctx.is_mor:
+                self._rebased.add((part, b.file_id))
+        return live.slice(start)
 
     def _remember_keys(self, partition: str, file_id: str, keys: pa.Array) -> None:
-        ordinal = self._file_ordinal.get((partition, file_id))
-        if ordinal is None:
-            ordinal = self._file_ordinal[(partition, file_id)] = len(self._new_files)
-            self._new_files.append((partition, file_id))
-        keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
-        group = None if self.index.is_global else partition
-        self._new_keys.setdefault(group, []).append((keys.cast(pa.string()), np.full(len(keys), ordinal, np.int32)))
+        h = self._inserts.get(partition)
+        self._index.wrote_open(partition, file_id, keys, shared=h.open_keys if h is not None else None)
         self._created.add((partition, file_id))
 
     def _roll_insert_file(self, partition: str, file_id: str) -> None:
-        """A COW merge of a group whose base file is still open: close that file first."""
+        """A merge of a group whose base file is still open: close that file first."""
         h = self._inserts.get(partition)
         if h is not None and h.open_file is not None and h.open_file[0] == file_id:
             h.roll()
 
     def _collect(self, s: WriteStatus) -> None:
         """A finished base file or log append of this instant."""
-        if not self.ctx.is_mor and s.io_type in ("CREATE", "MERGE"):
+        if s.io_type in ("CREATE", "MERGE"):
             self._written[(s.stat.partition_path or "", s.stat.file_id)] = (len(self.statuses), _path_of(self.ctx, s))
         self.statuses.append(s)
 
@@ -341,4 +410,3 @@ def _path_of(ctx: WriteContext, s: WriteStatus) -> str:
     return f"{ctx.base_uri}/{rel}"
 
 
-_ = Any

@@ -42,6 +42,7 @@ class _OpenFile:
         self._writer: pq.ParquetWriter | None = None
         self.keys: list[pa.Array] = []
         self.rows = 0
+        self.footer: dict[str, str] = {}
 
     def write(self, data: pa.Table) -> None:
         ctx = self.ctx
@@ -68,7 +69,7 @@ class _OpenFile:
         ctx = self.ctx
         # without meta fields: no bloom filter, no min/max keys (spec 6.1)
         keys = pa.chunked_array(self.keys, pa.string()) if ctx.populate_meta_fields else None
-        footer = footer_of(keys, ctx.avro_schema_with_meta, ctx.config)
+        footer = self.footer = footer_of(keys, ctx.avro_schema_with_meta, ctx.config)
         assert self._writer is not None
         self._writer.add_key_value_metadata(footer)
         self._writer.close()
@@ -87,12 +88,14 @@ class RollingCreateHandle:
     """``write(records)`` per buffer flush; ``close()`` returns the statuses of the files written.
 
     ``on_file(partition, file_id, keys)`` is told which keys went to which new file group (the
-    streamed write's in-instant index)."""
+    streamed write's in-instant index); ``on_closed(partition, file_id, path, footer)`` when a
+    file is closed (its footer: min/max keys and bloom filter)."""
 
     def __init__(
         self, ctx: WriteContext, partition: str, *, next_attempt: Callable[[], TaskAttempt],
         on_file: Callable[[str, str, pa.Array], Any] | None = None,
         on_close: Callable[[WriteStatus], Any] | None = None,
+        on_closed: Callable[[str, str, str, dict[str, str]], Any] | None = None,
     ) -> None:  # fmt: skip
         self.ctx = ctx
         self.partition = partition
@@ -100,6 +103,7 @@ class RollingCreateHandle:
         self._next_attempt = next_attempt
         self._on_file = on_file
         self._on_close = on_close
+        self._on_closed = on_closed
         self._open: _OpenFile | None = None
         self.statuses: list[WriteStatus] = []
 
@@ -107,6 +111,12 @@ class RollingCreateHandle:
     def open_file(self) -> tuple[str, str] | None:
         """``(file id, path)`` of the file being written, if any."""
         return None if self._open is None else (self._open.file_id, self._open.path)
+
+    @property
+    def open_keys(self) -> list[pa.Array] | None:
+        """Keys written so far into the open file (kept for its bloom filter; None without meta
+        fields or an open file): a streamed write's in-instant index probes them, no copy."""
+        return self._open.keys if self._open is not None and self.ctx.populate_meta_fields else None
 
     def write(self, records: pa.Table) -> None:
         live = records.filter(pc.invert(records.column(DELETE_FLAG)))
@@ -124,8 +134,11 @@ class RollingCreateHandle:
     def roll(self) -> None:
         """Close the current file; the next write starts a new file group."""
         if self._open is not None:
-            status = self._open.close()
+            f = self._open
+            status = f.close()
             self._open = None
+            if self._on_closed is not None:
+                self._on_closed(self.partition, f.file_id, f.path, f.footer)
             self.statuses.append(status)
             if self._on_close is not None:
                 self._on_close(status)
