@@ -50,11 +50,18 @@ def _rows(path: str) -> list[tuple[Any, ...]]:
     return sorted(zip(*(t.column(c).to_pylist() for c in DATA_COLS)))
 
 
+#: every input is "too big" for one Python worker: the BUCKET write sorts each task's rows by
+#: file group and writes one group at a time (stages.by_group)
+ONE_GROUP_AT_A_TIME = {"hoodie.spark.write.task.max.bytes": "1"}
+
+
 @pytest.mark.parametrize(
-    ("table_type", "index"),
-    [("COPY_ON_WRITE", "SIMPLE"), ("MERGE_ON_READ", "BUCKET"), ("MERGE_ON_READ", "GLOBAL_SIMPLE")],
-)
-def test_same_snapshot_as_local_engine(spark: Any, tmp_path: Path, table_type: str, index: str) -> None:
+    ("table_type", "index", "extra"),
+    [("COPY_ON_WRITE", "SIMPLE", {}), ("MERGE_ON_READ", "BUCKET", {}), ("MERGE_ON_READ", "GLOBAL_SIMPLE", {}),
+     ("MERGE_ON_READ", "BUCKET", ONE_GROUP_AT_A_TIME), ("COPY_ON_WRITE", "BUCKET", ONE_GROUP_AT_A_TIME)],
+    ids=["cow-simple", "mor-bucket", "mor-global", "mor-bucket-by-group", "cow-bucket-by-group"],
+)  # fmt: skip
+def test_same_snapshot_as_local_engine(spark: Any, tmp_path: Path, table_type: str, index: str, extra: dict[str, str]) -> None:
     import hudi_spark
 
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
@@ -64,7 +71,8 @@ def test_same_snapshot_as_local_engine(spark: Any, tmp_path: Path, table_type: s
             HudiTable.create(local, name="trips", table_type=table_type, record_key_fields="uuid",
                              partition_fields="city", ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
         WriteClient(HudiTable.open(local), opts).write(data, operation=op)
-        res = hudi_spark.write(spark.createDataFrame(data), remote, operation=op, options=opts)
+        df = spark.createDataFrame(data).repartition(3)  # rows of every group in several input partitions
+        res = hudi_spark.write(df, remote, operation=op, options={**opts, **extra})
         assert res.instant is not None
     assert _rows(remote) == _rows(local)
     rows = {r[0]: r for r in _rows(remote)}
@@ -158,12 +166,12 @@ def test_failed_mor_append_attempt_leaves_no_stray_log_file(spark: Any, tmp_path
     assert sorted(rs.column("uuid").to_pylist()) == sorted(r[0] for r in _rows(local))  # hudi-rs: no duplicate, no loss
 
 
-@pytest.mark.parametrize("index", ["SIMPLE", "BUCKET"])
-def test_precombine_ties_go_to_the_later_input_row_as_locally(spark: Any, tmp_path: Path, index: str) -> None:
+@pytest.mark.parametrize(("index", "extra"), [("SIMPLE", {}), ("BUCKET", {}), ("BUCKET", ONE_GROUP_AT_A_TIME)])
+def test_precombine_ties_go_to_the_later_input_row_as_locally(spark: Any, tmp_path: Path, index: str, extra: dict[str, str]) -> None:
     import hudi_spark
 
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
-    opts = _opts("MERGE_ON_READ", index)
+    opts = {**_opts("MERGE_ON_READ", index), **extra}
     n = 400  # every key 4 times with one ordering value, spread over the input partitions
     data = pa.table({
         "uuid": [f"k{i % 100}" for i in range(n)], "ts": [7] * n,

@@ -36,6 +36,12 @@ class SparkOptions:
         "hoodie.spark.write.parallelism", 0, "Tasks writing file groups; 0 = Spark's default parallelism.",
         group="spark",
     )  # fmt: skip
+    TASK_MAX_BYTES = ConfigProperty(
+        "hoodie.spark.write.task.max.bytes", 256 * 1024 * 1024,
+        "Above this much input per write task (Spark's size estimate), the BUCKET index write "
+        "sorts each task's rows by file group and holds one group at a time in the Python worker.",
+        group="spark",
+    )  # fmt: skip
 
 
 class StreamOptions:

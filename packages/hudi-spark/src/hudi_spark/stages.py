@@ -16,6 +16,7 @@ __all__ = [
     "INPUT_SEQ",
     "TaskContextInfo",
     "assign_task",
+    "by_group",
     "chain",
     "dedupe_task",
     "empty_like",
@@ -165,9 +166,11 @@ def tag_task(
     record_key_fields: list[str],
     out_schema: pa.Schema,
     has_commits: bool,
+    view_key: str | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Stage 3 for the BUCKET index: a hash of the key, and the file group of that hash bucket
-    from a file-system view built in the task (no join needed)."""
+    from a file-system view built in the task (no join needed). With ``view_key`` (the write's
+    instant) a Python worker builds that view once per write, however many groups it tags."""
     from hudi_core.config.property import HoodieConfig
     from hudi_core.fs_view import FileSystemView
     from hudi_core.table import HudiTable
@@ -177,8 +180,42 @@ def tag_task(
     if table is None:
         return
     conf = HoodieConfig(config)
-    view = FileSystemView(HudiTable.open(base_uri, options=config)) if has_commits else None
+    view = None
+    if has_commits:
+        # one view per write per Python worker: a task that writes its groups one by one
+        # (by_group) tags each group against the same listing
+        key = (base_uri, view_key)
+        if view_key is None or _VIEW_CACHE.get("key") != key:
+            _VIEW_CACHE.clear()
+            _VIEW_CACHE.update(key=key, view=FileSystemView(HudiTable.open(base_uri, options=config)))
+        view = _VIEW_CACHE["view"]
     yield from _out(tag_locations(table, index_for(conf, record_key_fields), view), out_schema)
+
+
+_VIEW_CACHE: dict[str, Any] = {}
+
+
+def by_group(
+    batches: Iterator[pa.RecordBatch], *, column: str, steps: Sequence[Callable[..., Iterator[pa.RecordBatch]]]
+) -> Iterator[pa.RecordBatch]:
+    """Run ``steps`` once per run of equal ``column`` values, so a task holds one group's rows
+    at a time instead of all of its input. The rows must arrive sorted by ``column`` (Spark's
+    ``sortWithinPartitions``, which spills): a group split over two runs would be written twice."""
+    import itertools
+
+    import numpy as np
+
+    def runs() -> Iterator[tuple[int, pa.RecordBatch]]:
+        for b in batches:
+            if b.num_rows == 0:
+                continue
+            g = b.column(column).to_numpy(zero_copy_only=False)
+            cuts = np.flatnonzero(g[1:] != g[:-1]) + 1
+            for lo, hi in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(g)]]), strict=True):
+                yield int(g[lo]), b.slice(int(lo), int(hi - lo))
+
+    for _, group in itertools.groupby(runs(), key=lambda r: r[0]):
+        yield from chain((b for _, b in group), steps=steps)
 
 
 def join_task(

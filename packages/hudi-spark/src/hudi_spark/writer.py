@@ -184,7 +184,8 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
     # must meet: the same key (precombine, index join) or the same file group (write).
     if kind == "BUCKET" and not overwrite:
         return _write_hash_buckets_direct(df, table, cfg, ctx, job, parallelism, combine=combine, prep=prep,
-                                          tag=_tag_step(table, cfg, _with(tagged_schema, *seq), lookup=has_commits),
+                                          tag=_tag_step(table, cfg, _with(tagged_schema, *seq), lookup=has_commits,
+                                                        view_key=job.instant),
                                           dedupe=functools.partial(dedupe, out_schema=tagged_schema))  # fmt: skip
     if kind == "BUCKET":
         # the key hash fixes the file group: one shuffle by (partition, hash bucket) brings every
@@ -267,10 +268,10 @@ def _avg_record_size(table: HudiTable, cfg: HoodieConfig) -> int:
     return int(average_record_size(recent_commits(table), cfg))
 
 
-def _tag_step(table: HudiTable, cfg: HoodieConfig, out_schema: pa.Schema, *, lookup: bool) -> Any:
+def _tag_step(table: HudiTable, cfg: HoodieConfig, out_schema: pa.Schema, *, lookup: bool, view_key: str | None = None) -> Any:
     return functools.partial(stages.tag_task, base_uri=table.base_uri, config=cfg.to_dict(),
                              record_key_fields=table.config.record_key_fields, out_schema=out_schema,
-                             has_commits=lookup)  # fmt: skip
+                             has_commits=lookup, view_key=view_key)  # fmt: skip
 
 
 def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfig, ctx: Any, job: Any, parallelism: int,
@@ -299,9 +300,31 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
         extra.append(F.monotonically_increasing_id().alias(stages.INPUT_SEQ))  # input order, for ties
     staged = df.select("*", *extra)
     job.inflight(_empty_profile())
-    shuffled = staged.repartition(parallelism * 2, *[F.col(c) for c in parts], F.col(BUCKET_NUM))
+    # one group id per (partition, hash bucket); a Spark hash collision only puts two groups
+    # in one run, which the task writes together as it writes any task's groups
+    group = F.hash(*[F.col(c) for c in parts], F.col(BUCKET_NUM)).alias(GROUP)
+    tasks = parallelism * 2
+    shuffled = staged.select("*", group).repartition(tasks, F.col(GROUP))
     steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
+    if _task_bytes(df, tasks) > int(cfg.get(SparkOptions.TASK_MAX_BYTES)):
+        # a task's input may not fit a Python worker: Spark sorts it by group (spilling to
+        # disk) and the task writes one group at a time
+        shuffled = shuffled.sortWithinPartitions(GROUP)
+        steps = [functools.partial(stages.by_group, column=GROUP, steps=steps)]
     return _statuses(_map(shuffled, steps, _STATUS_SCHEMA))
+
+
+#: the (partition, hash bucket) group of a row, computed in the JVM for the shuffle
+GROUP = "_hoodie_w_group"
+
+
+def _task_bytes(df: DataFrame, tasks: int) -> float:
+    """Spark's estimate of the input's size per write task (unknown: infinite)."""
+    try:
+        size = int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes().toString()))
+    except Exception:  # an input without statistics: assume it is large
+        return float("inf")
+    return size / max(1, tasks)
 
 
 def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, parallelism: int) -> list[Any]:
