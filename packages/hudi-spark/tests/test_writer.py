@@ -201,3 +201,20 @@ def test_bulk_insert_then_insert_same_as_local_engine(spark: Any, tmp_path: Path
         hudi_spark.write(spark.createDataFrame(data), remote, operation=op, options=opts)
     assert _rows(remote) == _rows(local)
     assert len(_rows(remote)) == 60  # k0 combined in the bulk_insert; k30..k49 inserted in new cities
+
+
+def test_jvm_hash_bucket_equals_core_for_every_kind_of_key(spark: Any) -> None:
+    """The JVM computes the BUCKET index's bucket of a one-string-field key (no Python hop):
+    it must be core's (and Java Hudi's) bucket for ASCII, accented, CJK and surrogate-pair keys."""
+    from hudi_core.write.index.bucket import BucketIndex
+    from hudi_spark.writer import _jvm_bucket
+
+    keys = ["k1", "trip-000000042", "é", "ключ-7", "東京-12", "🚕 ride 9", "a" * 300, "x,y:z", "0"]
+    index = BucketIndex(7, ("uuid",), ("uuid",))
+    df = spark.createDataFrame(pa.table({"uuid": keys, "n": list(range(len(keys)))}))
+    got = dict(df.select("uuid", _jvm_bucket(df, index).alias("b")).collect())
+    assert got == dict(zip(keys, index.bucket_ids(pa.array(keys)).tolist(), strict=True))
+    assert len(set(got.values())) > 1
+    # not one string field: no JVM shortcut (the Arrow UDF computes it)
+    assert _jvm_bucket(df, BucketIndex(7, ("uuid", "n"), ("uuid", "n"))) is None
+    assert _jvm_bucket(df.selectExpr("n AS uuid"), index) is None

@@ -276,11 +276,11 @@ def _tag_step(table: HudiTable, cfg: HoodieConfig, out_schema: pa.Schema, *, loo
 
 def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfig, ctx: Any, job: Any, parallelism: int,
                                *, combine: bool, prep: Any, tag: Any, dedupe: Any) -> list[Any]:  # fmt: skip
-    """BUCKET index with one hop into Python for the rows: an Arrow UDF computes the hash bucket
-    from the key and partition columns only; Spark shuffles the untouched rows by (partition
-    columns, bucket), adding the input position for precombine ties; then one task function per
-    group keys, tags, precombines and writes them."""
-    from hudi_core.write.index import BUCKET_NUM
+    """BUCKET index with one hop into Python for the rows: the hash bucket is computed in the
+    JVM (one string key field) or by an Arrow UDF over the key and partition columns only; Spark
+    shuffles the untouched rows by (partition columns, bucket), adding the input position for
+    precombine ties; then one task function per group keys, tags, precombines and writes them."""
+    from hudi_core.write.index import BUCKET_NUM, index_for
     from pyspark.sql import functions as F
     from pyspark.sql.functions import arrow_udf
 
@@ -294,8 +294,10 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     def buckets(columns: pa.Array) -> pa.Array:  # type hints tell Spark it is a scalar Arrow UDF
         return stages.hash_buckets(columns, config=conf, record_key_fields=key_fields)
 
-    udf = arrow_udf(buckets, "int")
-    extra = [udf(F.struct(*[F.col(c) for c in top])).alias(BUCKET_NUM)]
+    bucket = _jvm_bucket(df, index_for(cfg, key_fields))
+    if bucket is None:
+        bucket = arrow_udf(buckets, "int")(F.struct(*[F.col(c) for c in top]))
+    extra = [bucket.alias(BUCKET_NUM)]
     if combine:
         extra.append(F.monotonically_increasing_id().alias(stages.INPUT_SEQ))  # input order, for ties
     staged = df.select("*", *extra)
@@ -316,6 +318,23 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
 
 #: the (partition, hash bucket) group of a row, computed in the JVM for the shuffle
 GROUP = "_hoodie_w_group"
+
+
+def _jvm_bucket(df: DataFrame, index: Any) -> Any:
+    """The hash bucket as a JVM expression when the key is one top-level string column (the
+    key's text is the column's value), else None. ``java.util.Objects.hashCode`` is Java's own
+    ``String.hashCode`` (UTF-16 included); a one-element list hashes to ``31 + h``; the sum is
+    taken in 64 bits, so masking its low 31 bits is Java's int arithmetic without overflow."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    fields = tuple(index.hash_fields)
+    if len(fields) != 1 or fields != tuple(index.record_key_fields) or fields[0] not in df.columns:
+        return None
+    if not isinstance(df.schema[fields[0]].dataType, StringType):
+        return None
+    h = F.expr(f"CAST(reflect('java.util.Objects', 'hashCode', `{fields[0]}`) AS BIGINT)")
+    return ((F.lit(31).cast("bigint") + h).bitwiseAND(F.lit(0x7FFFFFFF)) % F.lit(int(index.num_buckets))).cast("int")
 
 
 def _task_bytes(df: DataFrame, tasks: int) -> float:
