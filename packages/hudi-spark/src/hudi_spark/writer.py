@@ -305,7 +305,7 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     # one group id per (partition, hash bucket); a Spark hash collision only puts two groups
     # in one run, which the task writes together as it writes any task's groups
     group = F.hash(*[F.col(c) for c in parts], F.col(BUCKET_NUM)).alias(GROUP)
-    tasks = parallelism * 2
+    tasks = parallelism * 4  # several groups per task; more tasks balance uneven groups
     shuffled = staged.select("*", group).repartition(tasks, F.col(GROUP))
     steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
     if _task_bytes(df, tasks) > int(cfg.get(SparkOptions.TASK_MAX_BYTES)):
@@ -340,7 +340,7 @@ def _jvm_bucket(df: DataFrame, index: Any) -> Any:
 def _task_bytes(df: DataFrame, tasks: int) -> float:
     """Spark's estimate of the input's size per write task (unknown: infinite)."""
     try:
-        size = int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes().toString()))
+        size = int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
     except Exception:  # an input without statistics: assume it is large
         return float("inf")
     return size / max(1, tasks)

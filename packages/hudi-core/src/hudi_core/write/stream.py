@@ -50,6 +50,7 @@ from hudi_core.write.index import (
     Index,
     bucket_file_id,
     existing_key_locations_empty,
+    live_locations,
     split_partition_changes,
     tag_locations,
 )
@@ -145,6 +146,8 @@ class StreamWriter:
             view = self.view if self.lookup else None
             existing = (existing_key_locations(view, None, keys=records.column(RECORD_KEY)) if view is not None
                         else existing_key_locations_empty())  # fmt: skip
+            if view is not None and view.table.config.is_mor:
+                existing = live_locations(view, existing)  # moved keys' stale copies
             tagged = join_locations(records, existing, global_=True)
             del records
             tagged = self._tag_in_instant(tagged, probe_all=True)

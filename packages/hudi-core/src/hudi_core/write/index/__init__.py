@@ -11,7 +11,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import IndexOptions
 from hudi_core.errors import ConfigError
 from hudi_core.write.index.bucket import BucketIndex, bucket_file_id, bucket_id_of_file
-from hudi_core.write.index.global_simple import split_partition_changes
+from hudi_core.write.index.global_simple import live_locations, split_partition_changes
 from hudi_core.write.index.simple import SimpleIndex, existing_key_locations, join_locations
 from hudi_core.write.index.slices import FileGroupLocation, file_group_locations
 from hudi_core.write.records import (
@@ -35,6 +35,7 @@ __all__ = [
     "bucket_file_id",
     "file_group_locations",
     "index_for",
+    "live_locations",
     "tag_locations",
 ]
 
@@ -80,6 +81,8 @@ def tag_locations(
             if view is not None
             else existing_key_locations_empty()
         )
+        if index.is_global and view is not None and view.table.config.is_mor:
+            existing = live_locations(view, existing)
         tagged = join_locations(data, existing, global_=index.is_global)
         if index.is_global:
             tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)

@@ -7,6 +7,8 @@ update goes to the old partition.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.write.records import (
@@ -16,9 +18,52 @@ from hudi_core.write.records import (
     LOCATION_PARTITION,
     NATURAL_DELETE,
     PARTITION_PATH,
+    RECORD_KEY,
 )
 
-__all__ = ["split_partition_changes"]
+if TYPE_CHECKING:
+    from hudi_core.fs_view import FileSystemView
+
+__all__ = ["live_locations", "split_partition_changes"]
+
+
+def live_locations(view: FileSystemView, existing: pa.Table) -> pa.Table:
+    """Drop the stale locations of keys found in several file groups of a merge-on-read table.
+
+    A key that moved partition is deleted from its old file group by a log block while its old
+    base file still holds it; the key locations come from base files, so the key shows up in
+    both groups. Only where it is live (the slice's base merged with its logs) is it located;
+    Java's global index reads the merged records the same way. Rare: only the groups holding
+    such keys are read."""
+    if existing.num_rows == 0:
+        return existing
+    keys = existing.column(RECORD_KEY)
+    counts = pc.value_counts(keys)
+    repeated = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
+    if len(repeated) == 0:
+        return existing
+    from hudi_core.read.merge import merge_file_slice
+
+    involved = existing.filter(pc.is_in(keys, value_set=repeated))
+    groups = set(zip(involved.column(LOCATION_PARTITION).to_pylist(), involved.column(FILE_ID).to_pylist(), strict=True))
+    stale = []
+    for s in view.latest_merged_file_slices(partitions=sorted({p for p, _ in groups})):
+        if (s.partition_path, s.file_id) not in groups or not s.log_files:
+            continue
+        here = involved.filter(pc.and_(pc.equal(involved.column(LOCATION_PARTITION), s.partition_path),
+                                       pc.equal(involved.column(FILE_ID), s.file_id)))  # fmt: skip
+        live = merge_file_slice(view.table, s).column(RECORD_KEY)
+        gone = here.filter(pc.invert(pc.is_in(here.column(RECORD_KEY), value_set=live)))
+        stale.append(gone.select([RECORD_KEY, LOCATION_PARTITION, FILE_ID]))
+    if not stale:
+        return existing
+    gone = pa.concat_tables(stale)
+
+    def ids(t: pa.Table) -> pa.Array:
+        cols = [t.column(c).combine_chunks() for c in (RECORD_KEY, LOCATION_PARTITION, FILE_ID)]
+        return pc.binary_join_element_wise(*cols, "\x00")
+
+    return existing.filter(pc.invert(pc.is_in(ids(existing), value_set=ids(gone))))
 
 
 def split_partition_changes(tagged: pa.Table, *, update_partition_path: bool) -> pa.Table:
