@@ -86,11 +86,45 @@ def test_later_chunks_update_and_delete_keys_in_closed_files(
     assert len(file_groups(tmp_path / "t")) > 4  # files rolled: earlier chunks' files were closed
     assert snapshot(t) == model
     assert hudi_rs_rows(t) == model
-    if index == "GLOBAL_SIMPLE" and table_type == "MERGE_ON_READ":
-        # known bug (open): on MOR, a key the table holds in partition A that this stream moves to
-        # B and then back to A keeps its copy in B: the in-instant look-up misses the B file
-        return
     # a second streamed write into the table: the table's index and the in-instant index together
     t.upsert(updates_of_closed_files(model, move=index == "GLOBAL_SIMPLE"), options=opts)
+    assert snapshot(t) == model
+    assert hudi_rs_rows(t) == model
+
+
+#: one chunk per batch; buffers big enough that nothing flushes before the stream ends
+ONE_BATCH_CHUNKS = {"hoodie.write.stream.chunk.max.bytes": "1", "hoodie.index.type": "GLOBAL_SIMPLE"}
+#: ... or so small that every chunk's records are written before the next chunk comes
+FLUSH_EVERY_CHUNK = {**ONE_BATCH_CHUNKS, "hoodie.write.buffer.bucket.max.bytes": "1"}
+
+
+@pytest.mark.parametrize("buffering", ["buffered", "flushed"])
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+@pytest.mark.parametrize("in_table", [True, False], ids=["table-key", "new-key"])
+def test_global_index_stream_moves_a_key_away_and_back(
+    tmp_path: Path, table_type: str, buffering: str, in_table: bool
+) -> None:
+    """The table holds k00003 in p9 (or not at all; p0 and p9 hold small files); one streamed
+    write moves it to p0 (a new file group or a packed small file of this instant, its records
+    still buffered or already written) and then back to p9: it ends once, in p9."""
+    root = tmp_path / "t"
+    t = HudiTable.create(str(root), name="t", table_type=table_type, record_key_fields="id",
+                         partition_fields="part", ordering_field="ts", schema=SCHEMA)  # fmt: skip
+    model: Model = {}
+    opts = ONE_BATCH_CHUNKS if buffering == "buffered" else FLUSH_EVERY_CHUNK
+    first = [batch([1, 2] + ([3] if in_table else []), 1, model, part="p9"), batch([6], 1, model, part="p0")]
+    t.upsert(pa.Table.from_batches(first), options=opts)
+
+    def stream() -> Iterator[pa.RecordBatch]:
+        yield batch([3, 4], 2, model, part="p0")  # p9 -> p0 (or a new key in p0)
+        yield batch([3], 3, model, part="p9")  # p0 -> p9: its p0 copy must be deleted
+        yield batch([5], 4, model, part="p0")  # more inserts into p0 after the move back
+
+    t.upsert(stream(), options=opts)
+    assert model["k00003"] == ("p9", 300003)
+    assert snapshot(t) == model
+    assert hudi_rs_rows(t) == model
+    # a third write sees k00003 in p9 only: updating it leaves one copy
+    t.upsert(pa.Table.from_batches([batch([3], 5, model, part="p9")]), options=opts)
     assert snapshot(t) == model
     assert hudi_rs_rows(t) == model

@@ -22,7 +22,10 @@ limit, and the keys of the open insert files; a closed file is remembered by its
 Differences from a one-table write: the inflight workload profile is empty (a stream's workload
 is not known up front), and duplicates across chunks are resolved by the later chunk updating
 the record the earlier chunk wrote (with a global index a later chunk may move it to another
-partition: delete there, insert in the new one).
+partition: delete there, insert in the new one). Buffered records are in no file yet: before a
+chunk moves a key whose insert is still buffered, that insert stream is flushed (so the probe
+finds the key), and before new records are packed into a small file, the file's buffered records
+of the same keys (a moved key's delete) are flushed (so they apply first).
 """
 
 from __future__ import annotations
@@ -132,6 +135,9 @@ class StreamWriter:
         self._rebased: set[tuple[str, str]] = set()
         #: MOR: groups this instant appended logs to on the table's slice: no longer small
         self._appended: set[tuple[str, str]] = set()
+        #: buffer bucket -> keys of its buffered records (views of the buffered tables' key
+        #: columns, not copies): buffered records are in no file, so no index finds them
+        self._pending: dict[tuple[str, ...], list[pa.ChunkedArray]] = {}
 
     # -- routing ---------------------------------------------------------------------------------
 
@@ -150,6 +156,7 @@ class StreamWriter:
                 existing = live_locations(view, existing)  # moved keys' stale copies
             tagged = join_locations(records, existing, global_=True)
             del records
+            self._flush_inserts_moved_by(tagged)
             tagged = self._tag_in_instant(tagged, probe_all=True)
             tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)
         else:
@@ -166,11 +173,53 @@ class StreamWriter:
         bounds = np.flatnonzero(np.diff(sc)) + 1
         for s, e in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [len(sc)]]), strict=True):
             # take (a copy), not slice: a buffered bucket must not pin the whole chunk
-            self.buffer.add(keys[int(sc[s])], tagged.take(pa.array(order[s:e])))
+            dest, part_records = keys[int(sc[s])], tagged.take(pa.array(order[s:e]))
+            # before add: the add may flush the bucket at once
+            self._pending.setdefault(dest, []).append(part_records.column(RECORD_KEY))
+            self.buffer.add(dest, part_records)
         del tagged
         # the chunk's temporaries are gone: hand the allocator's free pages back to the OS, so
         # RSS follows the buffer instead of the high-water mark of every stage (cheap per chunk)
         pa.default_memory_pool().release_unused()
+
+    def _flush_inserts_moved_by(self, tagged: pa.Table) -> None:
+        """Global index: write out the insert streams holding buffered new records of keys this
+        chunk puts in another partition, so the in-instant index finds them there.
+
+        A key inserted by an earlier chunk whose records are still buffered is in no file yet;
+        if this chunk moves it to another partition (or, without partition updates, writes it
+        under another one), its records go to another bucket than the buffered insert and the
+        two never meet in a flush's dedupe: the insert would be written next to the moved copy.
+        Written first, the probe locates it and the split deletes it."""
+        inserts = [b for b in self._pending if b[0] == "I"]
+        if not inserts or tagged.num_rows == 0:
+            return
+        keys = tagged.column(RECORD_KEY).combine_chunks().cast(pa.string())
+        owner, row = self._buffered_hits(inserts, keys)
+        if len(owner) == 0:
+            return
+        incoming = tagged.column(PARTITION_PATH).combine_chunks().take(pa.array(row))
+        names = pa.array([b[1] for b in inserts], pa.string())
+        elsewhere = pc.fill_null(pc.not_equal(incoming, names.take(pa.array(owner))), True)
+        for o in np.unique(owner[elsewhere.to_numpy(zero_copy_only=False)]).tolist():
+            self.buffer.flush(inserts[o])
+
+    def _buffered_hits(self, buckets: list[tuple[str, ...]], keys: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        """Buffered records of ``buckets`` whose key is in ``keys``: the bucket's position in
+        ``buckets`` and the row of ``keys`` holding the key, one pair per buffered record."""
+        lists = [self._pending.get(b, []) for b in buckets]
+        lengths = [sum(len(k) for k in ks) for ks in lists]
+        chunks_ = [c for ks in lists for k in ks for c in k.chunks]
+        empty = np.zeros(0, dtype=np.int64)
+        if not chunks_ or len(keys) == 0:
+            return empty, empty
+        pending = pa.chunked_array(chunks_, pa.string()).combine_chunks()
+        pos = pc.index_in(pending, value_set=keys)
+        hit = pc.is_valid(pos).to_numpy(zero_copy_only=False)
+        if not hit.any():
+            return empty, empty
+        owner = np.repeat(np.arange(len(buckets)), lengths)[hit]
+        return owner, pc.drop_null(pos).to_numpy(zero_copy_only=False).astype(np.int64)
 
     def _tag_in_instant(self, tagged: pa.Table, *, probe_all: bool) -> pa.Table:
         """Locate keys this instant already wrote (earlier chunks) or hash buckets it created.
@@ -253,6 +302,7 @@ class StreamWriter:
         assert isinstance(key, tuple)
         if self._dedupe and isinstance(records, pa.Table) and records.column(RECORD_KEY).num_chunks > 1:
             records = deduplicate(records, self._config)  # rows of several chunks may share keys
+        self._pending.pop(key, None)  # flushed: the handles and the in-instant index know them
         if key[0] == "I":
             part = key[1]
             if self._small_files is not None:
@@ -325,6 +375,7 @@ class StreamWriter:
         smalls = self._smalls.get(part)
         if smalls is None:
             smalls = self._smalls[part] = self._small_files(part)
+        self._flush_updates_of(part, {s.file_id for s in smalls}, records)
         # room left: a small file grows by the records packed into it so far; a MOR group with
         # logs on its table slice (appended by this instant) is not small any more
         avg = self._avg_record_size
@@ -352,6 +403,21 @@ class StreamWriter:
             if self.ctx.is_mor:
                 self._rebased.add((part, b.file_id))
         return live.slice(start)
+
+    def _flush_updates_of(self, part: str, file_ids: set[str], records: pa.Table) -> None:
+        """Write out the buffered records of the small files that hold keys of ``records``.
+
+        Such a key left the file earlier in this instant (a global index moved it away: its
+        delete is buffered for the file) and now comes back as a new record: packed into the
+        same file, the buffered delete, flushed later, would delete it again. Those buffered
+        records are older than the new ones, so they go first."""
+        groups = [b for b in self._pending if b[0] == "G" and b[1] == part and b[2] in file_ids]
+        if not groups:
+            return
+        keys = records.column(RECORD_KEY).combine_chunks().cast(pa.string())
+        owner, _ = self._buffered_hits(groups, keys)
+        for o in np.unique(owner).tolist():
+            self.buffer.flush(groups[o])
 
     def _remember_keys(self, partition: str, file_id: str, keys: pa.Array) -> None:
         h = self._inserts.get(partition)
