@@ -14,6 +14,7 @@ others); much larger batches only raise the Python workers' peak memory.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import tempfile
 import time
@@ -59,6 +60,32 @@ def run_local(n: int, root: str) -> tuple[float, float]:
     return t1 - t0, time.perf_counter() - t1
 
 
+def machine_cpu_seconds() -> float:
+    """CPU seconds the whole machine spent busy (JVM, Python workers, driver): /proc/stat."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (v[0] + v[1] + v[2] + v[5] + v[6]) / os.sysconf("SC_CLK_TCK")  # user nice system irq softirq
+
+
+def python_worker_peak_rss_mb() -> float:
+    """Largest peak RSS (VmHWM) of the live PySpark Python workers (forked by pyspark.daemon)."""
+    peak = 0.0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"pyspark.daemon" not in f.read():
+                    continue
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        peak = max(peak, int(line.split()[1]) / 1024)
+        except OSError:
+            continue
+    return peak
+
+
 def run_spark(master: str, n: int, root: str, batch: int, java_opts: str, memory: str) -> tuple[float, float, float]:
     import hudi_spark
 
@@ -77,15 +104,21 @@ def run_spark(master: str, n: int, root: str, batch: int, java_opts: str, memory
     hudi_spark.write(spark.createDataFrame(make(1000)), f"{root}/warmup-{master}", operation="bulk_insert", options=OPTS)
     startup = time.perf_counter() - t0
     path = f"{root}/spark-{master}"
-    first = spark.createDataFrame(make(n)).cache()
+    data = make(n)
+    first_bytes = data.nbytes
+    first = spark.createDataFrame(data).cache()
+    del data
     first.count()
     upd = spark.createDataFrame(make(n // 10, n - n // 20, ts=1)).cache()
     upd.count()
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), machine_cpu_seconds()
     hudi_spark.write(first, path, operation="bulk_insert", options=OPTS)
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), machine_cpu_seconds()
     hudi_spark.write(upd, path, operation="upsert", options=OPTS)
-    t3 = time.perf_counter()
+    t3, c3 = time.perf_counter(), machine_cpu_seconds()
+    print(f"    {master}: cores busy on average (machine CPU / wall): bulk_insert {(c2 - c1) / (t2 - t1):.2f}, "
+          f"upsert {(c3 - c2) / (t3 - t2):.2f}; Python worker peak RSS {python_worker_peak_rss_mb():.0f} MB "
+          f"(input {first_bytes / 2**20:.0f} MB in Arrow)")  # fmt: skip
     spark.stop()
     return startup, t2 - t1, t3 - t2
 

@@ -305,10 +305,20 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     # one group id per (partition, hash bucket); a Spark hash collision only puts two groups
     # in one run, which the task writes together as it writes any task's groups
     group = F.hash(*[F.col(c) for c in parts], F.col(BUCKET_NUM)).alias(GROUP)
-    tasks = parallelism * 4  # several groups per task; more tasks balance uneven groups
-    shuffled = staged.select("*", group).repartition(tasks, F.col(GROUP))
+    # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs, two for
+    # larger ones (a slow task then shares the other core with a second one)
+    size = _task_bytes(df, 1)
+    tasks = parallelism * (1 if size < _SMALL_INPUT_BYTES else 2)
+    staged = staged.select("*", group)
+    if hasattr(staged, "repartitionById"):  # pyspark >= 4.1
+        # a partition's hash buckets go to consecutive tasks: every task gets its share of
+        # every partition (a hash of the group would pile several groups on one task)
+        target = (F.pmod(F.hash(*[F.col(c) for c in parts]), F.lit(tasks)) + F.col(BUCKET_NUM)) % F.lit(tasks)
+        shuffled = staged.repartitionById(tasks, target.cast("int"))
+    else:
+        shuffled = staged.repartition(tasks, F.col(GROUP))
     steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
-    if _task_bytes(df, tasks) > int(cfg.get(SparkOptions.TASK_MAX_BYTES)):
+    if size / tasks > int(cfg.get(SparkOptions.TASK_MAX_BYTES)):
         # a task's input may not fit a Python worker: Spark sorts it by group (spilling to
         # disk) and the task writes one group at a time
         shuffled = shuffled.sortWithinPartitions(GROUP)
@@ -318,6 +328,8 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
 
 #: the (partition, hash bucket) group of a row, computed in the JVM for the shuffle
 GROUP = "_hoodie_w_group"
+#: below this input size (Spark's estimate) a write runs one task per core
+_SMALL_INPUT_BYTES = 64 * 1024 * 1024
 
 
 def _jvm_bucket(df: DataFrame, index: Any) -> Any:
