@@ -130,11 +130,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--batch", type=int, default=100_000, help="spark.sql.execution.arrow.maxRecordsPerBatch")
     ap.add_argument("--java-opts", default="-XX:+UseParallelGC", help="spark.driver.extraJavaOptions")
     ap.add_argument("--driver-memory", default="3g", help="spark.driver.memory (local mode: executors too)")
+    ap.add_argument("--option", action="append", default=[], help="k=v write option for every write (both engines)")
+    ap.add_argument("--skip-local", action="store_true", help="do not time the local engine (ratios print as nan)")
     args = ap.parse_args(argv)
+    OPTS.update(dict(o.split("=", 1) for o in args.option))
     for n in args.rows:
         root = tempfile.mkdtemp(prefix="spark-bench-")
         try:
-            lb, lu = run_local(n, root)
+            lb, lu = (float("nan"), float("nan")) if args.skip_local else run_local(n, root)
             print(f"rows={n:,}  local engine: bulk_insert {lb:.2f}s ({n / lb:,.0f} rows/s), upsert {lu:.2f}s")
             for master in args.masters:
                 s, b, u = run_spark(master, n, root, args.batch, args.java_opts, args.driver_memory)

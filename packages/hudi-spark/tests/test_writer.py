@@ -218,3 +218,24 @@ def test_jvm_hash_bucket_equals_core_for_every_kind_of_key(spark: Any) -> None:
     # not one string field: no JVM shortcut (the Arrow UDF computes it)
     assert _jvm_bucket(df, BucketIndex(7, ("uuid", "n"), ("uuid", "n"))) is None
     assert _jvm_bucket(df.selectExpr("n AS uuid"), index) is None
+
+
+@pytest.mark.parametrize("extra", [{}, ONE_GROUP_AT_A_TIME], ids=["whole-task", "by-group"])
+def test_non_partitioned_bucket_table_same_as_local_engine(spark: Any, tmp_path: Path, extra: dict[str, str]) -> None:
+    """No partition columns: the hash bucket alone picks the Spark task and the file group."""
+    import hudi_spark
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = {k: v for k, v in _opts("MERGE_ON_READ", "BUCKET").items() if "partitionpath" not in k}
+    opts["hoodie.bucket.index.num.buckets"] = "3"
+    for op, data in _batches():
+        data = data.drop_columns(["city"])
+        if not HudiTable.exists(local):
+            HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                             ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
+        WriteClient(HudiTable.open(local), opts).write(data, operation=op)
+        hudi_spark.write(spark.createDataFrame(data).repartition(2), remote, operation=op, options={**opts, **extra})
+    cols = ["uuid", "ts", "fare"]
+    got = HudiTable.open(remote).read(columns=cols).sort_by("uuid")
+    assert got.equals(HudiTable.open(local).read(columns=cols).sort_by("uuid"))
+    assert got.num_rows == 47 and len({f.name.split("_")[0] for f in Path(remote).glob("*.parquet")}) == 3

@@ -307,14 +307,14 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     group = F.hash(*[F.col(c) for c in parts], F.col(BUCKET_NUM)).alias(GROUP)
     # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs, two for
     # larger ones (a slow task then shares the other core with a second one)
-    size = _task_bytes(df, 1)
+    size = _input_bytes(df)
     tasks = parallelism * (1 if size < _SMALL_INPUT_BYTES else 2)
     staged = staged.select("*", group)
     if hasattr(staged, "repartitionById"):  # pyspark >= 4.1
         # a partition's hash buckets go to consecutive tasks: every task gets its share of
         # every partition (a hash of the group would pile several groups on one task)
-        target = (F.pmod(F.hash(*[F.col(c) for c in parts]), F.lit(tasks)) + F.col(BUCKET_NUM)) % F.lit(tasks)
-        shuffled = staged.repartitionById(tasks, target.cast("int"))
+        first = F.pmod(F.hash(*[F.col(c) for c in parts]), F.lit(tasks)) if parts else F.lit(0)
+        shuffled = staged.repartitionById(tasks, ((first + F.col(BUCKET_NUM)) % F.lit(tasks)).cast("int"))
     else:
         shuffled = staged.repartition(tasks, F.col(GROUP))
     steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
@@ -349,13 +349,12 @@ def _jvm_bucket(df: DataFrame, index: Any) -> Any:
     return ((F.lit(31).cast("bigint") + h).bitwiseAND(F.lit(0x7FFFFFFF)) % F.lit(int(index.num_buckets))).cast("int")
 
 
-def _task_bytes(df: DataFrame, tasks: int) -> float:
-    """Spark's estimate of the input's size per write task (unknown: infinite)."""
+def _input_bytes(df: DataFrame) -> float:
+    """Spark's estimate of the input's size (unknown: infinite)."""
     try:
-        size = int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+        return float(int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())))
     except Exception:  # an input without statistics: assume it is large
         return float("inf")
-    return size / max(1, tasks)
 
 
 def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, parallelism: int) -> list[Any]:
