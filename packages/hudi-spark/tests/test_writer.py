@@ -54,13 +54,18 @@ def _rows(path: str) -> list[tuple[Any, ...]]:
 #: every input is "too big" for one Python worker: the BUCKET write sorts each task's rows by
 #: file group and writes one group at a time (stages.by_group)
 ONE_GROUP_AT_A_TIME = {"hoodie.spark.write.task.max.bytes": "1"}
+#: the same for SIMPLE / GLOBAL_SIMPLE: key shuffles get more tasks (a few hundred bytes each)
+#: and the write sorts by bucket, holding one file group at a time
+SMALL_TASKS = {"hoodie.spark.write.task.max.bytes": "256"}
 
 
 @pytest.mark.parametrize(
     ("table_type", "index", "extra"),
     [("COPY_ON_WRITE", "SIMPLE", {}), ("MERGE_ON_READ", "BUCKET", {}), ("MERGE_ON_READ", "GLOBAL_SIMPLE", {}),
-     ("MERGE_ON_READ", "BUCKET", ONE_GROUP_AT_A_TIME), ("COPY_ON_WRITE", "BUCKET", ONE_GROUP_AT_A_TIME)],
-    ids=["cow-simple", "mor-bucket", "mor-global", "mor-bucket-by-group", "cow-bucket-by-group"],
+     ("MERGE_ON_READ", "BUCKET", ONE_GROUP_AT_A_TIME), ("COPY_ON_WRITE", "BUCKET", ONE_GROUP_AT_A_TIME),
+     ("COPY_ON_WRITE", "SIMPLE", SMALL_TASKS), ("MERGE_ON_READ", "GLOBAL_SIMPLE", SMALL_TASKS)],
+    ids=["cow-simple", "mor-bucket", "mor-global", "mor-bucket-by-group", "cow-bucket-by-group",
+         "cow-simple-small-tasks", "mor-global-small-tasks"],
 )  # fmt: skip
 def test_same_snapshot_as_local_engine(spark: Any, tmp_path: Path, table_type: str, index: str, extra: dict[str, str]) -> None:
     import hudi_spark

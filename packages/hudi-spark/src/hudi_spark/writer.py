@@ -179,6 +179,10 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
     has_commits = bool(table.timeline.completed_commits())
     tagged_schema = _tagged_schema(keyed_schema, cfg, table.config.record_key_fields)
     ctx = _write_context(table, cfg, job.instant, schema)
+    # shuffles by key (precombine, index join) gather each task's rows: enough tasks that one
+    # holds about hoodie.spark.write.task.max.bytes of the input at most
+    task_max = int(cfg.get(SparkOptions.TASK_MAX_BYTES))
+    key_tasks = _tasks_for(df, parallelism, task_max)
     # Every JVM<->Python hop costs about as much as core's work on the rows, so consecutive
     # per-task steps run in one mapInArrow (stages.chain) and shuffles happen only where rows
     # must meet: the same key (precombine, index join) or the same file group (write).
@@ -203,7 +207,7 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
         write_new = functools.partial(_write_new_task, ctx=ctx, avg_record_size=_avg_record_size(table, cfg))
         job.inflight(_empty_profile())
         if combine:
-            front = _map(df, [prep], prepared_schema).repartition(parallelism, RECORD_KEY)
+            front = _map(df, [prep], prepared_schema).repartition(key_tasks, RECORD_KEY)
             written = _map(front, [functools.partial(dedupe, out_schema=keyed_schema), tag, write_new], _STATUS_SCHEMA)
         else:
             written = _map(df, [prep, tag, write_new], _STATUS_SCHEMA)
@@ -211,7 +215,7 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
     steps: list[Any] = [prep]
     keyed = df
     if combine:
-        keyed = _map(df, [prep], prepared_schema).repartition(parallelism, RECORD_KEY)
+        keyed = _map(df, [prep], prepared_schema).repartition(key_tasks, RECORD_KEY)
         steps = [functools.partial(dedupe, out_schema=keyed_schema)]
     if overwrite:
         keyed = _map(keyed, steps, keyed_schema)
@@ -220,7 +224,7 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
     # 3. index
     if op in ("upsert", "delete") and has_commits:
         keyed = _map(keyed, steps, keyed_schema) if steps else keyed
-        tagged = _join_existing(keyed, table, cfg, tagged_schema, parallelism)
+        tagged = _join_existing(keyed, table, cfg, tagged_schema, max(parallelism * 2, key_tasks))
     else:  # nothing to look up: every record is an insert (core's tagging without a view)
         tagged = _map(keyed, [*steps, _tag_step(table, cfg, tagged_schema, lookup=False)], tagged_schema)
     tagged = tagged.persist()
@@ -237,10 +241,12 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
             return []
         # 5-6. shuffle by bucket; each task writes its buckets with core's handles
         n = max(1, min(len(plan.buckets), parallelism * 4))
-        written = assigned.repartition(n, F.col(BUCKET)).mapInArrow(
-            functools.partial(_write_task, ctx=ctx, buckets=plan.buckets), _spark_schema(_STATUS_SCHEMA)
-        )
-        return _statuses(written)
+        shuffled = assigned.repartition(n, F.col(BUCKET))
+        write = functools.partial(_write_task, ctx=ctx, buckets=plan.buckets)
+        if _input_bytes(df) / n > task_max:  # one bucket (file group) at a time per task
+            shuffled = shuffled.sortWithinPartitions(BUCKET)
+            write = functools.partial(stages.by_group, column=BUCKET, steps=[write])
+        return _statuses(shuffled.mapInArrow(write, _spark_schema(_STATUS_SCHEMA)))
     finally:
         tagged.unpersist()
 
@@ -349,6 +355,15 @@ def _jvm_bucket(df: DataFrame, index: Any) -> Any:
     return ((F.lit(31).cast("bigint") + h).bitwiseAND(F.lit(0x7FFFFFFF)) % F.lit(int(index.num_buckets))).cast("int")
 
 
+def _tasks_for(df: DataFrame, parallelism: int, task_max: int) -> int:
+    """Tasks for a shuffle of ``df``'s rows: the parallelism, more when a task would hold more
+    than ``task_max`` bytes (Spark's size estimate; an unknown size keeps the parallelism)."""
+    size = _input_bytes(df)
+    if size == float("inf"):
+        return parallelism
+    return max(parallelism, int(-(-size // max(1, task_max))))
+
+
 def _input_bytes(df: DataFrame) -> float:
     """Spark's estimate of the input's size (unknown: infinite)."""
     try:
@@ -411,9 +426,9 @@ def _arrow(df: DataFrame) -> pa.Schema:
     return to_arrow_schema(df.schema, timezone="UTC")
 
 
-def _join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema: pa.Schema, parallelism: int) -> DataFrame:
+def _join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema: pa.Schema, groups: int) -> DataFrame:
     """SIMPLE / GLOBAL_SIMPLE: the records co-grouped with the existing key locations (read per
-    table partition in tasks) by key hash, joined by core's ``join_locations``."""
+    table partition in tasks) by key hash into ``groups`` groups, joined by core's ``join_locations``."""
     from hudi_core.fs_view import FileSystemView
     from hudi_core.write.records import RECORD_KEY
     from pyspark.sql import functions as F
@@ -421,12 +436,11 @@ def _join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema
     conf = cfg.to_dict()
     spark = keyed.sparkSession
     parts = FileSystemView(table).partitions()
-    part_df = spark.createDataFrame([(p,) for p in parts] or [("",)], "p string").repartition(max(1, min(len(parts), parallelism)))
+    part_df = spark.createDataFrame([(p,) for p in parts] or [("",)], "p string").repartition(max(1, min(len(parts), groups)))
     existing = part_df.mapInArrow(
         functools.partial(stages.locations_task, base_uri=table.base_uri, config=conf, out_schema=_existing_schema(table)),
         _spark_schema(_existing_schema(table)),
     )
-    groups = parallelism * 2
     g = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % groups).alias("_g")
     fn = functools.partial(_join_group, config=conf, record_key_fields=table.config.record_key_fields, out_schema=schema)
     return (
