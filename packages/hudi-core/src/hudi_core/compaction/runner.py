@@ -158,7 +158,7 @@ def execute_operation(task: OperationTask) -> OperationResult:
         t0 = time.monotonic()
         file_slice = op.file_slice(table)
         merged = merge_file_slice(table, file_slice, as_of=task.instant_time, timeline=task.timeline,
-                                  schema=task.schema)  # fmt: skip
+                                  schema=task.schema, every_copy=True)  # fmt: skip
         blocks, rollbacks, corrupt = _count_blocks(table, file_slice)
         scan_ms = int((time.monotonic() - t0) * 1000)
         name = BaseFileName(op.file_id, write_token(task.index, 0, task.index), task.instant_time).name

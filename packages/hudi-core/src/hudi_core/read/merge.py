@@ -54,11 +54,17 @@ def merge_file_slice(
     as_of: str | None = None,
     timeline: Timeline | VisibleTimeline | CommitSet | None = None,
     schema: pa.Schema | None = None,
+    every_copy: bool = False,
 ) -> pa.Table:
     """The rows of a file slice as of an instant: its base file merged with its log blocks.
 
     Returns the meta columns then the table's columns (``schema``, default the table's schema
-    as of ``as_of``). Compaction calls this too.
+    as of ``as_of``). Compaction calls this too, with ``every_copy``.
+
+    A key stored twice in the base file (``insert`` keeps duplicates) is merged as Java does:
+    a snapshot read merges the log record into the first copy and passes later copies through
+    unchanged (Hudi's merge-on-read iterator takes each log record once); compaction's merge
+    handle merges it into ``every_copy``.
     """
     schema = schema if schema is not None else slice_schema(table, as_of)
     visible = (
@@ -72,7 +78,7 @@ def merge_file_slice(
     blocks = valid_log_blocks(table, file_slice, as_of=as_of, visible=visible)
     if not blocks:
         return base
-    return _merge(table, base, blocks, schema)
+    return _merge(table, base, blocks, schema, every_copy=every_copy)
 
 
 # -- log block selection (8.4) ---------------------------------------------------------------------
@@ -152,7 +158,7 @@ def _java_class(dt: pa.DataType) -> str:
     return str(dt)
 
 
-def _merge(table: HudiTable, base: pa.Table, blocks: list[Any], schema: pa.Schema) -> pa.Table:
+def _merge(table: HudiTable, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool) -> pa.Table:
     from hudi_core.log.format import BlockType
 
     config = table.config
@@ -193,7 +199,7 @@ def _merge(table: HudiTable, base: pa.Table, blocks: list[Any], schema: pa.Schem
             state = (
                 _apply_deletes(state, ev, ord_type) if is_delete else _apply_data(state, _last_per_key(ev))
             )
-    merged = _combine_with_base(table, base, logs, state, ord_field, ord_type)
+    merged = _combine_with_base(table, base, logs, state, ord_field, ord_type, every_copy=every_copy)
     if IS_DELETED_FIELD in merged.column_names:
         merged = merged.filter(pc.invert(pc.fill_null(merged.column(IS_DELETED_FIELD), False)))
     return merged
@@ -307,11 +313,14 @@ def _combine_with_base(
     state: pa.Table,
     ord_field: str | None,
     ord_type: pa.DataType,
+    *,
+    every_copy: bool,
 ) -> pa.Table:
     """combineAndGetUpdateValue(base, log) per key; log-only keys are inserts.
 
     Only keys present in the log are merged: base rows are probed against the (small) log
-    state with a hash look-up, untouched base rows pass through by a boolean mask."""
+    state with a hash look-up, untouched base rows pass through by a boolean mask. A key's
+    later copies in the base pass through untouched unless ``every_copy``."""
     if state.num_rows == 0:
         return base
     event_time = _payload_is_event_time(table)
@@ -321,10 +330,18 @@ def _combine_with_base(
     keep_base = np.ones(base.num_rows, dtype=bool)
     has_base = np.zeros(n_state, dtype=bool)
     log_wins = np.zeros(n_state, dtype=bool)  # over some base row of the key (duplicates: any)
+    copies: np.ndarray | None = None  # every_copy: base copies each log record replaces
     if base.num_rows:
         b_keys = pc.cast(record_keys(base, table.config), pa.string())
         pos = pc.fill_null(pc.index_in(b_keys, value_set=s_keys), -1).to_numpy()
         matched = pos >= 0
+        if not every_copy and matched.any():
+            # only the first base copy of a key meets its log record (duplicates are rare)
+            rows = np.flatnonzero(matched)
+            _, first = np.unique(pos[rows], return_index=True)
+            if len(first) < len(rows):
+                matched = np.zeros_like(matched)
+                matched[rows[first]] = True
         if matched.any():
             m_pos = pos[matched]
             over = np.zeros(len(m_pos), dtype=bool)
@@ -336,12 +353,16 @@ def _combine_with_base(
             keep_base[matched] = over
             has_base[m_pos] = True
             log_wins[m_pos[~over]] = True
+            if every_copy:  # the merged record replaces each copy it won over
+                copies = np.bincount(m_pos[~over], minlength=n_state)
     take_log = ~s_del & (~has_base | log_wins)
     parts = []
     if keep_base.any():
         parts.append(base if keep_base.all() else base.filter(pa.array(keep_base)))
     if take_log.any():
         rows = pc.filter(state.column("s_row"), pa.array(take_log))
+        if copies is not None and (copies > 1).any():
+            rows = pa.array(np.repeat(rows.to_numpy(zero_copy_only=False), np.maximum(copies[take_log], 1)))
         parts.append(logs.take(pc.take(rows, pc.sort_indices(rows))))
     if not parts:
         return base.schema.empty_table()
