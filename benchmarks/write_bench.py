@@ -162,7 +162,7 @@ def main() -> None:
         fb = best(lambda i: pq.write_to_dataset(base_data, f"{work}/floor{i}", partition_cols=["city"],
                                                 compression="gzip", compression_level=6))  # fmt: skip
         ups = [pa.concat_tables([trips(m // 2, k * 7919 % max(1, n - m), 2 + k, rng),
-                                 trips(m - m // 2, n + k * m, 2 + k, rng)]) for k in range(args.upserts)]  # fmt: skip
+                                 trips(m - m // 2, n + k * m, 2 + k, rng)]) for k in range(max(1, args.upserts))]  # fmt: skip
         avro_schema = arrow_to_avro(ups[0].schema, "trips")
         rows = ups[0].to_pylist()
         fa = best(lambda i: fastavro.writer(io.BytesIO(), fastavro.parse_schema(avro_schema), rows))
@@ -188,8 +188,9 @@ def main() -> None:
                         runs.append(timed_cpu(lambda t=t: t.bulk_insert(base_data)))
                     shutil.rmtree(f"{path}-warm", ignore_errors=True)
                     bulk = min(runs)
-                    per = [timed_cpu(lambda u=u: t.upsert(u)) for u in ups]
-                    up = (sum(p[0] for p in per) / len(per), sum(p[1] for p in per) / len(per))
+                    per = [timed_cpu(lambda u=u: t.upsert(u)) for u in ups[: args.upserts]]
+                    n_up = max(1, len(per))  # --upserts 0: bulk_insert only (upsert columns print 0)
+                    up = (sum(p[0] for p in per) / n_up, sum(p[1] for p in per) / n_up)
                     floor = fa if fmt == "avro" else fp
                     name = f"{ttype} {fmt} {index}"
                     print(f"{name:30} {bulk[0]:7.2f} {n / bulk[0]:9.0f} {bulk[0] / fb[0]:6.2f} ({bulk[1] / fb[1]:4.2f}) "
