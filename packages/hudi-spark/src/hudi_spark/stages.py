@@ -172,27 +172,32 @@ def tag_task(
     from a file-system view built in the task (no join needed). With ``view_key`` (the write's
     instant) a Python worker builds that view once per write, however many groups it tags."""
     from hudi_core.config.property import HoodieConfig
-    from hudi_core.fs_view import FileSystemView
-    from hudi_core.table import HudiTable
     from hudi_core.write.index import index_for, tag_locations
 
     table = _table_of(batches)
     if table is None:
         return
     conf = HoodieConfig(config)
-    view = None
-    if has_commits:
-        # one view per write per Python worker: a task that writes its groups one by one
-        # (by_group) tags each group against the same listing
-        key = (base_uri, view_key)
-        if view_key is None or _VIEW_CACHE.get("key") != key:
-            _VIEW_CACHE.clear()
-            _VIEW_CACHE.update(key=key, view=FileSystemView(HudiTable.open(base_uri, options=config)))
-        view = _VIEW_CACHE["view"]
+    # one view per write per Python worker: a task that writes its groups one by one
+    # (by_group) tags each group against the same listing
+    view = _view(base_uri, config, view_key) if has_commits else None
     yield from _out(tag_locations(table, index_for(conf, record_key_fields), view), out_schema)
 
 
 _VIEW_CACHE: dict[str, Any] = {}
+
+
+def _view(base_uri: str, config: Mapping[str, str], view_key: str | None) -> Any:
+    """The table's file-system view, built once per ``view_key`` (a write's instant) in this
+    Python worker; without a key, every call lists the table anew."""
+    from hudi_core.fs_view import FileSystemView
+    from hudi_core.table import HudiTable
+
+    key = (base_uri, view_key)
+    if view_key is None or _VIEW_CACHE.get("key") != key:
+        _VIEW_CACHE.clear()
+        _VIEW_CACHE.update(key=key, view=FileSystemView(HudiTable.open(base_uri, options=config)))
+    return _VIEW_CACHE["view"]
 
 
 def by_group(
@@ -219,10 +224,13 @@ def by_group(
 
 
 def join_task(
-    records: pa.Table, existing: pa.Table, *, config: Mapping[str, str], record_key_fields: list[str], out_schema: pa.Schema
+    records: pa.Table, existing: pa.Table, *, config: Mapping[str, str], record_key_fields: list[str], out_schema: pa.Schema,
+    base_uri: str | None = None, view_key: str | None = None,
 ) -> pa.Table:
     """Stage 3 for SIMPLE / GLOBAL_SIMPLE: one co-group (records and existing key locations that
-    hash to the same group) joined by core's ``join_locations``."""
+    hash to the same group) joined by core's ``join_locations``. A global index on a MOR table
+    (``base_uri`` given) first drops the stale copies of moved keys (core's ``live_locations``):
+    every location of a key is in its co-group."""
     import pyarrow.compute as pc
     from hudi_core.config.property import HoodieConfig
     from hudi_core.write.index import index_for
@@ -237,6 +245,10 @@ def join_task(
     index = index_for(HoodieConfig(config), record_key_fields)
     global_ = bool(getattr(index, "is_global", False))
     existing = existing.drop_columns([c for c in ("_g",) if c in existing.column_names])
+    if global_ and base_uri is not None and existing.num_rows:
+        from hudi_core.write.index import live_locations
+
+        existing = live_locations(_view(base_uri, config, view_key), existing)
     tagged = join_locations(records.drop_columns(["_g"]), existing, global_=global_)
     if global_:
         tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)

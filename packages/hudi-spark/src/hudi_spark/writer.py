@@ -224,7 +224,7 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
     # 3. index
     if op in ("upsert", "delete") and has_commits:
         keyed = _map(keyed, steps, keyed_schema) if steps else keyed
-        tagged = _join_existing(keyed, table, cfg, tagged_schema, max(parallelism * 2, key_tasks))
+        tagged = _join_existing(keyed, table, cfg, tagged_schema, max(parallelism * 2, key_tasks), job.instant)
     else:  # nothing to look up: every record is an insert (core's tagging without a view)
         tagged = _map(keyed, [*steps, _tag_step(table, cfg, tagged_schema, lookup=False)], tagged_schema)
     tagged = tagged.persist()
@@ -426,7 +426,8 @@ def _arrow(df: DataFrame) -> pa.Schema:
     return to_arrow_schema(df.schema, timezone="UTC")
 
 
-def _join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema: pa.Schema, groups: int) -> DataFrame:
+def _join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema: pa.Schema, groups: int,
+                   view_key: str | None = None) -> DataFrame:  # fmt: skip
     """SIMPLE / GLOBAL_SIMPLE: the records co-grouped with the existing key locations (read per
     table partition in tasks) by key hash into ``groups`` groups, joined by core's ``join_locations``."""
     from hudi_core.fs_view import FileSystemView
@@ -442,7 +443,8 @@ def _join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema
         _spark_schema(_existing_schema(table)),
     )
     g = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % groups).alias("_g")
-    fn = functools.partial(_join_group, config=conf, record_key_fields=table.config.record_key_fields, out_schema=schema)
+    fn = functools.partial(_join_group, config=conf, record_key_fields=table.config.record_key_fields, out_schema=schema,
+                           base_uri=table.base_uri if table.config.is_mor else None, view_key=view_key)  # fmt: skip
     return (
         keyed.withColumn("_g", g).groupBy("_g")
         .cogroup(existing.withColumn("_g", g).groupBy("_g"))
@@ -456,8 +458,10 @@ def _existing_schema(table: HudiTable) -> pa.Schema:
     return LOCATIONS_SCHEMA
 
 
-def _join_group(records: pa.Table, existing: pa.Table, *, config: Mapping[str, str], record_key_fields: list[str], out_schema: pa.Schema) -> pa.Table:
-    return stages.join_task(records, existing, config=config, record_key_fields=record_key_fields, out_schema=out_schema)
+def _join_group(records: pa.Table, existing: pa.Table, *, config: Mapping[str, str], record_key_fields: list[str],
+                out_schema: pa.Schema, base_uri: str | None, view_key: str | None) -> pa.Table:  # fmt: skip
+    return stages.join_task(records, existing, config=config, record_key_fields=record_key_fields, out_schema=out_schema,
+                            base_uri=base_uri, view_key=view_key)  # fmt: skip
 
 
 def _plan(tagged: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str) -> tuple[Any, dict[tuple[int, str], int], Any]:
