@@ -28,7 +28,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-
 from hudi_core.schema.avro_schema import arrow_to_avro
 from hudi_core.table.hudi_table import HudiTable
 
@@ -188,7 +187,7 @@ def main() -> None:
                         runs.append(timed_cpu(lambda t=t: t.bulk_insert(base_data)))
                     shutil.rmtree(f"{path}-warm", ignore_errors=True)
                     bulk = min(runs)
-                    per = [timed_cpu(lambda u=u: t.upsert(u)) for u in ups[: args.upserts]]
+                    per = [timed_cpu(lambda u=u, t=t: t.upsert(u)) for u in ups[: args.upserts]]
                     n_up = max(1, len(per))  # --upserts 0: bulk_insert only (upsert columns print 0)
                     up = (sum(p[0] for p in per) / n_up, sum(p[1] for p in per) / n_up)
                     floor = fa if fmt == "avro" else fp

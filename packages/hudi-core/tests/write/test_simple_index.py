@@ -77,6 +77,6 @@ def test_global_index_key_moved_twice_lives_once(tmp_path: Path, table_type: str
     t.upsert(rows(["a"], "p1", 5), options=opts)  # a back home
     expected = {("a", "p1", "p1-5"), ("b", "p3", "p3-4"), ("c", "p1", "p1-1")}
     snap = t.read(columns=["id", "part", "v"])
-    assert sorted(zip(*(snap.column(c).to_pylist() for c in ("id", "part", "v")))) == sorted(expected)
+    assert sorted(zip(*(snap.column(c).to_pylist() for c in ("id", "part", "v")), strict=True)) == sorted(expected)
     rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(t.base_uri).build().read())
-    assert sorted(zip(*(rs.column(c).to_pylist() for c in ("id", "part", "v")))) == sorted(expected)
+    assert sorted(zip(*(rs.column(c).to_pylist() for c in ("id", "part", "v")), strict=True)) == sorted(expected)
