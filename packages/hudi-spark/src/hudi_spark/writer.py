@@ -182,12 +182,13 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
     # shuffles by key (precombine, index join) gather each task's rows: enough tasks that one
     # holds about hoodie.spark.write.task.max.bytes of the input at most
     task_max = int(cfg.get(SparkOptions.TASK_MAX_BYTES))
-    key_tasks = _tasks_for(df, parallelism, task_max)
+    input_bytes = _input_bytes(df)
+    key_tasks = _tasks_for(input_bytes, parallelism, task_max)
     # Every JVM<->Python hop costs about as much as core's work on the rows, so consecutive
     # per-task steps run in one mapInArrow (stages.chain) and shuffles happen only where rows
     # must meet: the same key (precombine, index join) or the same file group (write).
     if kind == "BUCKET" and not overwrite:
-        return _write_hash_buckets_direct(df, table, cfg, ctx, job, parallelism, combine=combine, prep=prep,
+        return _write_hash_buckets_direct(df, table, cfg, ctx, job, parallelism, input_bytes, combine=combine, prep=prep,
                                           tag=_tag_step(table, cfg, _with(tagged_schema, *seq), lookup=has_commits,
                                                         view_key=job.instant),
                                           dedupe=functools.partial(dedupe, out_schema=tagged_schema))  # fmt: skip
@@ -243,7 +244,7 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
         n = max(1, min(len(plan.buckets), parallelism * 4))
         shuffled = assigned.repartition(n, F.col(BUCKET))
         write = functools.partial(_write_task, ctx=ctx, buckets=plan.buckets)
-        if _input_bytes(df) / n > task_max:  # one bucket (file group) at a time per task
+        if input_bytes / n > task_max:  # one bucket (file group) at a time per task
             shuffled = shuffled.sortWithinPartitions(BUCKET)
             write = functools.partial(stages.by_group, column=BUCKET, steps=[write])
         return _statuses(shuffled.mapInArrow(write, _spark_schema(_STATUS_SCHEMA)))
@@ -281,7 +282,7 @@ def _tag_step(table: HudiTable, cfg: HoodieConfig, out_schema: pa.Schema, *, loo
 
 
 def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfig, ctx: Any, job: Any, parallelism: int,
-                               *, combine: bool, prep: Any, tag: Any, dedupe: Any) -> list[Any]:  # fmt: skip
+                               size: float, *, combine: bool, prep: Any, tag: Any, dedupe: Any) -> list[Any]:  # fmt: skip
     """BUCKET index with one hop into Python for the rows: the hash bucket is computed in the
     JVM (one string key field) or by an Arrow UDF over the key and partition columns only; Spark
     shuffles the untouched rows by (partition columns, bucket), adding the input position for
@@ -313,7 +314,6 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     group = F.hash(*[F.col(c) for c in parts], F.col(BUCKET_NUM)).alias(GROUP)
     # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs, two for
     # larger ones (a slow task then shares the other core with a second one)
-    size = _input_bytes(df)
     tasks = parallelism * (1 if size < _SMALL_INPUT_BYTES else 2)
     staged = staged.select("*", group)
     if hasattr(staged, "repartitionById"):  # pyspark >= 4.1
@@ -355,10 +355,9 @@ def _jvm_bucket(df: DataFrame, index: Any) -> Any:
     return ((F.lit(31).cast("bigint") + h).bitwiseAND(F.lit(0x7FFFFFFF)) % F.lit(int(index.num_buckets))).cast("int")
 
 
-def _tasks_for(df: DataFrame, parallelism: int, task_max: int) -> int:
-    """Tasks for a shuffle of ``df``'s rows: the parallelism, more when a task would hold more
-    than ``task_max`` bytes (Spark's size estimate; an unknown size keeps the parallelism)."""
-    size = _input_bytes(df)
+def _tasks_for(size: float, parallelism: int, task_max: int) -> int:
+    """Tasks for a shuffle of an input of ``size`` bytes: the parallelism, more when a task would
+    hold more than ``task_max`` bytes (an unknown size keeps the parallelism)."""
     if size == float("inf"):
         return parallelism
     return max(parallelism, int(-(-size // max(1, task_max))))
