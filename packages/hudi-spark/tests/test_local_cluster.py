@@ -30,10 +30,17 @@ SCRIPT = textwrap.dedent(
     second = pa.table({"k": [str(i) for i in range(50, 150)], "ts": [1] * 100, "p": ["a", "b"] * 50})
     hudi_spark.write(spark.createDataFrame(first).repartition(4), path, operation="upsert", options=opts)
     hudi_spark.write(spark.createDataFrame(second).repartition(4), path, operation="upsert", options=opts)
+    # the BUCKET index's own plan (JVM hash, repartitionById, one group at a time per task)
+    bopts = {**opts, "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "3",
+             "hoodie.spark.write.task.max.bytes": "1"}
+    for data in (first, second):
+        hudi_spark.write(spark.createDataFrame(data).repartition(4), path + "_bucket", operation="upsert", options=bopts)
     pids = spark.sparkContext.parallelize(range(8), 8).map(lambda _: os.getppid()).distinct().collect()
     df = spark.read.format("hudi").load(path)
     rows = sorted((r["k"], r["ts"]) for r in df.select("k", "ts").collect())
-    print(json.dumps({"rows": rows, "executor_daemons": len(pids),
+    bdf = spark.read.format("hudi").load(path + "_bucket")
+    bucket_rows = sorted((r["k"], r["ts"]) for r in bdf.select("k", "ts").collect())
+    print(json.dumps({"rows": rows, "bucket_rows": bucket_rows, "executor_daemons": len(pids),
                       "commits": len(HudiTable.open(path).timeline.completed_commits())}))
     spark.stop()
     """
@@ -51,3 +58,4 @@ def test_write_and_read_on_local_cluster(tmp_path: Path) -> None:
     assert result["commits"] == 2
     expected = sorted([(str(i), 0) for i in range(50)] + [(str(i), 1) for i in range(50, 150)])
     assert [tuple(r) for r in result["rows"]] == expected
+    assert [tuple(r) for r in result["bucket_rows"]] == expected
