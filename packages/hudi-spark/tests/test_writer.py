@@ -298,3 +298,23 @@ def test_global_index_key_moved_twice_lives_once_as_locally(spark: Any, tmp_path
         WriteClient(HudiTable.open(local), opts).write(data, operation="upsert")
         hudi_spark.write(spark.createDataFrame(data), remote, operation="upsert", options=opts)
     assert _rows(remote) == _rows(local) == [("a", 5, "sf", 5.0), ("b", 4, "la", 4.0), ("c", 1, "sf", 1.0)]
+
+
+@pytest.mark.parametrize("index", ["SIMPLE", "BUCKET"])
+def test_input_of_unknown_size_as_locally(spark: Any, tmp_path: Path, index: str) -> None:
+    """An RDD-backed DataFrame: Spark cannot size it (it reports Long.MaxValue); the write plans
+    its tasks as for an unknown size (BUCKET: one group at a time) and equals the local engine."""
+    import hudi_spark
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = _opts("MERGE_ON_READ", index)
+    for op, data in _batches():
+        if not HudiTable.exists(local):
+            HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
+        WriteClient(HudiTable.open(local), opts).write(data, operation=op)
+        df = spark.createDataFrame(data)
+        unsized = spark.createDataFrame(df.rdd, df.schema)
+        assert int(str(unsized._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())) >= 2**62
+        hudi_spark.write(unsized, remote, operation=op, options=opts)
+    assert _rows(remote) == _rows(local)

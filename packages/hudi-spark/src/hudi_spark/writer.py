@@ -336,6 +336,8 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
 GROUP = "_hoodie_w_group"
 #: below this input size (Spark's estimate) a write runs one task per core
 _SMALL_INPUT_BYTES = 64 * 1024 * 1024
+#: at most this many tasks per key shuffle, however large the estimate
+_MAX_SHUFFLE_TASKS = 10_000
 
 
 def _jvm_bucket(df: DataFrame, index: Any) -> Any:
@@ -360,15 +362,21 @@ def _tasks_for(size: float, parallelism: int, task_max: int) -> int:
     hold more than ``task_max`` bytes (an unknown size keeps the parallelism)."""
     if size == float("inf"):
         return parallelism
-    return max(parallelism, int(-(-size // max(1, task_max))))
+    return max(parallelism, min(_MAX_SHUFFLE_TASKS, int(-(-size // max(1, task_max)))))
 
 
 def _input_bytes(df: DataFrame) -> float:
-    """Spark's estimate of the input's size (unknown: infinite)."""
+    """Spark's estimate of the input's size (unknown: infinite). Spark reports an input it
+    cannot size (an RDD, some streaming sources) as ``spark.sql.defaultSizeInBytes``
+    (Long.MaxValue by default): that is unknown too, not a size to plan tasks by."""
     try:
-        return float(int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())))
+        size = float(int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())))
     except Exception:  # an input without statistics: assume it is large
         return float("inf")
+    default = df.sparkSession.conf.get("spark.sql.defaultSizeInBytes", None)
+    if size >= 2**62 or (default is not None and default.isdigit() and size >= int(default)):
+        return float("inf")
+    return size
 
 
 def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, parallelism: int) -> list[Any]:
