@@ -312,9 +312,10 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     # one group id per (partition, hash bucket); a Spark hash collision only puts two groups
     # in one run, which the task writes together as it writes any task's groups
     group = F.hash(*[F.col(c) for c in parts], F.col(BUCKET_NUM)).alias(GROUP)
-    # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs, two for
-    # larger ones (a slow task then shares the other core with a second one)
-    tasks = parallelism * (1 if size < _SMALL_INPUT_BYTES else 2)
+    # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs; four
+    # waves for larger ones, so the last wave's uneven ends idle a core for less time (10M rows
+    # on local[2]: 18.6 s with 8 tasks, 20.5 s with 4, 21.5 s with 2)
+    tasks = parallelism * (1 if size < _SMALL_INPUT_BYTES else 4)
     staged = staged.select("*", group)
     if hasattr(staged, "repartitionById"):  # pyspark >= 4.1
         # a partition's hash buckets go to consecutive tasks: every task gets its share of
