@@ -57,15 +57,20 @@ ONE_GROUP_AT_A_TIME = {"hoodie.spark.write.task.max.bytes": "1"}
 #: the same for SIMPLE / GLOBAL_SIMPLE: key shuffles get more tasks (a few hundred bytes each)
 #: and the write sorts by bucket, holding one file group at a time
 SMALL_TASKS = {"hoodie.spark.write.task.max.bytes": "256"}
+#: SIMPLE / GLOBAL_SIMPLE keys co-grouped with every existing key (the default on few tasks is
+#: the look-up in the tasks holding the keys)
+JOIN_LOOKUP = {"hoodie.spark.index.lookup": "join"}
+TASK_LOOKUP = {"hoodie.spark.index.lookup": "task"}
 
 
 @pytest.mark.parametrize(
     ("table_type", "index", "extra"),
     [("COPY_ON_WRITE", "SIMPLE", {}), ("MERGE_ON_READ", "BUCKET", {}), ("MERGE_ON_READ", "GLOBAL_SIMPLE", {}),
      ("MERGE_ON_READ", "BUCKET", ONE_GROUP_AT_A_TIME), ("COPY_ON_WRITE", "BUCKET", ONE_GROUP_AT_A_TIME),
-     ("COPY_ON_WRITE", "SIMPLE", SMALL_TASKS), ("MERGE_ON_READ", "GLOBAL_SIMPLE", SMALL_TASKS)],
+     ("COPY_ON_WRITE", "SIMPLE", SMALL_TASKS), ("MERGE_ON_READ", "GLOBAL_SIMPLE", SMALL_TASKS),
+     ("COPY_ON_WRITE", "SIMPLE", JOIN_LOOKUP), ("MERGE_ON_READ", "GLOBAL_SIMPLE", JOIN_LOOKUP)],
     ids=["cow-simple", "mor-bucket", "mor-global", "mor-bucket-by-group", "cow-bucket-by-group",
-         "cow-simple-small-tasks", "mor-global-small-tasks"],
+         "cow-simple-small-tasks", "mor-global-small-tasks", "cow-simple-join", "mor-global-join"],
 )  # fmt: skip
 def test_same_snapshot_as_local_engine(spark: Any, tmp_path: Path, table_type: str, index: str, extra: dict[str, str]) -> None:
     import hudi_spark
@@ -278,13 +283,15 @@ def test_overwrites_same_as_local_engine(spark: Any, tmp_path: Path, op: str, ta
     assert sorted(rs.column("uuid").to_pylist()) == sorted(r[0] for r in _rows(remote))
 
 
-def test_global_index_key_moved_twice_lives_once_as_locally(spark: Any, tmp_path: Path) -> None:
-    """GLOBAL_SIMPLE on MOR through Spark's co-grouped join: a moved key's old base copy (deleted
-    by a log block) is not a location, so moving it again leaves one live row, as core does."""
+@pytest.mark.parametrize("extra", [JOIN_LOOKUP, TASK_LOOKUP], ids=["join", "task-lookup"])
+def test_global_index_key_moved_twice_lives_once_as_locally(spark: Any, tmp_path: Path, extra: dict[str, str]) -> None:
+    """GLOBAL_SIMPLE on MOR through Spark (co-grouped join, or look-up in tasks): a moved key's
+    old base copy (deleted by a log block) is not a location, so moving it again leaves one live
+    row, as core does."""
     import hudi_spark
 
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
-    opts = _opts("MERGE_ON_READ", "GLOBAL_SIMPLE")
+    opts = {**_opts("MERGE_ON_READ", "GLOBAL_SIMPLE"), **extra}
 
     def rows(ids: list[str], city: str, ts: int) -> pa.Table:
         return pa.table({"uuid": ids, "ts": [ts] * len(ids), "city": [city] * len(ids), "fare": [float(ts)] * len(ids)})
@@ -318,3 +325,18 @@ def test_input_of_unknown_size_as_locally(spark: Any, tmp_path: Path, index: str
         assert int(str(unsized._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())) >= 2**62
         hudi_spark.write(unsized, remote, operation=op, options=opts)
     assert _rows(remote) == _rows(local)
+
+
+def test_unknown_index_lookup_mode_is_a_clear_error_and_writes_nothing(spark: Any, tmp_path: Path) -> None:
+    import hudi_spark
+    from hudi_core.errors import ConfigError
+
+    remote = str(tmp_path / "spark")
+    (_, first), (_, second), _ = _batches()
+    hudi_spark.write(spark.createDataFrame(first), remote, operation="upsert", options=_opts("MERGE_ON_READ"))
+    before = _rows(remote)
+    with pytest.raises(ConfigError, match="hoodie.spark.index.lookup='broadcast'"):
+        hudi_spark.write(spark.createDataFrame(second), remote, operation="upsert",
+                         options={**_opts("MERGE_ON_READ"), "hoodie.spark.index.lookup": "broadcast"})  # fmt: skip
+    assert _rows(remote) == before
+    assert len(HudiTable.open(remote).timeline.completed_commits()) == 1

