@@ -253,8 +253,14 @@ def test_non_partitioned_bucket_table_same_as_local_engine(spark: Any, tmp_path:
 
 
 @pytest.mark.parametrize("op", ["insert_overwrite", "insert_overwrite_table"])
-@pytest.mark.parametrize(("table_type", "index"), [("COPY_ON_WRITE", "SIMPLE"), ("MERGE_ON_READ", "BUCKET")])
-def test_overwrites_same_as_local_engine(spark: Any, tmp_path: Path, op: str, table_type: str, index: str) -> None:
+@pytest.mark.parametrize(
+    ("table_type", "index", "extra"),
+    [("COPY_ON_WRITE", "SIMPLE", {}), ("MERGE_ON_READ", "BUCKET", {}), ("MERGE_ON_READ", "BUCKET", ONE_GROUP_AT_A_TIME)],
+    ids=["cow-simple", "mor-bucket", "mor-bucket-by-group"],
+)
+def test_overwrites_same_as_local_engine(
+    spark: Any, tmp_path: Path, op: str, table_type: str, index: str, extra: dict[str, str]
+) -> None:
     """insert_overwrite replaces the file groups of the partitions it writes; _table replaces
     every partition. Same table content as the local engine; the replacecommit names the
     replaced groups; hudi-rs reads the result."""
@@ -269,7 +275,7 @@ def test_overwrites_same_as_local_engine(spark: Any, tmp_path: Path, op: str, ta
                      ordering_field="ts", options=opts, schema=first.schema)  # fmt: skip
     for o, data in (("upsert", first), (op, overwrite)):
         WriteClient(HudiTable.open(local), opts).write(data, operation=o)
-        hudi_spark.write(spark.createDataFrame(data), remote, operation=o, options=opts)
+        hudi_spark.write(spark.createDataFrame(data).repartition(3), remote, operation=o, options={**opts, **extra})
     assert _rows(remote) == _rows(local)
     cities = {r[2] for r in _rows(remote)}
     assert cities == ({"sf", "nyc"} if op == "insert_overwrite_table" else {"sf", "nyc", "la"})
@@ -281,6 +287,9 @@ def test_overwrites_same_as_local_engine(spark: Any, tmp_path: Path, op: str, ta
     assert set(replaced) == ({"sf", "nyc", "la"} if op == "insert_overwrite_table" else {"sf", "nyc"})
     rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(remote).build().read())
     assert sorted(rs.column("uuid").to_pylist()) == sorted(r[0] for r in _rows(remote))
+    if index == "BUCKET":  # the bucket index's invariant: one file group per (partition, bucket)
+        groups = [(s.partition_path, s.file_id[:8]) for s in HudiTable.open(remote).file_slices()]
+        assert len(groups) == len(set(groups)), groups
 
 
 @pytest.mark.parametrize("extra", [JOIN_LOOKUP, TASK_LOOKUP], ids=["join", "task-lookup"])

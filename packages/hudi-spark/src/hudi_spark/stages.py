@@ -6,6 +6,7 @@ executors (``local-cluster`` and real clusters) without any driver state.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -19,6 +20,7 @@ __all__ = [
     "by_group",
     "chain",
     "dedupe_task",
+    "drop_columns_task",
     "empty_like",
     "hash_buckets",
     "prepare_task",
@@ -168,9 +170,10 @@ def tag_task(
     has_commits: bool,
     view_key: str | None = None,
 ) -> Iterator[pa.RecordBatch]:
-    """Stage 3 for the BUCKET index: a hash of the key, and the file group of that hash bucket
-    from a file-system view built in the task (no join needed). With ``view_key`` (the write's
-    instant) a Python worker builds that view once per write, however many groups it tags."""
+    """Stage 3 in a task: core's ``tag_locations`` against a file-system view built in the task
+    (BUCKET: the file group of each hash bucket; SIMPLE / GLOBAL_SIMPLE looked up in the task:
+    the footer-pruned key columns of the base files). With ``view_key`` (the write's instant) a
+    Python worker builds that view once per write, however many groups it tags."""
     from hudi_core.config.property import HoodieConfig
     from hudi_core.write.index import index_for, tag_locations
 
@@ -198,6 +201,16 @@ def _view(base_uri: str, config: Mapping[str, str], view_key: str | None) -> Any
         _VIEW_CACHE.clear()
         _VIEW_CACHE.update(key=key, view=FileSystemView(HudiTable.open(base_uri, options=config)))
     return _VIEW_CACHE["view"]
+
+
+def drop_columns_task(*names: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """A step that removes ``names`` from every batch (helper columns of a shuffle)."""
+    return functools.partial(_drop_columns, names=names)
+
+
+def _drop_columns(batches: Iterator[pa.RecordBatch], *, names: Sequence[str]) -> Iterator[pa.RecordBatch]:
+    for b in batches:
+        yield b.drop_columns([n for n in names if n in b.schema.names])
 
 
 def by_group(

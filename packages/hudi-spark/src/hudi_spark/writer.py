@@ -200,7 +200,8 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
         if overwrite:
             job.replaced = _replaced(front, table, op)
         back = [functools.partial(dedupe, out_schema=tagged_schema)] if combine else []
-        return _write_hash_buckets(front, back, ctx, job, parallelism)
+        tasks = _hash_write_tasks(parallelism, input_bytes)
+        return _write_hash_buckets(front, back, ctx, job, tasks, task_bytes=input_bytes / tasks, task_max=task_max)
     if op == "bulk_insert":
         # no lookup and no small-file packing: each task plans and writes new file groups for its
         # own rows (Hudi's bulk_insert), no driver plan and no shuffle by file group
@@ -245,12 +246,10 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
             return []
         # 5-6. shuffle by bucket; each task writes its buckets with core's handles
         n = max(1, min(len(plan.buckets), parallelism * 4))
-        shuffled = assigned.repartition(n, F.col(BUCKET))
-        write = functools.partial(_write_task, ctx=ctx, buckets=plan.buckets)
-        if input_bytes / n > task_max:  # one bucket (file group) at a time per task
-            shuffled = shuffled.sortWithinPartitions(BUCKET)
-            write = functools.partial(stages.by_group, column=BUCKET, steps=[write])
-        return _statuses(shuffled.mapInArrow(write, _spark_schema(_STATUS_SCHEMA)))
+        shuffled, steps = _per_group(assigned.repartition(n, F.col(BUCKET)),
+                                     [functools.partial(_write_task, ctx=ctx, buckets=plan.buckets)],
+                                     column=BUCKET, task_bytes=input_bytes / n, task_max=task_max)  # fmt: skip
+        return _statuses(_map(shuffled, steps, _STATUS_SCHEMA))
     finally:
         tagged.unpersist()
 
@@ -318,7 +317,7 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs; four
     # waves for larger ones, so the last wave's uneven ends idle a core for less time (10M rows
     # on local[2]: 18.6 s with 8 tasks, 20.5 s with 4, 21.5 s with 2)
-    tasks = parallelism * (1 if size < _SMALL_INPUT_BYTES else 4)
+    tasks = _hash_write_tasks(parallelism, size)
     staged = staged.select("*", group)
     if hasattr(staged, "repartitionById"):  # pyspark >= 4.1
         # a partition's hash buckets go to consecutive tasks: every task gets its share of
@@ -328,12 +327,24 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     else:
         shuffled = staged.repartition(tasks, F.col(GROUP))
     steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
-    if size / tasks > int(cfg.get(SparkOptions.TASK_MAX_BYTES)):
-        # a task's input may not fit a Python worker: Spark sorts it by group (spilling to
-        # disk) and the task writes one group at a time
-        shuffled = shuffled.sortWithinPartitions(GROUP)
-        steps = [functools.partial(stages.by_group, column=GROUP, steps=steps)]
+    shuffled, steps = _per_group(shuffled, steps, column=GROUP, task_bytes=size / tasks,
+                                 task_max=int(cfg.get(SparkOptions.TASK_MAX_BYTES)))  # fmt: skip
     return _statuses(_map(shuffled, steps, _STATUS_SCHEMA))
+
+
+def _hash_write_tasks(parallelism: int, size: float) -> int:
+    """Write tasks of the BUCKET index: one per core for small inputs, four per core above (the
+    last wave's uneven ends then idle a core for less time)."""
+    return parallelism * (1 if size < _SMALL_INPUT_BYTES else 4)
+
+
+def _per_group(shuffled: DataFrame, steps: list[Any], *, column: str, task_bytes: float, task_max: int) -> tuple[DataFrame, list[Any]]:
+    """When a task's input may not fit a Python worker (``task_bytes`` over ``task_max``),
+    Spark sorts each task's rows by the integer file-group ``column`` (spilling to disk) and
+    ``stages.by_group`` runs ``steps`` one file group at a time; else the steps as they are."""
+    if task_bytes <= task_max:
+        return shuffled, steps
+    return shuffled.sortWithinPartitions(column), [functools.partial(stages.by_group, column=column, steps=steps)]
 
 
 #: the (partition, hash bucket) group of a row, computed in the JVM for the shuffle
@@ -399,17 +410,23 @@ def _input_bytes(df: DataFrame) -> float:
     return size
 
 
-def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, parallelism: int) -> list[Any]:
+def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, tasks: int, *,
+                        task_bytes: float, task_max: int) -> list[Any]:  # fmt: skip
     """BUCKET index: the key hash fixes each record's file group, so no driver plan (and no pass
     over the data for counts) is needed: records are shuffled by (partition, hash bucket) and each
-    task plans its own groups with core's ``profile_of``/``assign`` and writes them."""
+    task plans its own groups with core's ``profile_of``/``assign`` and writes them (one group at
+    a time when a task's input is large, see ``_per_group``)."""
     from hudi_core.write.index import BUCKET_NUM
     from hudi_core.write.records import PARTITION_PATH
     from pyspark.sql import functions as F
 
     job.inflight(_empty_profile())
-    shuffled = front.repartition(parallelism * 4, F.col(PARTITION_PATH), F.col(BUCKET_NUM))
-    return _statuses(_map(shuffled, [*back, functools.partial(_write_hash_task, ctx=ctx)], _STATUS_SCHEMA))
+    group = F.hash(F.col(PARTITION_PATH), F.col(BUCKET_NUM)).alias(GROUP)
+    shuffled = front.select("*", group).repartition(tasks, F.col(GROUP))
+    # the group id is only for the split: the tasks' steps see the columns they were given
+    steps = [stages.drop_columns_task(GROUP), *back, functools.partial(_write_hash_task, ctx=ctx)]
+    shuffled, steps = _per_group(shuffled, steps, column=GROUP, task_bytes=task_bytes, task_max=task_max)
+    return _statuses(_map(shuffled, steps, _STATUS_SCHEMA))
 
 
 def _nullable(schema: pa.Schema) -> pa.Schema:

@@ -38,7 +38,6 @@ from hudi_core.write.payload import payload_for
 from hudi_core.write.records import (
     BASE_INSTANT,
     BUCKET,
-    DELETE_FLAG,
     FILE_ID,
     LOCATION_PARTITION,
     PARTITION_PATH,
@@ -451,7 +450,6 @@ def _recent_commits(table: HudiTable) -> list[CommitMetadata]:
     return out
 
 
-_ = DELETE_FLAG
 #: stage 3's location columns: the bucket label (BUCKET) carries what the handles need
 _LOCATION_COLUMNS = (FILE_ID, BASE_INSTANT, LOCATION_PARTITION, BUCKET_NUM, BUCKET)
 

@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
+from hudi_core.keygen.partition import check_partition_paths
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD
-from hudi_core.table.paths import check_relative_path
 
 __all__ = [
     "BASE_INSTANT",
@@ -90,9 +90,7 @@ def prepare(
     keys = _as_string_array(keygen.record_keys(data))
     partitions = _as_string_array(keygen.partition_paths(data))
     _check_keys(keys)
-    for value in pc.unique(partitions).to_pylist():
-        if value:
-            check_relative_path(value, what="partition path")
+    check_partition_paths(partitions)  # again: a plugin key generator may not check its paths
     if all_deletes:
         flag = pa.array([True] * data.num_rows, pa.bool_()) if data.num_rows else pa.array([], pa.bool_())
     elif IS_DELETED in data.column_names:
