@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pyarrow as pa
+import pytest
 from hudi_core.config.property import HoodieConfig
 from hudi_core.keygen import key_generator_for
 from hudi_core.write.dedupe import deduplicate
@@ -43,3 +47,52 @@ def test_prepare_numbers_rows_and_dedupe_restores_input_order_before_precombine(
         zip(expected.column("id").to_pylist(), expected.column("v").to_pylist())
     )
     assert dict(zip(out.column("id").to_pylist(), out.column("v").to_pylist())) == {1: "third", 2: "third", 3: "only"}
+
+
+def _groups_seen(batches: list[pa.RecordBatch], max_bytes: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[pa.Table]:
+    """Run stages.by_group with a step that records the rows of every call."""
+    monkeypatch.setenv("SPARK_LOCAL_DIRS", str(tmp_path))
+    calls: list[pa.Table] = []
+
+    def step(it: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        calls.append(pa.Table.from_batches(list(it)))
+        yield pa.RecordBatch.from_pydict({"n": [calls[-1].num_rows]})
+
+    out = list(stages.by_group(iter(batches), column="g", steps=[step], max_bytes=max_bytes))
+    assert [b.column("n")[0].as_py() for b in out] == [c.num_rows for c in calls]
+    return calls
+
+
+def _interleaved() -> list[pa.RecordBatch]:
+    # three groups, their rows spread over three batches in arrival order v0, v1, ...
+    g = [7, 3, 7, 9, 3, 7, 9, 9, 3, 7, 3, 7]
+    t = pa.table({"g": pa.array(g, pa.int32()), "v": [f"v{i}" for i in range(len(g))]})
+    return t.to_batches(max_chunksize=4)
+
+
+def test_by_group_runs_all_rows_at_once_while_they_fit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _groups_seen(_interleaved(), 1 << 20, tmp_path, monkeypatch)
+    assert len(calls) == 1 and calls[0].column("v").to_pylist() == [f"v{i}" for i in range(12)]
+
+
+def test_by_group_spills_and_runs_one_group_at_a_time_past_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past max_bytes every row goes to one spill file; each call then gets exactly one group's
+    rows, all of them, in arrival order; the spill directory is gone afterwards."""
+    calls = _groups_seen(_interleaved(), 1, tmp_path, monkeypatch)
+    got = {c.column("g")[0].as_py(): c.column("v").to_pylist() for c in calls}
+    assert all(len(set(c.column("g").to_pylist())) == 1 for c in calls)
+    assert got == {3: ["v1", "v4", "v8", "v10"], 7: ["v0", "v2", "v5", "v9", "v11"], 9: ["v3", "v6", "v7"]}
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_by_group_removes_its_spill_when_a_step_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARK_LOCAL_DIRS", str(tmp_path))
+
+    def boom(it: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        list(it)
+        raise RuntimeError("write failed")
+        yield  # pragma: no cover
+
+    with pytest.raises(RuntimeError, match="write failed"):
+        list(stages.by_group(iter(_interleaved()), column="g", steps=[boom], max_bytes=1))
+    assert list(tmp_path.iterdir()) == []

@@ -38,8 +38,9 @@ class SparkOptions:
     )  # fmt: skip
     TASK_MAX_BYTES = ConfigProperty(
         "hoodie.spark.write.task.max.bytes", 256 * 1024 * 1024,
-        "Above this much input per write task (Spark's size estimate), the BUCKET index write "
-        "sorts each task's rows by file group and holds one group at a time in the Python worker.",
+        "A write task holds at most this many bytes of rows (Arrow) in its Python worker: past it, "
+        "it spills them to Spark's local directories and writes one file group at a time. Key "
+        "shuffles also get enough tasks that each holds about this much (Spark's size estimate).",
         group="spark",
     )  # fmt: skip
 

@@ -214,26 +214,96 @@ def _drop_columns(batches: Iterator[pa.RecordBatch], *, names: Sequence[str]) ->
 
 
 def by_group(
-    batches: Iterator[pa.RecordBatch], *, column: str, steps: Sequence[Callable[..., Iterator[pa.RecordBatch]]]
+    batches: Iterator[pa.RecordBatch],
+    *,
+    column: str,
+    steps: Sequence[Callable[..., Iterator[pa.RecordBatch]]],
+    max_bytes: int,
 ) -> Iterator[pa.RecordBatch]:
-    """Run ``steps`` once per run of equal ``column`` values, so a task holds one group's rows
-    at a time instead of all of its input. The rows must arrive sorted by ``column`` (Spark's
-    ``sortWithinPartitions``, which spills): a group split over two runs would be written twice."""
-    import itertools
+    """Run ``steps`` over the task's rows, holding about ``max_bytes`` of them at most.
 
-    import numpy as np
+    While the rows fit (Arrow bytes), ``steps`` run once over all of them. Past that, every row
+    is spilled to the worker's local disk (one Arrow IPC file, its batches indexed by the value
+    of the integer ``column``, the file group) and ``steps`` run once per group, reading back
+    only that group's rows. So the memory of a Python worker is bounded by ``max_bytes`` plus
+    one file group, whatever Spark's estimate of the input size was."""
+    held: list[pa.RecordBatch] = []
+    size = 0
+    rest = iter(batches)
+    for batch in rest:
+        if batch.num_rows:
+            held.append(batch)
+            size += batch.nbytes
+            if size > max_bytes:
+                break
+    else:
+        yield from chain(iter(held), steps=steps)
+        return
+    spill = _Spill(column)
+    try:
+        for batch in held:
+            spill.add(batch)
+        held.clear()
+        for batch in rest:
+            spill.add(batch)
+        for group in spill.groups():
+            yield from chain(group, steps=steps)
+    finally:
+        spill.remove()
 
-    def runs() -> Iterator[tuple[int, pa.RecordBatch]]:
-        for b in batches:
-            if b.num_rows == 0:
-                continue
-            g = b.column(column).to_numpy(zero_copy_only=False)
-            cuts = np.flatnonzero(g[1:] != g[:-1]) + 1
-            for lo, hi in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(g)]]), strict=True):
-                yield int(g[lo]), b.slice(int(lo), int(hi - lo))
 
-    for _, group in itertools.groupby(runs(), key=lambda r: r[0]):
-        yield from chain((b for _, b in group), steps=steps)
+class _Spill:
+    """Rows of one task on local disk, readable back one group at a time: each batch is cut by
+    the group ``column`` and its pieces appended to one Arrow IPC file; an index maps every
+    group to its pieces. Files go to Spark's local directories (``SPARK_LOCAL_DIRS``)."""
+
+    def __init__(self, column: str) -> None:
+        import os
+        import tempfile
+
+        local = [d for d in os.environ.get("SPARK_LOCAL_DIRS", "").split(",") if d]
+        self.column = column
+        self.dir = tempfile.mkdtemp(prefix="hudi-spark-spill-", dir=local[0] if local else None)
+        self.path = os.path.join(self.dir, "rows.arrow")
+        self.sink: Any = None
+        self.writer: Any = None
+        self.index: dict[int, list[int]] = {}
+        self.pieces = 0
+
+    def add(self, batch: pa.RecordBatch) -> None:
+        import numpy as np
+
+        if batch.num_rows == 0:
+            return
+        if self.writer is None:
+            self.sink = pa.OSFile(self.path, "wb")
+            self.writer = pa.ipc.new_file(self.sink, batch.schema)
+        g = batch.column(self.column).to_numpy(zero_copy_only=False)
+        order = np.argsort(g, kind="stable")
+        g = g[order]
+        rows = batch.take(pa.array(order))
+        cuts = np.flatnonzero(g[1:] != g[:-1]) + 1
+        for lo, hi in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(g)]]), strict=True):
+            self.writer.write_batch(rows.slice(int(lo), int(hi - lo)))
+            self.index.setdefault(int(g[lo]), []).append(self.pieces)
+            self.pieces += 1
+
+    def groups(self) -> Iterator[Iterator[pa.RecordBatch]]:
+        if self.writer is None:
+            return
+        self.writer.close()
+        self.sink.close()
+        with pa.OSFile(self.path) as f:  # read on demand: a group's pieces only, copied in
+            reader = pa.ipc.open_file(f)
+            for group in sorted(self.index):
+                yield (reader.get_batch(i) for i in self.index[group])
+
+    def remove(self) -> None:
+        import shutil
+
+        if self.writer is not None and not self.sink.closed:
+            self.sink.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def join_task(

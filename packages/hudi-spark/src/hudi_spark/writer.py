@@ -201,7 +201,7 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
             job.replaced = _replaced(front, table, op)
         back = [functools.partial(dedupe, out_schema=tagged_schema)] if combine else []
         tasks = _hash_write_tasks(parallelism, input_bytes)
-        return _write_hash_buckets(front, back, ctx, job, tasks, task_bytes=input_bytes / tasks, task_max=task_max)
+        return _write_hash_buckets(front, back, ctx, job, tasks, task_max=task_max)
     if op == "bulk_insert":
         # no lookup and no small-file packing: each task plans and writes new file groups for its
         # own rows (Hudi's bulk_insert), no driver plan and no shuffle by file group
@@ -246,10 +246,8 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
             return []
         # 5-6. shuffle by bucket; each task writes its buckets with core's handles
         n = max(1, min(len(plan.buckets), parallelism * 4))
-        shuffled, steps = _per_group(assigned.repartition(n, F.col(BUCKET)),
-                                     [functools.partial(_write_task, ctx=ctx, buckets=plan.buckets)],
-                                     column=BUCKET, task_bytes=input_bytes / n, task_max=task_max)  # fmt: skip
-        return _statuses(_map(shuffled, steps, _STATUS_SCHEMA))
+        steps = _per_group([functools.partial(_write_task, ctx=ctx, buckets=plan.buckets)], column=BUCKET, task_max=task_max)
+        return _statuses(_map(assigned.repartition(n, F.col(BUCKET)), steps, _STATUS_SCHEMA))
     finally:
         tagged.unpersist()
 
@@ -327,8 +325,7 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     else:
         shuffled = staged.repartition(tasks, F.col(GROUP))
     steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
-    shuffled, steps = _per_group(shuffled, steps, column=GROUP, task_bytes=size / tasks,
-                                 task_max=int(cfg.get(SparkOptions.TASK_MAX_BYTES)))  # fmt: skip
+    steps = _per_group(steps, column=GROUP, task_max=int(cfg.get(SparkOptions.TASK_MAX_BYTES)))
     return _statuses(_map(shuffled, steps, _STATUS_SCHEMA))
 
 
@@ -338,13 +335,11 @@ def _hash_write_tasks(parallelism: int, size: float) -> int:
     return parallelism * (1 if size < _SMALL_INPUT_BYTES else 4)
 
 
-def _per_group(shuffled: DataFrame, steps: list[Any], *, column: str, task_bytes: float, task_max: int) -> tuple[DataFrame, list[Any]]:
-    """When a task's input may not fit a Python worker (``task_bytes`` over ``task_max``),
-    Spark sorts each task's rows by the integer file-group ``column`` (spilling to disk) and
-    ``stages.by_group`` runs ``steps`` one file group at a time; else the steps as they are."""
-    if task_bytes <= task_max:
-        return shuffled, steps
-    return shuffled.sortWithinPartitions(column), [functools.partial(stages.by_group, column=column, steps=steps)]
+def _per_group(steps: list[Any], *, column: str, task_max: int) -> list[Any]:
+    """``steps`` wrapped so a task holds at most ``task_max`` bytes of its rows: past that it
+    spills them to local disk and runs ``steps`` one file group (value of the integer
+    ``column``) at a time (``stages.by_group``)."""
+    return [functools.partial(stages.by_group, column=column, steps=steps, max_bytes=task_max)]
 
 
 #: the (partition, hash bucket) group of a row, computed in the JVM for the shuffle
@@ -410,8 +405,7 @@ def _input_bytes(df: DataFrame) -> float:
     return size
 
 
-def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, tasks: int, *,
-                        task_bytes: float, task_max: int) -> list[Any]:  # fmt: skip
+def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, tasks: int, *, task_max: int) -> list[Any]:
     """BUCKET index: the key hash fixes each record's file group, so no driver plan (and no pass
     over the data for counts) is needed: records are shuffled by (partition, hash bucket) and each
     task plans its own groups with core's ``profile_of``/``assign`` and writes them (one group at
@@ -425,8 +419,7 @@ def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, t
     shuffled = front.select("*", group).repartition(tasks, F.col(GROUP))
     # the group id is only for the split: the tasks' steps see the columns they were given
     steps = [stages.drop_columns_task(GROUP), *back, functools.partial(_write_hash_task, ctx=ctx)]
-    shuffled, steps = _per_group(shuffled, steps, column=GROUP, task_bytes=task_bytes, task_max=task_max)
-    return _statuses(_map(shuffled, steps, _STATUS_SCHEMA))
+    return _statuses(_map(shuffled, _per_group(steps, column=GROUP, task_max=task_max), _STATUS_SCHEMA))
 
 
 def _nullable(schema: pa.Schema) -> pa.Schema:
