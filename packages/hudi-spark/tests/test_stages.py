@@ -96,3 +96,40 @@ def test_by_group_removes_its_spill_when_a_step_fails(tmp_path: Path, monkeypatc
     with pytest.raises(RuntimeError, match="write failed"):
         list(stages.by_group(iter(_interleaved()), column="g", steps=[boom], max_bytes=1))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_chunks_cut_rows_at_the_byte_limit_and_keep_their_order() -> None:
+    t = pa.table({"v": pa.array(range(100), pa.int64())})  # 800 bytes
+    batches = t.to_batches(max_chunksize=10)  # 80 bytes each
+    got = list(stages.chunks(iter(batches), 200))
+    assert [c.num_rows for c in got] == [20] * 5
+    assert pa.concat_tables(got).column("v").to_pylist() == list(range(100))
+    assert [c.num_rows for c in stages.chunks(iter(batches), 1)] == [10] * 10  # one batch at least
+    assert [c.num_rows for c in stages.chunks(iter(batches), 1 << 20)] == [100]
+
+
+def test_assign_task_one_batch_at_a_time_labels_as_core_does_on_the_whole_task() -> None:
+    """The insert ranges are positional: a task's later batches continue where its earlier ones
+    (and the tasks before it, the driver's offset) stopped in each partition path."""
+    import numpy as np
+    from dataclasses import replace
+
+    from hudi_core.write.bucket_assigner import WorkloadProfile, assign, assign_buckets
+    from hudi_core.write.records import BUCKET, FILE_ID, PARTITION_PATH
+
+    n = 57
+    parts = np.array(["a", "b", "c"])[np.arange(n) % 3]
+    tagged = pa.table({
+        PARTITION_PATH: pa.array(parts), FILE_ID: pa.array([None] * n, pa.string()), "v": pa.array(range(n)),
+    })  # fmt: skip
+    earlier = {"a": 7, "b": 3}  # new records of the tasks before this one (task 0 outside Spark)
+    prof = WorkloadProfile(inserts={p: earlier.get(p, 0) + int((parts == p).sum()) for p in "abc"})
+    plan = assign(prof, [], HoodieConfig({"hoodie.parquet.max.file.size": "10"}), is_mor=False, avg_record_size=1)
+    assert len(plan.buckets) > 6  # ten records per new file group: several groups per partition
+    whole = {p: ([c - earlier.get(p, 0) for c in caps], nums) for p, (caps, nums) in plan.insert_ranges.items()}
+    expected = assign_buckets(tagged, replace(plan, insert_ranges=whole))
+    offsets = {(0, p): k for p, k in earlier.items()}
+    out = pa.Table.from_batches(list(stages.assign_task(iter(tagged.to_batches(max_chunksize=5)), plan=plan, offsets=offsets,
+                                                        out_schema=expected.schema)))  # fmt: skip
+    assert out.column(BUCKET).to_pylist() == expected.column(BUCKET).to_pylist()
+    assert out.column("v").to_pylist() == list(range(n))

@@ -349,3 +349,37 @@ def test_unknown_index_lookup_mode_is_a_clear_error_and_writes_nothing(spark: An
                          options={**_opts("MERGE_ON_READ"), "hoodie.spark.index.lookup": "broadcast"})  # fmt: skip
     assert _rows(remote) == before
     assert len(HudiTable.open(remote).timeline.completed_commits()) == 1
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_bulk_insert_writes_a_large_input_partition_a_chunk_at_a_time(spark: Any, tmp_path: Path, table_type: str) -> None:
+    """bulk_insert (no shuffle) takes a task's rows task.max.bytes at a time: one input
+    partition over the limit becomes several new file groups per table partition, and the
+    table holds the same rows as the local engine's (duplicates kept, as bulk_insert does)."""
+    import hudi
+    import hudi_spark
+    from hudi_core.fs_view import FileSystemView
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = _opts(table_type, "SIMPLE")
+    _, first = _batches()[0]
+    HudiTable.create(local, name="trips", table_type=table_type, record_key_fields="uuid", partition_fields="city",
+                     ordering_field="ts", options=opts, schema=first.schema)  # fmt: skip
+    WriteClient(HudiTable.open(local), opts).write(first, operation="bulk_insert")
+    df = spark.createDataFrame(first).coalesce(1)
+    batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")  # several batches in the one task
+    try:
+        hudi_spark.write(df, remote, operation="bulk_insert", options={**opts, **SMALL_TASKS})
+    finally:
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", batch)
+    assert _rows(remote) == _rows(local) and len(_rows(remote)) == 41
+    def groups(path: str) -> dict[str, int]:
+        view = FileSystemView(HudiTable.open(path))
+        return {p: len(view.latest_file_slices(p)) for p in view.partitions()}
+
+    # each chunk gets new file groups of its own: more groups than one write of all the rows makes
+    many, one = groups(remote), groups(local)
+    assert many.keys() == one.keys() and all(many[p] > one[p] for p in one), (many, one)
+    rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(remote).build().read())
+    assert rs.num_rows == 41

@@ -19,6 +19,7 @@ __all__ = [
     "assign_task",
     "by_group",
     "chain",
+    "chunks",
     "dedupe_task",
     "drop_columns_task",
     "empty_like",
@@ -177,14 +178,16 @@ def tag_task(
     from hudi_core.config.property import HoodieConfig
     from hudi_core.write.index import index_for, tag_locations
 
-    table = _table_of(batches)
-    if table is None:
-        return
+    from hudi_spark.options import SparkOptions
+
     conf = HoodieConfig(config)
     # one view per write per Python worker: a task that writes its groups one by one
     # (by_group) tags each group against the same listing
     view = _view(base_uri, config, view_key) if has_commits else None
-    yield from _out(tag_locations(table, index_for(conf, record_key_fields), view), out_schema)
+    index = index_for(conf, record_key_fields)
+    # a chunk of the task's rows at a time (a look-up reads the candidate key columns per chunk)
+    for table in chunks(batches, int(conf.get(SparkOptions.TASK_MAX_BYTES))):
+        yield from _out(tag_locations(table, index, view), out_schema)
 
 
 _VIEW_CACHE: dict[str, Any] = {}
@@ -211,6 +214,23 @@ def drop_columns_task(*names: str) -> Callable[[Iterator[pa.RecordBatch]], Itera
 def _drop_columns(batches: Iterator[pa.RecordBatch], *, names: Sequence[str]) -> Iterator[pa.RecordBatch]:
     for b in batches:
         yield b.drop_columns([n for n in names if n in b.schema.names])
+
+
+def chunks(batches: Iterable[pa.RecordBatch], max_bytes: int) -> Iterator[pa.Table]:
+    """The rows of ``batches`` as tables of at most about ``max_bytes`` (Arrow bytes; a single
+    larger batch makes a table of its own), so a task holds one chunk at a time."""
+    held: list[pa.RecordBatch] = []
+    size = 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        if held and size + batch.nbytes > max_bytes:
+            yield pa.Table.from_batches(held)
+            held, size = [], 0
+        held.append(batch)
+        size += batch.nbytes
+    if held:
+        yield pa.Table.from_batches(held)
 
 
 def by_group(
@@ -360,15 +380,24 @@ def assign_task(
 ) -> Iterator[pa.RecordBatch]:
     """Stage 4, per record: core's ``assign_buckets``. It packs new records positionally into
     the plan's insert ranges; this task's records start at its offset within each partition
-    path (counted on the driver), so the capacities are shifted by that offset."""
+    path (counted on the driver), so the capacities are shifted by that offset, and by the new
+    records of the task's earlier batches (one batch at a time)."""
+    import numpy as np
+    import pyarrow.compute as pc
     from hudi_core.write.bucket_assigner import assign_buckets
+    from hudi_core.write.records import FILE_ID, PARTITION_PATH
 
-    table = _table_of(batches)
-    if table is None:
-        return
     pid = task_info().partition_id
-    ranges = {}
-    for part, (caps, nums) in plan.insert_ranges.items():
-        off = offsets.get((pid, part), 0)
-        ranges[part] = ([c - off for c in caps], nums)
-    yield from _out(assign_buckets(table, replace(plan, insert_ranges=ranges)), out_schema)
+    seen: dict[str, int] = {}
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        table = pa.Table.from_batches([batch])
+        ranges = {}
+        for part, (caps, nums) in plan.insert_ranges.items():
+            off = offsets.get((pid, part), 0) + seen.get(part, 0)
+            ranges[part] = ([c - off for c in caps], nums)
+        yield from _out(assign_buckets(table, replace(plan, insert_ranges=ranges)), out_schema)
+        new = pc.value_counts(table.filter(pc.is_null(table.column(FILE_ID))).column(PARTITION_PATH).combine_chunks())
+        for part, n in zip(new.field("values").to_pylist(), np.asarray(new.field("counts")).tolist(), strict=True):
+            seen[part] = seen.get(part, 0) + n

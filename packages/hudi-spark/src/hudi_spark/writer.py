@@ -206,7 +206,7 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
         # no lookup and no small-file packing: each task plans and writes new file groups for its
         # own rows (Hudi's bulk_insert), no driver plan and no shuffle by file group
         tag = _tag_step(table, cfg, tagged_schema, lookup=False)
-        write_new = functools.partial(_write_new_task, ctx=ctx, avg_record_size=_avg_record_size(table, cfg))
+        write_new = functools.partial(_write_new_task, ctx=ctx, avg_record_size=_avg_record_size(table, cfg), max_bytes=task_max)
         job.inflight(_empty_profile())
         if combine:
             front = _map(df, [prep], prepared_schema).repartition(key_tasks, RECORD_KEY)
@@ -565,20 +565,21 @@ def _write_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[An
     yield from _write_labelled(table, ctx, buckets)
 
 
-def _write_new_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, avg_record_size: int) -> Iterator[pa.RecordBatch]:
+def _write_new_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, avg_record_size: int, max_bytes: int) -> Iterator[pa.RecordBatch]:
     """bulk_insert in a task: core plans new file groups for this task's rows (sized by the
     average record size) and the create handle writes them, sorted by partition and key as
-    core's bulk_insert does."""
+    core's bulk_insert does. The task's input partition can be large (Spark splits files by
+    their size on disk, a fraction of their rows'), so rows are taken ``max_bytes`` (Arrow) at a
+    time, each chunk written to new file groups of its own."""
     from hudi_core.write.bucket_assigner import assign, assign_buckets, profile_of
     from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 
-    table = stages._table_of(batches)
-    if table is None:
-        return
-    table = table.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
-    plan = assign(profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=avg_record_size,
-                  pack_small_files=False)  # fmt: skip
-    yield from _write_labelled(assign_buckets(table, plan), ctx, plan.buckets)
+    for table in stages.chunks(batches, max_bytes):
+        table = table.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
+        plan = assign(profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=avg_record_size,
+                      pack_small_files=False)  # fmt: skip
+        yield from _write_labelled(assign_buckets(table, plan), ctx, plan.buckets)
+        del table  # not held while the next chunk is read in
 
 
 def _write_hash_task(batches: Iterator[pa.RecordBatch], *, ctx: Any) -> Iterator[pa.RecordBatch]:
