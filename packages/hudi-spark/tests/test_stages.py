@@ -133,3 +133,37 @@ def test_assign_task_one_batch_at_a_time_labels_as_core_does_on_the_whole_task()
                                                         out_schema=expected.schema)))  # fmt: skip
     assert out.column(BUCKET).to_pylist() == expected.column(BUCKET).to_pylist()
     assert out.column("v").to_pylist() == list(range(n))
+
+
+def test_by_group_packs_whole_groups_up_to_the_limit_after_spilling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spilled groups (here 44, 54 and 32 bytes of Arrow) run as few calls as the limit
+    allows, each call holding whole groups: 3 and 7 together (98 bytes <= 100), then 9."""
+    calls = _groups_seen(_interleaved(), 100, tmp_path, monkeypatch)
+    assert [c.column("v").to_pylist() for c in calls] == [
+        ["v1", "v4", "v8", "v10", "v0", "v2", "v5", "v9", "v11"], ["v3", "v6", "v7"],
+    ]  # fmt: skip
+
+
+def test_precombine_spilled_by_key_group_keeps_the_later_of_equal_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key task over the limit precombines a few key groups at a time: a key's duplicates
+    share its group, so the result is core's precombine of the whole input (ties: later row)."""
+    import functools
+
+    import pyarrow.compute as pc
+    from hudi_spark import writer
+
+    monkeypatch.setenv("SPARK_LOCAL_DIRS", str(tmp_path))
+    data = _input()
+    conf = HoodieConfig(CONF)
+    keyed_schema = prepare(data, key_generator_for(conf), conf).schema
+    with_seq = pa.schema([*keyed_schema, pa.field(stages.INPUT_SEQ, pa.int64())])
+    batches = [b for i in range(0, 7, 2) for b in data.slice(i, 2).to_batches()]
+    prepared = pa.Table.from_batches(list(stages.prepare_task(iter(batches), config=CONF, out_schema=with_seq, all_deletes=False,
+                                                              schema=None)))  # fmt: skip
+    # the key group as Spark computes it is a hash of the key; here the key's value mod 2
+    group = pc.cast(pc.bit_wise_and(prepared.column("id"), 1), pa.int32())
+    grouped = prepared.append_column(writer.KEY_GROUP, group)
+    steps = writer._dedupe_by_key(functools.partial(stages.dedupe_task, config=CONF), keyed_schema, task_max=1)
+    out = pa.Table.from_batches(list(stages.chain(iter(reversed(grouped.to_batches(max_chunksize=2))), steps=steps)))
+    assert dict(zip(out.column("id").to_pylist(), out.column("v").to_pylist(), strict=True)) == {1: "third", 2: "third", 3: "only"}
+    assert out.num_rows == 3 and writer.KEY_GROUP not in out.column_names

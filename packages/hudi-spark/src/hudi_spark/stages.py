@@ -244,9 +244,10 @@ def by_group(
 
     While the rows fit (Arrow bytes), ``steps`` run once over all of them. Past that, every row
     is spilled to the worker's local disk (one Arrow IPC file, its batches indexed by the value
-    of the integer ``column``, the file group) and ``steps`` run once per group, reading back
-    only that group's rows. So the memory of a Python worker is bounded by ``max_bytes`` plus
-    one file group, whatever Spark's estimate of the input size was."""
+    of the integer ``column``: a file group, or a key group) and ``steps`` run once per run of
+    whole groups of at most ``max_bytes`` together (one group alone if it is larger), reading
+    back only those rows. So the memory of a Python worker is bounded by ``max_bytes`` plus one
+    group, whatever Spark's estimate of the input size was."""
     held: list[pa.RecordBatch] = []
     size = 0
     rest = iter(batches)
@@ -266,8 +267,8 @@ def by_group(
         held.clear()
         for batch in rest:
             spill.add(batch)
-        for group in spill.groups():
-            yield from chain(group, steps=steps)
+        for groups in spill.groups(max_bytes):
+            yield from chain(groups, steps=steps)
     finally:
         spill.remove()
 
@@ -288,6 +289,7 @@ class _Spill:
         self.sink: Any = None
         self.writer: Any = None
         self.index: dict[int, list[int]] = {}
+        self.sizes: dict[int, int] = {}
         self.pieces = 0
 
     def add(self, batch: pa.RecordBatch) -> None:
@@ -304,19 +306,30 @@ class _Spill:
         rows = batch.take(pa.array(order))
         cuts = np.flatnonzero(g[1:] != g[:-1]) + 1
         for lo, hi in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(g)]]), strict=True):
-            self.writer.write_batch(rows.slice(int(lo), int(hi - lo)))
+            piece = rows.slice(int(lo), int(hi - lo))
+            self.writer.write_batch(piece)
             self.index.setdefault(int(g[lo]), []).append(self.pieces)
+            self.sizes[int(g[lo])] = self.sizes.get(int(g[lo]), 0) + piece.nbytes
             self.pieces += 1
 
-    def groups(self) -> Iterator[Iterator[pa.RecordBatch]]:
+    def groups(self, max_bytes: int) -> Iterator[Iterator[pa.RecordBatch]]:
+        """The spilled rows, whole groups at a time, as many as fit in ``max_bytes`` together."""
         if self.writer is None:
             return
         self.writer.close()
         self.sink.close()
-        with pa.OSFile(self.path) as f:  # read on demand: a group's pieces only, copied in
+        runs: list[list[int]] = [[]]
+        size = 0
+        for group in sorted(self.index):
+            if runs[-1] and size + self.sizes[group] > max_bytes:
+                runs.append([])
+                size = 0
+            runs[-1].append(group)
+            size += self.sizes[group]
+        with pa.OSFile(self.path) as f:  # read on demand: a run's pieces only, copied in
             reader = pa.ipc.open_file(f)
-            for group in sorted(self.index):
-                yield (reader.get_batch(i) for i in self.index[group])
+            for run in runs:
+                yield (reader.get_batch(i) for group in run for i in self.index[group])
 
     def remove(self) -> None:
         import shutil

@@ -209,16 +209,16 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
         write_new = functools.partial(_write_new_task, ctx=ctx, avg_record_size=_avg_record_size(table, cfg), max_bytes=task_max)
         job.inflight(_empty_profile())
         if combine:
-            front = _map(df, [prep], prepared_schema).repartition(key_tasks, RECORD_KEY)
-            written = _map(front, [functools.partial(dedupe, out_schema=keyed_schema), tag, write_new], _STATUS_SCHEMA)
+            front = _by_key(_map(df, [prep], prepared_schema), key_tasks)
+            written = _map(front, [*_dedupe_by_key(dedupe, keyed_schema, task_max), tag, write_new], _STATUS_SCHEMA)
         else:
             written = _map(df, [prep, tag, write_new], _STATUS_SCHEMA)
         return _statuses(written)
     steps: list[Any] = [prep]
     keyed = df
     if combine:
-        keyed = _map(df, [prep], prepared_schema).repartition(key_tasks, RECORD_KEY)
-        steps = [functools.partial(dedupe, out_schema=keyed_schema)]
+        keyed = _by_key(_map(df, [prep], prepared_schema), key_tasks)
+        steps = _dedupe_by_key(dedupe, keyed_schema, task_max)
     if overwrite:
         keyed = _map(keyed, steps, keyed_schema)
         steps = []
@@ -342,6 +342,26 @@ def _per_group(steps: list[Any], *, column: str, task_max: int) -> list[Any]:
     return [functools.partial(stages.by_group, column=column, steps=steps, max_bytes=task_max)]
 
 
+def _by_key(prepared: DataFrame, tasks: int) -> DataFrame:
+    """The records shuffled by key into ``tasks`` tasks (every duplicate of a key in one), each
+    row with its key group (:data:`KEY_GROUP`) for ``_dedupe_by_key``."""
+    from hudi_core.write.records import RECORD_KEY
+    from pyspark.sql import functions as F
+
+    key = F.col(RECORD_KEY)
+    return prepared.repartition(tasks, key).withColumn(KEY_GROUP, F.pmod(F.xxhash64(key), F.lit(_KEY_GROUPS)).cast("int"))
+
+
+def _dedupe_by_key(dedupe: Any, out_schema: pa.Schema, task_max: int) -> list[Any]:
+    """Precombine in a key task: all of the task's records while they fit in ``task_max``, else
+    spilled and taken a few key groups at a time (a key's duplicates share its group)."""
+    steps = [stages.drop_columns_task(KEY_GROUP), functools.partial(dedupe, out_schema=out_schema)]
+    return _per_group(steps, column=KEY_GROUP, task_max=task_max)
+
+
+#: a key's group within its key task (a hash of the key), so precombine can spill like a write
+KEY_GROUP = "_hoodie_w_key_group"
+_KEY_GROUPS = 4096
 #: the (partition, hash bucket) group of a row, computed in the JVM for the shuffle
 GROUP = "_hoodie_w_group"
 #: below this input size (Spark's estimate) a write runs one task per core
