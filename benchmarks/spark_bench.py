@@ -182,7 +182,8 @@ def main(argv: list[str] | None = None) -> None:
             for master in args.masters:
                 s, b, u = run_spark(master, n, root, args.batch, args.java_opts, args.driver_memory, args.source, inputs, warm)
                 print(f"rows={n:,}  spark {master}: start-up + warm-up {s:.1f}s (not counted), bulk_insert {b:.2f}s "
-                      f"({n / b:,.0f} rows/s, {b / lb:.2f}x local), upsert {u:.2f}s ({u / lu:.2f}x local)")  # fmt: skip
+                      f"({n / b:,.0f} rows/s, {b / lb:.2f}x local), upsert {u:.2f}s ({u / lu:.2f}x local); "
+                      f"both {b + u:.2f}s ({(b + u) / (lb + lu):.2f}x local)")  # fmt: skip
         finally:
             shutil.rmtree(root, ignore_errors=True)
 
