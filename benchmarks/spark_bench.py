@@ -4,7 +4,7 @@
 ``python benchmarks/spark_bench.py --rows 1000000 10000000`` (default 1M; sizes configurable).
 
 Both engines start from the same parquet files on disk (``--source parquet``, the default: what a
-data engineer's job reads), read inside the timing: ``pq.read_table`` for the local engine,
+data engineer's job reads), read inside the timing: ``pq.ParquetDataset(...).read()`` for the local engine,
 ``spark.read.parquet`` for Spark. ``--source cache`` feeds Spark a cached in-memory DataFrame
 instead; the scan of Spark's columnar cache alone costs ~0.55 s per 1M rows on local[2] (a
 ``noop`` write), more than reading the parquet file (~0.15 s), so it measures the cache.
