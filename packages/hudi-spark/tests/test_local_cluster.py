@@ -30,7 +30,8 @@ SCRIPT = textwrap.dedent(
     second = pa.table({"k": [str(i) for i in range(50, 150)], "ts": [1] * 100, "p": ["a", "b"] * 50})
     hudi_spark.write(spark.createDataFrame(first).repartition(4), path, operation="upsert", options=opts)
     hudi_spark.write(spark.createDataFrame(second).repartition(4), path, operation="upsert", options=opts)
-    # the BUCKET index's own plan (JVM hash, repartitionById, one group at a time per task)
+    # the BUCKET index's own plan (JVM hash, repartitionById; each task spills and writes one
+    # group at a time, in the executors' local directories)
     bopts = {**opts, "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "3",
              "hoodie.spark.write.task.max.bytes": "1"}
     for data in (first, second):

@@ -51,11 +51,11 @@ def _rows(path: str) -> list[tuple[Any, ...]]:
     return sorted(zip(*(t.column(c).to_pylist() for c in DATA_COLS)))
 
 
-#: every input is "too big" for one Python worker: the BUCKET write sorts each task's rows by
-#: file group and writes one group at a time (stages.by_group)
+#: every input is "too big" for one Python worker: a write task spills its rows and writes one
+#: file group at a time (stages.by_group; no two groups fit in one byte)
 ONE_GROUP_AT_A_TIME = {"hoodie.spark.write.task.max.bytes": "1"}
-#: the same for SIMPLE / GLOBAL_SIMPLE: key shuffles get more tasks (a few hundred bytes each)
-#: and the write sorts by bucket, holding one file group at a time
+#: the same for SIMPLE / GLOBAL_SIMPLE: key shuffles get more tasks (a few hundred bytes each),
+#: precombine spills by key group and the write by bucket
 SMALL_TASKS = {"hoodie.spark.write.task.max.bytes": "256"}
 #: SIMPLE / GLOBAL_SIMPLE keys co-grouped with every existing key (the default on few tasks is
 #: the look-up in the tasks holding the keys)
@@ -319,7 +319,8 @@ def test_global_index_key_moved_twice_lives_once_as_locally(spark: Any, tmp_path
 @pytest.mark.parametrize("index", ["SIMPLE", "BUCKET"])
 def test_input_of_unknown_size_as_locally(spark: Any, tmp_path: Path, index: str) -> None:
     """An RDD-backed DataFrame: Spark cannot size it (it reports Long.MaxValue); the write plans
-    its tasks as for an unknown size (BUCKET: one group at a time) and equals the local engine."""
+    its tasks as for an unknown size (four write tasks per core, the key shuffles at the default
+    parallelism) and equals the local engine."""
     import hudi_spark
 
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")

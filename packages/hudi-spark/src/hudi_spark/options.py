@@ -39,7 +39,7 @@ class SparkOptions:
     TASK_MAX_BYTES = ConfigProperty(
         "hoodie.spark.write.task.max.bytes", 256 * 1024 * 1024,
         "A write task holds at most this many bytes of rows (Arrow) in its Python worker: past it, "
-        "it spills them to Spark's local directories and writes one file group at a time. Key "
+        "it spills them to Spark's local directories and writes a few whole file groups at a time. Key "
         "shuffles also get enough tasks that each holds about this much (Spark's size estimate).",
         group="spark",
     )  # fmt: skip

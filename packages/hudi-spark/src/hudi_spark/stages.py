@@ -274,7 +274,7 @@ def by_group(
 
 
 class _Spill:
-    """Rows of one task on local disk, readable back one group at a time: each batch is cut by
+    """Rows of one task on local disk, readable back by whole groups: each batch is cut by
     the group ``column`` and its pieces appended to one Arrow IPC file; an index maps every
     group to its pieces. Files go to Spark's local directories (``SPARK_LOCAL_DIRS``)."""
 

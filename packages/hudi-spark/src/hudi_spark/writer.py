@@ -156,7 +156,7 @@ def write(
 
 
 def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, schema: pa.Schema, job: Any) -> list[Any]:
-    from hudi_core.write.records import BUCKET, RECORD_KEY
+    from hudi_core.write.records import BUCKET
     from pyspark.sql import functions as F
 
     conf = cfg.to_dict()
