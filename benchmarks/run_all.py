@@ -21,7 +21,7 @@ FULL: list[tuple[str, list[str]]] = [
     ("read_bench.py", ["--rows", "1000000", "--upserts", "5"]),
     ("compaction_bench.py", ["--rows", "1000000", "--upserts", "5"]),
     ("executor_bench.py", []),
-    ("spark_bench.py", ["--rows", "1000000", "10000000"]),
+    ("spark_bench.py", ["--rows", "1000000", "10000000", "--driver-memory", "6g"]),
 ]
 QUICK: list[tuple[str, list[str]]] = [
     ("avro_encode_bench.py", []),
