@@ -384,3 +384,32 @@ def test_bulk_insert_writes_a_large_input_partition_a_chunk_at_a_time(spark: Any
     assert many.keys() == one.keys() and all(many[p] > one[p] for p in one), (many, one)
     rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(remote).build().read())
     assert rs.num_rows == 41
+
+
+@pytest.mark.parametrize("index", ["SIMPLE", "BUCKET"])
+def test_same_snapshot_with_adaptive_query_execution_on(spark: Any, tmp_path: Path, index: str) -> None:
+    """A user's session has adaptive query execution on (Spark's default; the test session turns
+    it off): it may re-plan the shuffles, and the table must still equal the local engine's."""
+    import hudi_spark
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = _opts("MERGE_ON_READ", index)
+    before = spark.conf.get("spark.sql.adaptive.enabled")
+    spark.conf.set("spark.sql.adaptive.enabled", "true")
+    try:
+        for op, data in _batches():
+            if not HudiTable.exists(local):
+                HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                                 partition_fields="city", ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
+            WriteClient(HudiTable.open(local), opts).write(data, operation=op)
+            hudi_spark.write(spark.createDataFrame(data).repartition(3), remote, operation=op, options=opts)
+    finally:
+        spark.conf.set("spark.sql.adaptive.enabled", before)
+    assert _rows(remote) == _rows(local)
+    from hudi_core.fs_view import FileSystemView
+
+    def groups(path: str) -> dict[str, int]:
+        view = FileSystemView(HudiTable.open(path))
+        return {p: len(view.latest_file_slices(p)) for p in view.partitions()}
+
+    assert groups(remote) == groups(local)  # no file group written twice by two tasks
