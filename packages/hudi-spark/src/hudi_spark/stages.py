@@ -344,33 +344,20 @@ def join_task(
     base_uri: str | None = None, view_key: str | None = None,
 ) -> pa.Table:
     """Stage 3 for SIMPLE / GLOBAL_SIMPLE: one co-group (records and existing key locations that
-    hash to the same group) joined by core's ``join_locations``. A global index on a MOR table
+    hash to the same group) tagged by core's ``tag_with_locations``. A global index on a MOR table
     (``base_uri`` given) first drops the stale copies of moved keys (core's ``live_locations``):
     every location of a key is in its co-group."""
-    import pyarrow.compute as pc
     from hudi_core.config.property import HoodieConfig
-    from hudi_core.write.index import index_for
-    from hudi_core.write.index.global_simple import split_partition_changes
-    from hudi_core.write.index.simple import join_locations
-    from hudi_core.write.records import DELETE_FLAG, FILE_ID
+    from hudi_core.write.index import index_for, tag_with_locations
 
     from hudi_spark.datasource import conform
 
     if records.num_rows == 0:
         return out_schema.empty_table()
     index = index_for(HoodieConfig(config), record_key_fields)
-    global_ = bool(getattr(index, "is_global", False))
     existing = existing.drop_columns([c for c in ("_g",) if c in existing.column_names])
-    if global_ and base_uri is not None and existing.num_rows:
-        from hudi_core.write.index import live_locations
-
-        existing = live_locations(_view(base_uri, config, view_key), existing)
-    tagged = join_locations(records.drop_columns(["_g"]), existing, global_=global_)
-    if global_:
-        tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)
-    orphan = pc.and_(tagged.column(DELETE_FLAG), pc.is_null(tagged.column(FILE_ID)))
-    tagged = tagged.filter(pc.invert(orphan))
-    return conform(tagged, out_schema)
+    view = _view(base_uri, config, view_key) if index.is_global and base_uri is not None and existing.num_rows else None
+    return conform(tag_with_locations(records.drop_columns(["_g"]), existing, index, view), out_schema)
 
 
 def locations_task(

@@ -337,7 +337,7 @@ def _hash_write_tasks(parallelism: int, size: float) -> int:
 
 def _per_group(steps: list[Any], *, column: str, task_max: int) -> list[Any]:
     """``steps`` wrapped so a task holds at most ``task_max`` bytes of its rows: past that it
-    spills them to local disk and runs ``steps`` one file group (value of the integer
+    spills them to local disk and runs ``steps`` on a few whole groups (values of the integer
     ``column``) at a time (``stages.by_group``)."""
     return [functools.partial(stages.by_group, column=column, steps=steps, max_bytes=task_max)]
 
@@ -428,8 +428,8 @@ def _input_bytes(df: DataFrame) -> float:
 def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, tasks: int, *, task_max: int) -> list[Any]:
     """BUCKET index: the key hash fixes each record's file group, so no driver plan (and no pass
     over the data for counts) is needed: records are shuffled by (partition, hash bucket) and each
-    task plans its own groups with core's ``profile_of``/``assign`` and writes them (one group at
-    a time when a task's input is large, see ``_per_group``)."""
+    task plans its own groups with core's ``profile_of``/``assign`` and writes them (a few whole
+    groups at a time when a task's input is large, see ``_per_group``)."""
     from hudi_core.write.index import BUCKET_NUM
     from hudi_core.write.records import PARTITION_PATH
     from pyspark.sql import functions as F
@@ -500,7 +500,7 @@ def _join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema
         _spark_schema(_existing_schema(table)),
     )
     g = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % groups).alias("_g")
-    fn = functools.partial(_join_group, config=conf, record_key_fields=table.config.record_key_fields, out_schema=schema,
+    fn = functools.partial(stages.join_task, config=conf, record_key_fields=table.config.record_key_fields, out_schema=schema,
                            base_uri=table.base_uri if table.config.is_mor else None, view_key=view_key)  # fmt: skip
     return (
         keyed.withColumn("_g", g).groupBy("_g")
@@ -513,12 +513,6 @@ def _existing_schema(table: HudiTable) -> pa.Schema:
     from hudi_core.write.index.simple import LOCATIONS_SCHEMA
 
     return LOCATIONS_SCHEMA
-
-
-def _join_group(records: pa.Table, existing: pa.Table, *, config: Mapping[str, str], record_key_fields: list[str],
-                out_schema: pa.Schema, base_uri: str | None, view_key: str | None) -> pa.Table:  # fmt: skip
-    return stages.join_task(records, existing, config=config, record_key_fields=record_key_fields, out_schema=out_schema,
-                            base_uri=base_uri, view_key=view_key)  # fmt: skip
 
 
 def _plan(tagged: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str) -> tuple[Any, dict[tuple[int, str], int], Any]:

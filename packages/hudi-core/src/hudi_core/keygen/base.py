@@ -21,7 +21,7 @@ from hudi_core.keygen.partition import (
 )
 from hudi_core.keygen.values import column_of, to_key_strings
 
-__all__ = ["Data", "KeyGenerator", "complex_record_keys", "simple_record_keys"]
+__all__ = ["Data", "KeyGenerator", "complex_record_keys", "simple_record_keys", "unpartitioned"]
 
 Data: TypeAlias = "pa.Table | pa.RecordBatch"
 
@@ -93,7 +93,7 @@ class KeyGenerator:
 
     def _simple_partition(self, data: Data, fields: list[str]) -> pa.Array:
         if not fields:
-            return pa.repeat(pa.scalar("", pa.string()), data.num_rows)
+            return unpartitioned(data.num_rows)
         segments = [
             partition_segment(
                 self._strings(data, f), f, hive_style=self.hive_style, url_encode=self.url_encode
@@ -109,6 +109,11 @@ class KeyGenerator:
             f"{type(self).__name__}(record_key_fields={self.record_key_fields}, "
             f"partition_path_fields={self.partition_path_fields})"
         )
+
+
+def unpartitioned(num_rows: int) -> pa.Array:
+    """The partition path of a non-partitioned table (``""``) for every row."""
+    return pa.repeat(pa.scalar("", pa.string()), num_rows)
 
 
 def simple_record_keys(kg: KeyGenerator, data: Data, field: str) -> pa.Array:

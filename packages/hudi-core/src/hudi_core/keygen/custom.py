@@ -7,7 +7,7 @@ import pyarrow.compute as pc
 
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError
-from hudi_core.keygen.base import Data, KeyGenerator
+from hudi_core.keygen.base import Data, KeyGenerator, unpartitioned
 from hudi_core.keygen.partition import partition_segment
 from hudi_core.keygen.timestamp import TimestampPartitioner
 from hudi_core.keygen.values import column_of
@@ -45,7 +45,7 @@ class CustomKeyGenerator(KeyGenerator):
 
     def _partition_paths(self, data: Data) -> pa.Array:
         if not self.typed_fields:
-            return pa.repeat(pa.scalar("", pa.string()), data.num_rows)
+            return unpartitioned(data.num_rows)
         segments = []
         for field, kind in self.typed_fields:
             if kind == "SIMPLE":

@@ -6,7 +6,7 @@ import pyarrow as pa
 
 from hudi_core.config.keygen import KeyGenOptions
 from hudi_core.errors import ConfigError
-from hudi_core.keygen.base import Data, KeyGenerator, complex_record_keys, simple_record_keys
+from hudi_core.keygen.base import Data, KeyGenerator, complex_record_keys, simple_record_keys, unpartitioned
 
 __all__ = ["ComplexKeyGenerator", "NonpartitionedKeyGenerator", "SimpleKeyGenerator"]
 
@@ -65,4 +65,4 @@ class NonpartitionedKeyGenerator(KeyGenerator):
     name = "NON_PARTITION"
 
     def _partition_paths(self, data: Data) -> pa.Array:
-        return pa.repeat(pa.scalar("", pa.string()), data.num_rows)
+        return unpartitioned(data.num_rows)

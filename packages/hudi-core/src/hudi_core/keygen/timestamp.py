@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 from hudi_core.config.keygen import TimestampKeyGenOptions as TS
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError, SchemaMismatchError
-from hudi_core.keygen.base import Data, KeyGenerator
+from hudi_core.keygen.base import Data, KeyGenerator, unpartitioned
 from hudi_core.keygen.java_datetime import JavaDatePattern
 from hudi_core.keygen.partition import partition_segment
 from hudi_core.keygen.values import column_of
@@ -168,7 +168,7 @@ class TimestampBasedKeyGenerator(KeyGenerator):
 
     def _partition_paths(self, data: Data) -> pa.Array:
         if not self.partition_path_fields:
-            return pa.repeat(pa.scalar("", pa.string()), data.num_rows)
+            return unpartitioned(data.num_rows)
         field = self.partition_path_fields[0]
         values = self.partitioner.partition_values(column_of(data, field), field)
         return partition_segment(values, field, hive_style=self.hive_style, url_encode=self.url_encode)

@@ -52,12 +52,9 @@ from hudi_core.write.index import (
     BucketIndex,
     Index,
     bucket_file_id,
-    existing_key_locations_empty,
-    live_locations,
     split_partition_changes,
     tag_locations,
 )
-from hudi_core.write.index.simple import existing_key_locations, join_locations
 from hudi_core.write.instant_index import InstantIndex
 from hudi_core.write.records import (
     BASE_INSTANT,
@@ -146,21 +143,17 @@ class StreamWriter:
         # delete a key an earlier chunk inserted (flushed, or still buffered in the same bucket,
         # where the flush's dedupe lets the later delete win)
         index = self.index
+        view = self.view if self.lookup else None
         if index.is_global and not isinstance(index, BucketIndex):
             # the in-instant index wins over the table's locations (a key this instant moved to
             # another partition is no longer where the table has it): look up, tag, then split
-            view = self.view if self.lookup else None
-            existing = (existing_key_locations(view, None, keys=records.column(RECORD_KEY)) if view is not None
-                        else existing_key_locations_empty())  # fmt: skip
-            if view is not None and view.table.config.is_mor:
-                existing = live_locations(view, existing)  # moved keys' stale copies
-            tagged = join_locations(records, existing, global_=True)
+            tagged = tag_locations(records, index, view, drop_orphan_deletes=False, split=False)
             del records
             self._flush_inserts_moved_by(tagged)
             tagged = self._tag_in_instant(tagged, probe_all=True)
             tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)
         else:
-            tagged = tag_locations(records, index, self.view if self.lookup else None, drop_orphan_deletes=False)
+            tagged = tag_locations(records, index, view, drop_orphan_deletes=False)
             del records
             tagged = self._tag_in_instant(tagged, probe_all=False)
         if tagged.num_rows == 0:

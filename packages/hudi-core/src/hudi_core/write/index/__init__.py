@@ -37,6 +37,7 @@ __all__ = [
     "index_for",
     "live_locations",
     "tag_locations",
+    "tag_with_locations",
 ]
 
 Index = Union[BucketIndex, SimpleIndex]
@@ -64,30 +65,44 @@ def index_for(config: HoodieConfig, record_key_fields: list[str]) -> Index:
 
 
 def tag_locations(
-    data: pa.Table, index: Index, view: FileSystemView | None, *, drop_orphan_deletes: bool = True
+    data: pa.Table, index: Index, view: FileSystemView | None, *, drop_orphan_deletes: bool = True, split: bool = True
 ) -> pa.Table:
     """Add FILE_ID, BASE_INSTANT (null for new keys) and LOCATION_PARTITION to ``data``.
 
     Deletes of keys that do not exist are dropped: there is nothing to delete (a streamed write
     keeps them, ``drop_orphan_deletes=False``: they may delete keys inserted earlier in the stream).
-    ``view`` is None for a table without commits.
+    ``view`` is None for a table without commits. ``split=False`` leaves a global index's
+    partition changes for the caller to split (:func:`split_partition_changes`).
     """
     if isinstance(index, BucketIndex):
         tagged = _tag_bucket(data, index, view)
-    else:
-        partitions = None if index.is_global else pc.unique(data.column(PARTITION_PATH)).to_pylist()
-        existing = (
-            existing_key_locations(view, partitions, keys=data.column(RECORD_KEY))
-            if view is not None
-            else existing_key_locations_empty()
-        )
-        if index.is_global and view is not None and view.table.config.is_mor:
-            existing = live_locations(view, existing)
-        tagged = join_locations(data, existing, global_=index.is_global)
-        if index.is_global:
-            tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)
-    if not drop_orphan_deletes:
-        return tagged
+        return tagged if not drop_orphan_deletes else _drop_orphan_deletes(tagged)
+    partitions = None if index.is_global else pc.unique(data.column(PARTITION_PATH)).to_pylist()
+    existing = (
+        existing_key_locations(view, partitions, keys=data.column(RECORD_KEY))
+        if view is not None
+        else existing_key_locations_empty()
+    )
+    return tag_with_locations(data, existing, index, view, drop_orphan_deletes=drop_orphan_deletes, split=split)
+
+
+def tag_with_locations(
+    data: pa.Table, existing: pa.Table, index: SimpleIndex, view: FileSystemView | None, *,
+    drop_orphan_deletes: bool = True, split: bool = True,
+) -> pa.Table:  # fmt: skip
+    """SIMPLE / GLOBAL_SIMPLE tagging against given key locations (``existing_key_locations``'s
+    rows: read from ``view``, or shipped by an engine that co-groups them with the records).
+    A global index on a merge-on-read table first drops moved keys' stale copies
+    (:func:`live_locations`, which reads ``view``), then splits partition changes."""
+    if index.is_global and view is not None and view.table.config.is_mor:
+        existing = live_locations(view, existing)
+    tagged = join_locations(data, existing, global_=index.is_global)
+    if index.is_global and split:
+        tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)
+    return tagged if not drop_orphan_deletes else _drop_orphan_deletes(tagged)
+
+
+def _drop_orphan_deletes(tagged: pa.Table) -> pa.Table:
     orphan_delete = pc.and_(tagged.column(DELETE_FLAG), pc.is_null(tagged.column(FILE_ID)))
     if pc.any(orphan_delete).as_py():
         tagged = tagged.filter(pc.invert(orphan_delete))
