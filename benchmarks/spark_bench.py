@@ -1,5 +1,7 @@
-"""Spark benchmark: the same bulk_insert + upsert through core's local engine and through
-``hudi_spark.write`` on ``local[1]`` and ``local[2]``; Spark start-up is timed separately.
+"""Spark benchmark: the write benchmark's workload (a bulk_insert of N rows, then ``--upserts``
+upserts of N/10, half of them updates) through core's local engine and through
+``hudi_spark.write`` on ``local[1]`` and ``local[2]``; Spark start-up is timed separately, and
+so is Spark's own floor for the same rows (read, shuffle, one Arrow hop, no work).
 
 ``python benchmarks/spark_bench.py --rows 1000000 10000000`` (default 1M; sizes configurable).
 
@@ -24,6 +26,7 @@ import os
 import shutil
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -55,38 +58,42 @@ def make(n: int, start: int = 0, ts: int = 0) -> pa.Table:
 WARM_ROWS = 1_000_000
 
 
-def write_inputs(n: int, root: str, files: int, name: str = "input") -> tuple[list[str], list[str]]:
-    """The bulk_insert input (N rows) and the upsert input (N/10 rows, half updates) as parquet
-    files, ``files`` of each (Spark reads one file per task)."""
+def write_inputs(n: int, root: str, files: int, name: str = "input", upserts: int = 1) -> tuple[list[str], list[list[str]]]:
+    """The bulk_insert input (N rows) and ``upserts`` upsert inputs (N/10 rows each, half updates
+    of the rows before it, half new) as parquet files, ``files`` of each (Spark reads one file per task)."""
     import pyarrow.parquet as pq
 
-    out = []
-    for kind, data in (("first", make(n)), ("upsert", make(n // 10, n - n // 20, ts=1))):
+    def save(kind: str, data: pa.Table) -> list[str]:
         os.makedirs(f"{root}/{name}/{kind}")
         step = -(-data.num_rows // files)
         paths = [f"{root}/{name}/{kind}/part-{i}.parquet" for i in range(files)]
         for i, p in enumerate(paths):
             pq.write_table(data.slice(i * step, step), p)
-        out.append(paths)
-    return out[0], out[1]
+        return paths
+
+    first = save("first", make(n))
+    return first, [save(f"upsert-{i}", make(n // 10, n - n // 20 + i * (n // 20), ts=1 + i)) for i in range(upserts)]
 
 
-def run_local(n: int, root: str, first: list[str], upsert: list[str], warm: tuple[list[str], list[str]]) -> tuple[float, float]:
+def run_local(root: str, first: list[str], upserts: list[list[str]], warm: tuple[list[str], list[list[str]]]) -> tuple[float, list[float]]:
     import pyarrow.parquet as pq
     from hudi_core.table import HudiTable
     from hudi_core.write.client import WriteClient
 
-    def once(path: str, first: list[str], upsert: list[str]) -> tuple[float, float]:
+    def once(path: str, first: list[str], upserts: list[list[str]]) -> tuple[float, list[float]]:
         HudiTable.create(path, name="bench", table_type="MERGE_ON_READ", record_key_fields="uuid",
                          partition_fields="city", ordering_field="ts", options=OPTS, schema=make(1).schema)  # fmt: skip
         t0 = time.perf_counter()
         WriteClient(HudiTable.open(path), OPTS).write(pq.ParquetDataset(first).read(), operation="bulk_insert")
-        t1 = time.perf_counter()
-        WriteClient(HudiTable.open(path), OPTS).write(pq.ParquetDataset(upsert).read(), operation="upsert")
-        return t1 - t0, time.perf_counter() - t1
+        bulk, times = time.perf_counter() - t0, []
+        for files in upserts:
+            t1 = time.perf_counter()
+            WriteClient(HudiTable.open(path), OPTS).write(pq.ParquetDataset(files).read(), operation="upsert")
+            times.append(time.perf_counter() - t1)
+        return bulk, times
 
     once(f"{root}/local-warm-up", *warm)  # as for Spark: the timed write is not the process's first
-    return once(f"{root}/local", first, upsert)
+    return once(f"{root}/local", first, upserts)
 
 
 def machine_cpu_seconds() -> float:
@@ -116,7 +123,7 @@ def python_worker_peak_rss_mb() -> float:
 
 
 def run_spark(master: str, n: int, root: str, batch: int, java_opts: str, memory: str, source: str,
-              inputs: tuple[list[str], list[str]], warm: tuple[list[str], list[str]]) -> tuple[float, float, float]:  # fmt: skip
+              inputs: tuple[list[str], list[list[str]]], warm: tuple[list[str], list[list[str]]]) -> tuple[float, float, list[float]]:  # fmt: skip
     import hudi_spark
 
     t0 = time.perf_counter()
@@ -128,34 +135,59 @@ def run_spark(master: str, n: int, root: str, batch: int, java_opts: str, memory
         "spark.driver.memory": memory,
     }
     spark = hudi_spark.spark_session(master, conf=conf)
-    startup = time.perf_counter() - t0
     # The first writes of a session start the Python workers (which import pyarrow, pandas and
     # hudi_core) and run the JVM's shuffle and Arrow code before the JIT has compiled it: the
-    # same bulk_insert + upsert of up to 1M rows runs first into a throwaway table, reported
+    # same bulk_insert + upserts of up to 1M rows run first into a throwaway table, reported
     # with start-up (a 1M-row bulk_insert took 4.2 s cold and 2.4 s warm on local[2])
     w0 = time.perf_counter()
     hudi_spark.write(spark.read.parquet(*warm[0]), f"{root}/warm-up-{master}", operation="bulk_insert", options=OPTS)
-    hudi_spark.write(spark.read.parquet(*warm[1]), f"{root}/warm-up-{master}", operation="upsert", options=OPTS)
-    print(f"    {master}: warm-up bulk_insert + upsert of {min(n, WARM_ROWS):,} rows {time.perf_counter() - w0:.2f}s (not counted)")
+    for files in warm[1]:
+        hudi_spark.write(spark.read.parquet(*files), f"{root}/warm-up-{master}", operation="upsert", options=OPTS)
+    print(f"    {master}: warm-up bulk_insert + upserts of {min(n, WARM_ROWS):,} rows {time.perf_counter() - w0:.2f}s (not counted)")
     startup = time.perf_counter() - t0
+    floor = [spark_floor(spark, files) for files in (inputs[0], inputs[1][0])]
+    print(f"    {master}: Spark's own floor (read + shuffle + one Arrow hop into Python, no work; best of 3): "
+          f"{n:,} rows {floor[0]:.2f}s, {n // 10:,} rows {floor[1]:.2f}s")  # fmt: skip
     path = f"{root}/spark-{master}"
     first_bytes = make(n).nbytes
     if source == "cache":
         first = spark.createDataFrame(make(n)).cache()
-        upd = spark.createDataFrame(make(n // 10, n - n // 20, ts=1)).cache()
-        first.count(), upd.count()
+        upd = [spark.createDataFrame(make(n // 10, n - n // 20 + i * (n // 20), ts=1 + i)).cache() for i in range(len(inputs[1]))]
+        first.count(), [u.count() for u in upd]
     else:
-        first, upd = spark.read.parquet(*inputs[0]), spark.read.parquet(*inputs[1])
+        first, upd = spark.read.parquet(*inputs[0]), [spark.read.parquet(*files) for files in inputs[1]]
     t1, c1 = time.perf_counter(), machine_cpu_seconds()
     hudi_spark.write(first, path, operation="bulk_insert", options=OPTS)
     t2, c2 = time.perf_counter(), machine_cpu_seconds()
-    hudi_spark.write(upd, path, operation="upsert", options=OPTS)
+    times = []
+    for df in upd:
+        t = time.perf_counter()
+        hudi_spark.write(df, path, operation="upsert", options=OPTS)
+        times.append(time.perf_counter() - t)
     t3, c3 = time.perf_counter(), machine_cpu_seconds()
     print(f"    {master}: cores busy on average (machine CPU / wall): bulk_insert {(c2 - c1) / (t2 - t1):.2f}, "
-          f"upsert {(c3 - c2) / (t3 - t2):.2f}; Python worker peak RSS {python_worker_peak_rss_mb():.0f} MB "
+          f"upserts {(c3 - c2) / (t3 - t2):.2f}; Python worker peak RSS {python_worker_peak_rss_mb():.0f} MB "
           f"(input {first_bytes / 2**20:.0f} MB in Arrow)")  # fmt: skip
     spark.stop()
-    return startup, t2 - t1, t3 - t2
+    return startup, t2 - t1, times
+
+
+def spark_floor(spark: Any, files: list[str]) -> float:
+    """What any distributed write of these rows costs in Spark before it does any work: read
+    the parquet files, shuffle the rows by key across the default parallelism, and move them
+    into Python workers as Arrow, where they are only counted (best of 3)."""
+    import pyarrow as pa
+
+    def count(batches: Any) -> Any:
+        yield pa.RecordBatch.from_pydict({"n": [sum(b.num_rows for b in batches)]})
+
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        df = spark.read.parquet(*files)
+        df.repartition(spark.sparkContext.defaultParallelism, "uuid").mapInArrow(count, "n long").collect()
+        best = min(best, time.perf_counter() - t)
+    return best
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -170,22 +202,30 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--source", choices=["parquet", "cache"], default="parquet",
                     help="Spark's input: the parquet files both engines read (default) or a cached DataFrame")
     ap.add_argument("--files", type=int, default=4, help="parquet files per input")
+    ap.add_argument("--upserts", type=int, default=2, help="upserts of N/10 rows after the bulk_insert (the write benchmark's workload)")
     args = ap.parse_args(argv)
     OPTS.update(dict(o.split("=", 1) for o in args.option))
     for n in args.rows:
         root = tempfile.mkdtemp(prefix="spark-bench-")
         try:
-            inputs = write_inputs(n, root, args.files)
-            warm = write_inputs(min(n, WARM_ROWS), root, args.files, name="warm-up")
-            lb, lu = (float("nan"), float("nan")) if args.skip_local else run_local(n, root, *inputs, warm)
-            print(f"rows={n:,}  local engine: bulk_insert {lb:.2f}s ({n / lb:,.0f} rows/s), upsert {lu:.2f}s")
+            inputs = write_inputs(n, root, args.files, upserts=args.upserts)
+            warm = write_inputs(min(n, WARM_ROWS), root, args.files, name="warm-up", upserts=args.upserts)
+            if args.skip_local:
+                lb, lu = float("nan"), [float("nan")] * args.upserts
+            else:
+                lb, lu = run_local(root, *inputs, warm)
+            print(f"rows={n:,}  local engine: bulk_insert {lb:.2f}s ({n / lb:,.0f} rows/s), upserts of {n // 10:,} rows {_times(lu)}")
             for master in args.masters:
                 s, b, u = run_spark(master, n, root, args.batch, args.java_opts, args.driver_memory, args.source, inputs, warm)
                 print(f"rows={n:,}  spark {master}: start-up + warm-up {s:.1f}s (not counted), bulk_insert {b:.2f}s "
-                      f"({n / b:,.0f} rows/s, {b / lb:.2f}x local), upsert {u:.2f}s ({u / lu:.2f}x local); "
-                      f"both {b + u:.2f}s ({(b + u) / (lb + lu):.2f}x local)")  # fmt: skip
+                      f"({n / b:,.0f} rows/s, {b / lb:.2f}x local), upserts {_times(u)} ({sum(u) / sum(lu):.2f}x local); "
+                      f"workload (bulk_insert + {len(u)} upserts) {b + sum(u):.2f}s ({(b + sum(u)) / (lb + sum(lu)):.2f}x local)")  # fmt: skip
         finally:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def _times(times: list[float]) -> str:
+    return "+".join(f"{t:.2f}" for t in times) + "s"
 
 
 if __name__ == "__main__":

@@ -223,9 +223,13 @@ def test_jvm_hash_bucket_equals_core_for_every_kind_of_key(spark: Any) -> None:
     keys = ["k1", "trip-000000042", "é", "ключ-7", "東京-12", "🚕 ride 9", "a" * 300, "x,y:z", "0"]
     index = BucketIndex(7, ("uuid",), ("uuid",))
     df = spark.createDataFrame(pa.table({"uuid": keys, "n": list(range(len(keys)))}))
-    got = dict(df.select("uuid", _jvm_bucket(df, index).alias("b")).collect())
+    got = dict(df.selectExpr("uuid", f"{_jvm_bucket(df, index)} AS b").collect())
     assert got == dict(zip(keys, index.bucket_ids(pa.array(keys)).tolist(), strict=True))
     assert len(set(got.values())) > 1
+    # a key column whose name needs quoting in SQL
+    odd = df.withColumnRenamed("uuid", "trip `id`.x")
+    odd_index = BucketIndex(7, ("trip `id`.x",), ("trip `id`.x",))
+    assert dict(odd.selectExpr("`trip ``id``.x`", f"{_jvm_bucket(odd, odd_index)} AS b").collect()) == got
     # not one string field: no JVM shortcut (the Arrow UDF computes it)
     assert _jvm_bucket(df, BucketIndex(7, ("uuid", "n"), ("uuid", "n"))) is None
     assert _jvm_bucket(df.selectExpr("n AS uuid"), index) is None

@@ -301,27 +301,31 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     def buckets(columns: pa.Array) -> pa.Array:  # type hints tell Spark it is a scalar Arrow UDF
         return stages.hash_buckets(columns, config=conf, record_key_fields=key_fields)
 
+    # Every DataFrame operation is a py4j round trip and an analysis of the plan in the JVM
+    # (~10 ms each, a fixed cost of every write): the shuffle's columns come from one projection
+    # of SQL expressions when the bucket is a JVM expression
+    part_sql = [_quote(c) for c in parts]
+    seq_sql = [f"monotonically_increasing_id() AS {stages.INPUT_SEQ}"] if combine else []  # input order, for ties
     bucket = _jvm_bucket(df, index_for(cfg, key_fields))
-    if bucket is None:
-        bucket = arrow_udf(buckets, "int")(F.struct(*[F.col(c) for c in top]))
-    extra = [bucket.alias(BUCKET_NUM)]
-    if combine:
-        extra.append(F.monotonically_increasing_id().alias(stages.INPUT_SEQ))  # input order, for ties
-    staged = df.select("*", *extra)
-    job.inflight(_empty_profile())
-    # one group id per (partition, hash bucket); a Spark hash collision only puts two groups
+    if bucket is not None:
+        # the group repeats the bucket expression (a projection cannot refer to its own columns)
+        staged = df.selectExpr("*", f"{bucket} AS {BUCKET_NUM}", *seq_sql, f"hash({', '.join([*part_sql, bucket])}) AS {GROUP}")
+    else:
+        udf = arrow_udf(buckets, "int")(F.struct(*[F.col(c) for c in top]))
+        staged = df.select("*", udf.alias(BUCKET_NUM), *[F.expr(e) for e in seq_sql])
+        staged = staged.selectExpr("*", f"hash({', '.join([*part_sql, BUCKET_NUM])}) AS {GROUP}")
+    # one group id per (partition, hash bucket) above; a Spark hash collision only puts two groups
     # in one run, which the task writes together as it writes any task's groups
-    group = F.hash(*[F.col(c) for c in parts], F.col(BUCKET_NUM)).alias(GROUP)
+    job.inflight(_empty_profile())
     # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs; four
     # waves for larger ones, so the last wave's uneven ends idle a core for less time (10M rows
     # on local[2]: 18.6 s with 8 tasks, 20.5 s with 4, 21.5 s with 2)
     tasks = _hash_write_tasks(parallelism, size)
-    staged = staged.select("*", group)
     if hasattr(staged, "repartitionById"):  # pyspark >= 4.1
         # a partition's hash buckets go to consecutive tasks: every task gets its share of
         # every partition (a hash of the group would pile several groups on one task)
-        first = F.pmod(F.hash(*[F.col(c) for c in parts]), F.lit(tasks)) if parts else F.lit(0)
-        shuffled = staged.repartitionById(tasks, ((first + F.col(BUCKET_NUM)) % F.lit(tasks)).cast("int"))
+        first = f"pmod(hash({', '.join(part_sql)}), {tasks})" if parts else "0"
+        shuffled = staged.repartitionById(tasks, F.expr(f"CAST(({first} + {BUCKET_NUM}) % {tasks} AS INT)"))
     else:
         shuffled = staged.repartition(tasks, F.col(GROUP))
     steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
@@ -370,12 +374,11 @@ _SMALL_INPUT_BYTES = 64 * 1024 * 1024
 _MAX_SHUFFLE_TASKS = 10_000
 
 
-def _jvm_bucket(df: DataFrame, index: Any) -> Any:
-    """The hash bucket as a JVM expression when the key is one top-level string column (the
-    key's text is the column's value), else None. ``java.util.Objects.hashCode`` is Java's own
-    ``String.hashCode`` (UTF-16 included); a one-element list hashes to ``31 + h``; the sum is
+def _jvm_bucket(df: DataFrame, index: Any) -> str | None:
+    """The hash bucket as a JVM (SQL) expression when the key is one top-level string column
+    (the key's text is the column's value), else None. ``java.util.Objects.hashCode`` is Java's
+    own ``String.hashCode`` (UTF-16 included); a one-element list hashes to ``31 + h``; the sum is
     taken in 64 bits, so masking its low 31 bits is Java's int arithmetic without overflow."""
-    from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
 
     fields = tuple(index.hash_fields)
@@ -383,8 +386,13 @@ def _jvm_bucket(df: DataFrame, index: Any) -> Any:
         return None
     if not isinstance(df.schema[fields[0]].dataType, StringType):
         return None
-    h = F.expr(f"CAST(reflect('java.util.Objects', 'hashCode', `{fields[0]}`) AS BIGINT)")
-    return ((F.lit(31).cast("bigint") + h).bitwiseAND(F.lit(0x7FFFFFFF)) % F.lit(int(index.num_buckets))).cast("int")
+    h = f"CAST(reflect('java.util.Objects', 'hashCode', {_quote(fields[0])}) AS BIGINT)"
+    return f"CAST(((31 + {h}) & {0x7FFFFFFF}) % {int(index.num_buckets)} AS INT)"
+
+
+def _quote(column: str) -> str:
+    """A column name as a SQL identifier."""
+    return "`" + column.replace("`", "``") + "`"
 
 
 def _lookup_in_tasks(cfg: HoodieConfig, key_tasks: int) -> bool:
