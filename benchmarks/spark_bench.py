@@ -54,6 +54,9 @@ def make(n: int, start: int = 0, ts: int = 0) -> pa.Table:
     })  # fmt: skip
 
 
+#: extra Spark settings for every session (``--conf k=v``)
+SPARK_CONF: dict[str, str] = {}
+
 #: rows of the warm-up writes that run before the timed ones (in both engines)
 WARM_ROWS = 1_000_000
 
@@ -133,6 +136,7 @@ def run_spark(master: str, n: int, root: str, batch: int, java_opts: str, memory
         # ~2x slower on big inputs: a real job keeps the full JIT
         "spark.driver.extraJavaOptions": java_opts,
         "spark.driver.memory": memory,
+        **SPARK_CONF,
     }
     spark = hudi_spark.spark_session(master, conf=conf)
     # The first writes of a session start the Python workers (which import pyarrow, pandas and
@@ -203,7 +207,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="Spark's input: the parquet files both engines read (default) or a cached DataFrame")
     ap.add_argument("--files", type=int, default=4, help="parquet files per input")
     ap.add_argument("--upserts", type=int, default=2, help="upserts of N/10 rows after the bulk_insert (the write benchmark's workload)")
+    ap.add_argument("--conf", action="append", default=[], help="k=v Spark setting for every session")
     args = ap.parse_args(argv)
+    SPARK_CONF.update(dict(c.split("=", 1) for c in args.conf))
     OPTS.update(dict(o.split("=", 1) for o in args.option))
     for n in args.rows:
         root = tempfile.mkdtemp(prefix="spark-bench-")
