@@ -106,6 +106,37 @@ def machine_cpu_seconds() -> float:
     return (v[0] + v[1] + v[2] + v[5] + v[6]) / os.sysconf("SC_CLK_TCK")  # user nice system irq softirq
 
 
+def _cpu_work(_: int) -> float:
+    """A few seconds of CPU-bound Python and Arrow work (compute, sort, gzip parquet)."""
+    import io
+
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    t = time.perf_counter()
+    a = pa.array(np.random.default_rng(0).random(3_000_000))
+    keys = pa.array(np.char.add("k", np.arange(300_000).astype(str)))
+    for _ in range(5):
+        pc.sum(pc.multiply(a, a))
+        pc.sort_indices(keys)
+        pq.write_table(pa.table({"a": a}), io.BytesIO(), compression="gzip")
+    x = 0
+    for i in range(3_000_000):
+        x += i
+    return time.perf_counter() - t
+
+
+def machine_scaling() -> float:
+    """How much faster two processes do two shares of CPU-bound work than one process does
+    them one after the other: the ceiling for local[2] over local[1] on a 2-core machine."""
+    import multiprocessing as mp
+
+    one = min(_cpu_work(0) for _ in range(2))
+    with mp.get_context("spawn").Pool(2) as pool:
+        two = min(max(pool.map(_cpu_work, [0, 1])) for _ in range(2))
+    return 2 * one / two
+
+
 def python_worker_peak_rss_mb() -> float:
     """Largest peak RSS (VmHWM) of the live PySpark Python workers (forked by pyspark.daemon)."""
     peak = 0.0
@@ -208,7 +239,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--files", type=int, default=4, help="parquet files per input")
     ap.add_argument("--upserts", type=int, default=2, help="upserts of N/10 rows after the bulk_insert (the write benchmark's workload)")
     ap.add_argument("--conf", action="append", default=[], help="k=v Spark setting for every session")
+    ap.add_argument("--machine-check", action="store_true",
+                    help="first print how well the machine scales CPU-bound work over two processes (~20 s)")
     args = ap.parse_args(argv)
+    if args.machine_check:
+        print(f"machine: two processes do CPU-bound work {machine_scaling():.2f}x as fast as one (the ceiling for local[2] over local[1])")
     SPARK_CONF.update(dict(c.split("=", 1) for c in args.conf))
     OPTS.update(dict(o.split("=", 1) for o in args.option))
     for n in args.rows:
