@@ -127,8 +127,8 @@ def _cpu_work(_: int) -> float:
 
 
 def machine_scaling() -> float:
-    """How much faster two processes do two shares of CPU-bound work than one process does
-    them one after the other: the ceiling for local[2] over local[1] on a 2-core machine."""
+    """The speed-up of doing the same CPU-bound work in two processes at once over doing it
+    twice in one process: the ceiling for local[2] over local[1] on this machine."""
     import multiprocessing as mp
 
     one = min(_cpu_work(0) for _ in range(2))

@@ -52,7 +52,7 @@ class LocalStorage(Storage):
     def list(self, path: str) -> list[FileInfo]:
         """Direct children of a directory (one ``scandir``, one ``stat`` per entry, symlinks
         followed as fsspec does); an empty list when it does not exist. fsspec's listing costs
-        ~3x this, and writers list a partition once per file group they append to."""
+        ~2x this, and writers list a partition once per file group they append to."""
         base = path.rstrip("/")
         out = []
         try:
