@@ -87,7 +87,7 @@ class FileSource:
             reader = reader.schema(self.schema)
         if self.fmt == "csv":
             reader = reader.option("header", "true").option("inferSchema", "true")
-        df = getattr(reader, self.fmt)(paths)
+        df = reader.format(self.fmt).load(paths)  # (``reader.parquet`` takes no list)
         return df, f"{new[-1][0]}:{new[-1][1]}"
 
 
