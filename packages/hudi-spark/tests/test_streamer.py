@@ -128,7 +128,8 @@ def test_cli_runs_one_round_into_a_merge_on_read_table(tmp_path: Path) -> None:
     cmd = [
         sys.executable, "-m", "hudi_core.cli.main", "streamer", "--target-base-path", base, "--target-table", "trips",
         "--table-type", "MERGE_ON_READ", "--source-path", str(src), "--record-key", "key",
-        "--partition-field", "part", "--source-ordering-field", "ts", "--master", "local[1]",
+        "--partition-field", "part", "--source-ordering-field", "ts", "--master", "local[1]", "--quick-start",
+        "--spark-conf", "spark.sql.shuffle.partitions=3", "--hoodie-conf", "hoodie.bulkinsert.shuffle.parallelism=2",
     ]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]

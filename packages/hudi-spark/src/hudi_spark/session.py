@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["FAST_CONF", "REQUIRED_CONF", "prepare_environment", "spark_session"]
+__all__ = ["FAST_CONF", "LOCAL_CONF", "REQUIRED_CONF", "is_local", "prepare_environment", "session_settings", "spark_session"]
 
 #: settings without which the pipeline misbehaves (kept on any session we build)
 REQUIRED_CONF: dict[str, str] = {
@@ -26,27 +26,52 @@ REQUIRED_CONF: dict[str, str] = {
     "spark.sql.execution.arrow.maxRecordsPerBatch": "100000",
 }
 
-#: small-machine settings: quick start-up, few shuffle partitions, no UI
+#: a local master's driver listens on loopback only: no network needed, nothing exposed
+#: (never for a cluster master, whose executors must reach the driver)
+LOCAL_CONF: dict[str, str] = {
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+}
+
+#: quick start on a small machine (the tests, the demo): no UI, few shuffle partitions, AQE off,
+#: and the JVM's C1 JIT only, which starts faster but runs the JVM side of a large Arrow hop
+#: ~2x slower; ``spark_session(fast=False)`` keeps Spark's own defaults for real jobs
 FAST_CONF: dict[str, str] = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "2",
-    "spark.default.parallelism": "2",
     "spark.sql.adaptive.enabled": "false",
     "spark.driver.memory": "1g",
     "spark.sql.catalogImplementation": "in-memory",
-    "spark.driver.host": "127.0.0.1",
-    "spark.driver.bindAddress": "127.0.0.1",
     "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
     **REQUIRED_CONF,
 }
 
 
-def prepare_environment() -> None:
-    """Make executors' Python workers use this interpreter and keep Spark on loopback."""
+def is_local(master: str) -> bool:
+    """``local``, ``local[N]``, ``local[N,F]`` or ``local-cluster[...]``: everything on this machine."""
+    return master == "local" or master.startswith(("local[", "local-cluster["))
+
+
+def prepare_environment(master: str = "local") -> None:
+    """Make executors' Python workers use this interpreter; keep a local master on loopback."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    if is_local(master):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
+
+def session_settings(master: str, conf: Mapping[str, Any] | None = None, *, fast: bool = True) -> dict[str, str]:
+    """The settings :func:`spark_session` gives a session on ``master`` (``conf`` wins)."""
+    settings = dict(FAST_CONF if fast else REQUIRED_CONF)
+    if is_local(master):
+        settings.update(LOCAL_CONF)
+    if master.startswith("local-cluster"):
+        # executors are separate JVMs: they need the interpreter too
+        settings["spark.executorEnv.PYSPARK_PYTHON"] = sys.executable
+        settings["spark.executorEnv.SPARK_LOCAL_IP"] = "127.0.0.1"
+    settings.update({k: str(v) for k, v in (conf or {}).items()})
+    return settings
 
 
 def spark_session(
@@ -59,19 +84,16 @@ def spark_session(
 ) -> SparkSession:
     """Get or create a SparkSession for hudi-py and register the ``hudi`` data source.
 
+    ``fast`` adds :data:`FAST_CONF` (quick start on a small machine; pass False for throughput on
+    large inputs); a local master's driver listens on loopback only (:data:`LOCAL_CONF`).
+
     >>> spark = spark_session("local[2]", conf={"spark.local.dir": "/tmp/spark"})  # doctest: +SKIP
     """
-    prepare_environment()
+    prepare_environment(master)
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.master(master).appName(app_name)
-    settings = dict(FAST_CONF if fast else REQUIRED_CONF)
-    if master.startswith("local-cluster"):
-        # executors are separate JVMs: they need the interpreter too
-        settings["spark.executorEnv.PYSPARK_PYTHON"] = sys.executable
-        settings["spark.executorEnv.SPARK_LOCAL_IP"] = "127.0.0.1"
-    settings.update({k: str(v) for k, v in (conf or {}).items()})
-    for key, value in settings.items():
+    for key, value in session_settings(master, conf, fast=fast).items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(log_level)

@@ -38,12 +38,15 @@ def _source(args: argparse.Namespace) -> Any:
 
 
 def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
+    from hudi_core.cli.commands._common import parse_options
+
     from hudi_spark.compaction import AsyncCompactor
     from hudi_spark.session import spark_session
     from hudi_spark.streamer import RoundResult, Streamer
 
     options = streamer_options(args, extra)
-    spark = spark_session(args.master, app_name="hudi-py-streamer")
+    conf = parse_options(args.spark_conf, "--spark-conf")
+    spark = spark_session(args.master, app_name="hudi-py-streamer", conf=conf, fast=args.quick_start)
     compactor = None
     if args.compact_every and args.table_type == "MERGE_ON_READ":
         compactor = AsyncCompactor(spark, args.target_base_path, every=args.compact_every, options=options)

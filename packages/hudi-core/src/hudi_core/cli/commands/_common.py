@@ -19,11 +19,11 @@ def add_option_flag(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def parse_options(pairs: list[str]) -> dict[str, str]:
+def parse_options(pairs: list[str], flag: str = "--option") -> dict[str, str]:
     out: dict[str, str] = {}
     for pair in pairs or []:
         if "=" not in pair:
-            raise ConfigError(f"--option {pair!r} is not KEY=VALUE")
+            raise ConfigError(f"{flag} {pair!r} is not KEY=VALUE")
         k, v = pair.split("=", 1)
         out[k.strip()] = v.strip()
     return out

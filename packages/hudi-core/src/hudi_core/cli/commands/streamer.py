@@ -38,6 +38,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--compact-every", type=int, default=0,
                    help="MERGE_ON_READ: schedule a compaction every N deltacommits and run it asynchronously")  # fmt: skip
     p.add_argument("--master", default="local[2]", help="Spark master")
+    p.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark setting for the session, e.g. spark.driver.memory=4g (repeatable)")  # fmt: skip
+    p.add_argument("--quick-start", action="store_true",
+                   help="small-machine settings: faster start-up, slower on large inputs (hudi_spark.session.FAST_CONF)")  # fmt: skip
     p.add_argument("--hoodie-conf", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="a hoodie.* option (repeatable)")  # fmt: skip
     p.set_defaults(func=run)
@@ -50,4 +54,4 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"hudi-py streamer runs on Spark and needs the hudi-spark package ({e}); install it: pip install hudi-spark"
         ) from e
-    return run_streamer(args, parse_options(args.hoodie_conf))
+    return run_streamer(args, parse_options(args.hoodie_conf, "--hoodie-conf"))
