@@ -417,3 +417,38 @@ def test_same_snapshot_with_adaptive_query_execution_on(spark: Any, tmp_path: Pa
         return {p: len(view.latest_file_slices(p)) for p in view.partitions()}
 
     assert groups(remote) == groups(local)  # no file group written twice by two tasks
+
+
+@pytest.mark.parametrize("index", ["BUCKET", "SIMPLE"])
+def test_a_null_key_in_a_task_raises_the_local_engines_error_and_loses_nothing(spark: Any, tmp_path: Path, index: str) -> None:
+    """Spark wraps a task's exception in a PythonException with a generic first line; the
+    caller gets core's error instead, and the table stays at its last commit."""
+    import hudi_spark
+    from hudi_core.errors import InvalidRecordKeyError
+
+    base = str(tmp_path / "t")
+    opts = _opts("MERGE_ON_READ", index)
+    first = pa.table({"uuid": ["a", "b"], "city": ["sf", "la"], "ts": [1, 1], "fare": [1.0, 2.0]})
+    hudi_spark.write(spark.createDataFrame(first), base, operation="upsert", options=opts)
+    before = HudiTable.open(base).read().sort_by("uuid")
+    bad = pa.table({"uuid": ["a", None], "city": ["sf", "la"], "ts": [2, 2], "fare": [9.0, 9.0]})
+    for op in ("upsert", "bulk_insert"):
+        with pytest.raises(InvalidRecordKeyError, match="record key field 'uuid' is null") as info:
+            hudi_spark.write(spark.createDataFrame(bad), base, operation=op, options=opts)
+        assert "PythonException" in type(info.value.__cause__).__name__  # Spark's, kept as the cause
+    table = HudiTable.open(base)
+    assert table.read().sort_by("uuid").equals(before)
+    assert len(list(table.timeline.completed_commits())) == 1
+
+
+def test_task_error_rebuilds_only_hudi_core_errors() -> None:
+    from hudi_core.errors import HudiError, SchemaMismatchError
+    from hudi_spark.errors import task_error
+
+    trace = 'Traceback (most recent call last):\n  File "x.py", line 1\nhudi_core.errors.SchemaMismatchError: field \'x\' is int, not string'
+    got = task_error(RuntimeError("An exception was thrown from the Python worker:\n" + trace))
+    assert type(got) is SchemaMismatchError and str(got) == "field 'x' is int, not string"
+    for other in (RuntimeError("no hudi error here"), RuntimeError("hudi_core.errors.Nothing: x"), KeyboardInterrupt()):
+        assert task_error(other) is other
+    own = HudiError("raised on the driver")
+    assert task_error(own) is own

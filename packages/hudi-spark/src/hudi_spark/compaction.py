@@ -69,7 +69,9 @@ class AsyncCompactor:
         try:
             run_compaction(HudiTable.open(self.base_uri, options=self.options), instant, config=self._config())
         except BaseException as e:  # kept for the caller: the plan stays requested and is retried
-            self.errors.append(e)
+            from hudi_spark.errors import task_error
+
+            self.errors.append(task_error(e))
             raise
         self.completed.append(instant)
         return instant

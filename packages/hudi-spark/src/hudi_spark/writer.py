@@ -28,6 +28,7 @@ from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import ConfigError
 
 from hudi_spark import stages
+from hudi_spark.errors import task_error
 from hudi_spark.options import SparkOptions
 
 if TYPE_CHECKING:
@@ -150,9 +151,12 @@ def write(
     try:
         statuses = _run_pipeline(df, table, cfg, op, schema, job)
         return job.commit(statuses)
-    except BaseException:
+    except BaseException as e:
         job.abort()
-        raise
+        error = task_error(e)  # a task's hudi_core error (a null key, ...) as itself
+        if error is e:
+            raise
+        raise error from e
 
 
 def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, schema: pa.Schema, job: Any) -> list[Any]:
