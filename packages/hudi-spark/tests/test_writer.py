@@ -440,15 +440,3 @@ def test_a_null_key_in_a_task_raises_the_local_engines_error_and_loses_nothing(s
     assert table.read().sort_by("uuid").equals(before)
     assert len(list(table.timeline.completed_commits())) == 1
 
-
-def test_task_error_rebuilds_only_hudi_core_errors() -> None:
-    from hudi_core.errors import HudiError, SchemaMismatchError
-    from hudi_spark.errors import task_error
-
-    trace = 'Traceback (most recent call last):\n  File "x.py", line 1\nhudi_core.errors.SchemaMismatchError: field \'x\' is int, not string'
-    got = task_error(RuntimeError("An exception was thrown from the Python worker:\n" + trace))
-    assert type(got) is SchemaMismatchError and str(got) == "field 'x' is int, not string"
-    for other in (RuntimeError("no hudi error here"), RuntimeError("hudi_core.errors.Nothing: x"), KeyboardInterrupt()):
-        assert task_error(other) is other
-    own = HudiError("raised on the driver")
-    assert task_error(own) is own
