@@ -440,3 +440,30 @@ def test_a_null_key_in_a_task_raises_the_local_engines_error_and_loses_nothing(s
     assert table.read().sort_by("uuid").equals(before)
     assert len(list(table.timeline.completed_commits())) == 1
 
+
+
+@pytest.mark.parametrize("index", ["BUCKET", "SIMPLE"])
+def test_a_partition_value_that_would_leave_the_table_is_refused(spark: Any, tmp_path: Path, index: str) -> None:
+    """Partition paths are checked in the Spark tasks as in core: nothing is written outside
+    the base path, the caller gets core's UnsafePathError and the table stays as it was."""
+    import hudi_spark
+    from hudi_core.errors import UnsafePathError
+
+    base = tmp_path / "table"
+    opts = _opts("MERGE_ON_READ", index)
+    hudi_spark.write(spark.createDataFrame(pa.table({"uuid": ["a"], "city": ["sf"], "ts": [1], "fare": [1.0]})),
+                     str(base), operation="upsert", options=opts)  # fmt: skip
+    def data_files() -> list[Path]:
+        return sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file() and ".hoodie" not in p.parts
+                      and not p.name.startswith(".hoodie_partition_metadata"))  # fmt: skip
+
+    before = data_files()
+    bad = pa.table({"uuid": ["b", "c"], "city": ["la", "../../escaped"], "ts": [2, 2], "fare": [2.0, 3.0]})
+    with pytest.raises(UnsafePathError, match="escaped"):
+        hudi_spark.write(spark.createDataFrame(bad), str(base), operation="upsert", options=opts)
+    # no data file is left anywhere (another task's file of the same write was rolled back; as in
+    # Hudi, a partition folder it created may stay, with its partition metadata only)
+    assert data_files() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["table"]
+    assert not (tmp_path.parent / "escaped").exists() and not (tmp_path.parent.parent / "escaped").exists()
+    assert HudiTable.open(str(base)).read(columns=["uuid"]).column("uuid").to_pylist() == ["a"]
