@@ -65,7 +65,7 @@ def test_file_source_takes_new_files_each_round_and_a_restart_continues(spark: A
 
     src, base = tmp_path / "in", str(tmp_path / "t")
     src.mkdir()
-    # two files with the same modification time: both are taken, neither twice
+    # two files with the same modification time, taken in one round
     _drop(src, "f1", _rows(["k1", "k2"], 1), mtime_ns=1_000_000_000)
     _drop(src, "f2", _rows(["k3", "k4"], 1), mtime_ns=1_000_000_000)
     streamer = Streamer(spark, base, FileSource(str(src), "json"), OPTS)
@@ -92,8 +92,9 @@ def test_file_source_formats_and_files_per_round(spark: Any, tmp_path: Path, fmt
 
     src, base = tmp_path / "in", str(tmp_path / "t")
     src.mkdir()
-    for n in range(3):
-        _drop(src, f"f{n}", _rows([f"k{n}a", f"k{n}b"], n), fmt=fmt, mtime_ns=(n + 1) * 10**9)
+    # f1 and f2 share a modification time and a round ends between them: f2 is still taken
+    for n, mtime in enumerate((1, 2, 2)):
+        _drop(src, f"f{n}", _rows([f"k{n}a", f"k{n}b"], n), fmt=fmt, mtime_ns=mtime * 10**9)
     streamer = Streamer(spark, base, FileSource(str(src), fmt, max_files=2), OPTS)
     results = streamer.run(continuous=True, max_rounds=3)
     assert [r.rows for r in results] == [4, 2, 0]
