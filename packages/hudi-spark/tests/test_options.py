@@ -20,7 +20,7 @@ def test_instant_times_in_hudis_formats(given: str, instant: str) -> None:
 
 @pytest.mark.parametrize("given", ["", "yesterday", "2024", "202404181732136741"])
 def test_a_bad_instant_time_names_the_option(given: str) -> None:
-    with pytest.raises(ConfigError, match="as.of.instant="):
+    with pytest.raises(ConfigError, match=r"as\.of\.instant="):
         normalize_instant(given, option="as.of.instant")
 
 
