@@ -43,7 +43,10 @@ class AsyncCompactor:
         }
 
     def maybe_schedule(self) -> str | None:
-        """Schedule a compaction when the trigger fires and none is running; start it."""
+        """Start a compaction when none is running: a pending one first (a plan whose run failed
+        or whose process died, as Hudi's async compaction service retries them), else a new
+        one when the trigger fires. Returns the instant started."""
+        from hudi_core.compaction.runner import pending_compactions
         from hudi_core.compaction.scheduler import schedule_compaction
         from hudi_core.table import HudiTable
 
@@ -53,7 +56,8 @@ class AsyncCompactor:
             table = HudiTable.open(self.base_uri, options=self.options)
             if not table.config.is_mor:
                 return None
-            instant = schedule_compaction(table, config=self._config())
+            pending = pending_compactions(table)
+            instant = pending[0].timestamp if pending else schedule_compaction(table, config=self._config())
             if instant is None:
                 return None
             if self.run_async:
