@@ -45,7 +45,8 @@ def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
     from hudi_spark.streamer import RoundResult, Streamer
 
     options = streamer_options(args, extra)
-    conf = parse_options(args.spark_conf, "--spark-conf")
+    # the rounds report progress themselves; Spark's progress bars would overwrite those lines
+    conf = {"spark.ui.showConsoleProgress": "false", **parse_options(args.spark_conf, "--spark-conf")}
     spark = spark_session(args.master, app_name="hudi-py-streamer", conf=conf, fast=args.quick_start)
     compactor = None
     if args.compact_every and args.table_type == "MERGE_ON_READ":
