@@ -138,3 +138,38 @@ def test_cli_runs_one_round_into_a_merge_on_read_table(tmp_path: Path) -> None:
     assert _snapshot(base) == {"k1": 1, "k2": 1, "k3": 1, "k4": 1}
     assert HudiTable.open(base).config.table_type == "MERGE_ON_READ"
     assert _checkpoint_of_last_commit(base).endswith(":f1.json")
+
+
+def test_cli_takes_hoodie_streamer_style_flags(tmp_path: Path) -> None:
+    """A HoodieStreamer user's flags: --source-class, --props with the source folder and the
+    key fields, --hoodie-conf winning over --props."""
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    _drop(src, "f1", _rows(["k1", "k2"], 7), fmt="parquet")
+    props = tmp_path / "streamer.properties"
+    props.write_text(
+        "# as HoodieStreamer's --props\n"
+        f"hoodie.streamer.source.dfs.root={src}\n"
+        "hoodie.datasource.write.recordkey.field=key\n"
+        "hoodie.datasource.write.partitionpath.field=part\n"
+        "hoodie.datasource.write.precombine.field=nothing_such\n"
+    )
+    cmd = [
+        sys.executable, "-m", "hudi_core.cli.main", "streamer", "--target-base-path", base, "--target-table", "trips",
+        "--table-type", "MERGE_ON_READ", "--source-class", "org.apache.hudi.utilities.sources.ParquetDFSSource",
+        "--props", str(props), "--hoodie-conf", "hoodie.datasource.write.precombine.field=ts",
+        "--master", "local[1]", "--quick-start",
+    ]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _snapshot(base) == {"k1": 7, "k2": 7}
+    assert HudiTable.open(base).config.ordering_field == "ts"
+
+
+def test_cli_refuses_an_unknown_source_class_before_starting_spark(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "hudi_core.cli.main", "streamer", "--target-base-path", str(tmp_path / "t"),
+           "--source-class", "KafkaSource", "--source-path", str(tmp_path)]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "--source-class 'KafkaSource' is not one of JsonDFSSource, CsvDFSSource, ParquetDFSSource" in done.stderr
+    assert "Spark" not in done.stderr and not (tmp_path / "t").exists()

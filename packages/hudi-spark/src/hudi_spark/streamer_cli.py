@@ -12,8 +12,17 @@ from hudi_core.errors import ConfigError
 __all__ = ["run_streamer", "streamer_options"]
 
 
+#: HoodieStreamer's DFS source classes -> the format of our file source
+_SOURCE_CLASSES = {"JsonDFSSource": "json", "CsvDFSSource": "csv", "ParquetDFSSource": "parquet"}
+#: where HoodieStreamer's DFS sources read from (the older key second)
+DFS_ROOT_KEYS = ("hoodie.streamer.source.dfs.root", "hoodie.deltastreamer.source.dfs.root")
+
+
 def streamer_options(args: argparse.Namespace, extra: Mapping[str, str]) -> dict[str, str]:
-    """Hudi write options from the streamer flags (``--hoodie-conf`` wins)."""
+    """Hudi write options from the streamer flags, then ``--props``, then ``--hoodie-conf``
+    (each wins over the one before)."""
+    from hudi_core.config.properties import load_properties
+
     opts: dict[str, str] = {"hoodie.datasource.write.table.type": args.table_type}
     if args.target_table:
         opts["hoodie.table.name"] = args.target_table
@@ -23,18 +32,31 @@ def streamer_options(args: argparse.Namespace, extra: Mapping[str, str]) -> dict
         opts["hoodie.datasource.write.partitionpath.field"] = args.partition_field
     if args.source_ordering_field:
         opts["hoodie.datasource.write.precombine.field"] = args.source_ordering_field
+    if getattr(args, "props", None):
+        try:
+            with open(args.props, encoding="utf-8") as f:
+                opts.update(load_properties(f.read()))
+        except OSError as e:
+            raise ConfigError(f"cannot read --props {args.props!r}: {e.strerror or e}") from e
     opts.update(extra)
     return opts
 
 
-def _source(args: argparse.Namespace) -> Any:
+def _source(args: argparse.Namespace, options: Mapping[str, str]) -> Any:
     from hudi_spark.streamer import FileSource, RateSource
 
-    if args.source_kind == "rate":
+    fmt = args.source_format
+    if getattr(args, "source_class", None):
+        name = args.source_class.rsplit(".", 1)[-1]
+        if name not in _SOURCE_CLASSES:
+            raise ConfigError(f"--source-class {args.source_class!r} is not one of {', '.join(_SOURCE_CLASSES)}")
+        fmt = _SOURCE_CLASSES[name]
+    elif args.source_kind == "rate":
         return RateSource(rows_per_round=args.rate_rows)
-    if not args.source_path:
-        raise ConfigError("--source-kind dfs needs --source-path <folder>")
-    return FileSource(args.source_path, args.source_format, args.max_files_per_round, args.source_schema)
+    path = args.source_path or next((options[k] for k in DFS_ROOT_KEYS if options.get(k)), None)
+    if not path:
+        raise ConfigError(f"a file source needs --source-path <folder> (or {DFS_ROOT_KEYS[0]})")
+    return FileSource(path, fmt, args.max_files_per_round, args.source_schema)
 
 
 def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
@@ -45,11 +67,12 @@ def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
     from hudi_spark.streamer import RoundResult, Streamer
 
     options = streamer_options(args, extra)
+    source = _source(args, options)  # a bad source fails here, before Spark starts
     # the rounds report progress themselves; Spark's progress bars would overwrite those lines
     conf = {"spark.ui.showConsoleProgress": "false", **parse_options(args.spark_conf, "--spark-conf")}
     spark = spark_session(args.master, app_name="hudi-py-streamer", conf=conf, fast=args.quick_start)
     compactor = None
-    if args.compact_every and args.table_type == "MERGE_ON_READ":
+    if args.compact_every:  # a copy-on-write table is never compacted (the compactor checks)
         compactor = AsyncCompactor(spark, args.target_base_path, every=args.compact_every, options=options)
 
     def report(r: RoundResult) -> None:
@@ -57,7 +80,7 @@ def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
         sched = f", compaction {r.compaction_scheduled} scheduled" if r.compaction_scheduled else ""
         print(f"round {r.round}: {what} (checkpoint {r.checkpoint}){sched}", file=sys.stderr, flush=True)
 
-    streamer = Streamer(spark, args.target_base_path, _source(args), options, args.op.lower(), compactor, report)
+    streamer = Streamer(spark, args.target_base_path, source, options, args.op.lower(), compactor, report)
     try:
         streamer.run(continuous=args.continuous, min_sync_interval=args.min_sync_interval_seconds,
                      max_rounds=args.max_rounds)  # fmt: skip

@@ -24,6 +24,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--op", default="UPSERT", help="UPSERT, INSERT or BULK_INSERT")
     p.add_argument("--source-kind", default="dfs", choices=["dfs", "rate"],
                    help="dfs: new files of --source-path; rate: --rate-rows generated rows per round")  # fmt: skip
+    p.add_argument("--source-class", default=None,
+                   help="HoodieStreamer's source class instead of --source-kind/--source-format: JsonDFSSource, "
+                   "CsvDFSSource or ParquetDFSSource (short or org.apache.hudi.utilities.sources.* names)")  # fmt: skip
+    p.add_argument("--props", default=None,
+                   help="a properties file of hoodie.* options, as HoodieStreamer's --props (--hoodie-conf wins); "
+                   "hoodie.streamer.source.dfs.root names the source folder")  # fmt: skip
     p.add_argument("--source-path", default=None, help="folder the dfs source watches")
     p.add_argument("--source-format", default="json", choices=["json", "csv", "parquet"])
     p.add_argument("--source-schema", default=None, help="DDL schema of the source files (else inferred)")
