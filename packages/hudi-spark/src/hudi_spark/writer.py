@@ -318,9 +318,7 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     else:
         udf = arrow_udf(buckets, "int")(F.struct(*[F.col(c) for c in top]))
         staged = df.select("*", udf.alias(BUCKET_NUM), *[F.expr(e) for e in seq_sql])
-    staged = staged.selectExpr("*", f"hash({', '.join([*part_sql, BUCKET_NUM])}) AS {GROUP}")
-    # one group id per (partition, hash bucket) above; a Spark hash collision only puts two groups
-    # in one run, which the task writes together as it writes any task's groups
+    staged = _with_group(staged, *part_sql, BUCKET_NUM)
     job.inflight(_empty_profile())
     # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs; four
     # waves for larger ones, so the last wave's uneven ends idle a core for less time (10M rows
@@ -336,6 +334,13 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
     steps = _per_group(steps, column=GROUP, task_max=int(cfg.get(SparkOptions.TASK_MAX_BYTES)))
     return _statuses(_map(shuffled, steps, _STATUS_SCHEMA))
+
+
+def _with_group(df: DataFrame, *columns: str) -> DataFrame:
+    """``df`` with :data:`GROUP`: one id per (partition, hash bucket), from the SQL ``columns``
+    that name them. A Spark hash collision only puts two groups in one run, which the task
+    writes together as it writes any task's groups."""
+    return df.selectExpr("*", f"hash({', '.join(columns)}) AS {GROUP}")
 
 
 def _hash_write_tasks(parallelism: int, size: float) -> int:
@@ -448,8 +453,7 @@ def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, t
     from pyspark.sql import functions as F
 
     job.inflight(_empty_profile())
-    group = F.hash(F.col(PARTITION_PATH), F.col(BUCKET_NUM)).alias(GROUP)
-    shuffled = front.select("*", group).repartition(tasks, F.col(GROUP))
+    shuffled = _with_group(front, PARTITION_PATH, BUCKET_NUM).repartition(tasks, F.col(GROUP))
     # the group id is only for the split: the tasks' steps see the columns they were given
     steps = [stages.drop_columns_task(GROUP), *back, functools.partial(_write_hash_task, ctx=ctx)]
     return _statuses(_map(shuffled, _per_group(steps, column=GROUP, task_max=task_max), _STATUS_SCHEMA))
