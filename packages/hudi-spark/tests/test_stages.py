@@ -167,3 +167,22 @@ def test_precombine_spilled_by_key_group_keeps_the_later_of_equal_rows(tmp_path:
     out = pa.Table.from_batches(list(stages.chain(iter(reversed(grouped.to_batches(max_chunksize=2))), steps=steps)))
     assert dict(zip(out.column("id").to_pylist(), out.column("v").to_pylist(), strict=True)) == {1: "third", 2: "third", 3: "only"}
     assert out.num_rows == 3 and writer.KEY_GROUP not in out.column_names
+
+
+def test_file_group_ids_name_each_partition_and_hash_bucket_the_same_in_every_batch() -> None:
+    """A spilling BUCKET write task groups raw input rows by file group: rows share an id
+    exactly when core puts them in the same (partition path, hash bucket)."""
+    from hudi_core.write.index import BUCKET_NUM, index_for, tag_locations
+    from hudi_core.write.records import PARTITION_PATH
+
+    conf = {**CONF, "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "4"}
+    data = pa.table({"id": list(range(60)), "p": [["a", "b", "a/b"][i // 20] for i in range(60)], "ts": [0] * 60})
+    ids = [i for b in data.to_batches(max_chunksize=7) for i in stages.file_group_ids(b, config=conf, record_key_fields=["id"]).tolist()]
+    hc = HoodieConfig(conf)
+    tagged = tag_locations(prepare(data, key_generator_for(hc), hc), index_for(hc, ["id"]), None)
+    groups = list(zip(tagged.column(PARTITION_PATH).to_pylist(), tagged.column(BUCKET_NUM).to_pylist(), strict=True))
+    assert len(set(groups)) == 12
+    assert {g: {i for i, h in zip(ids, groups, strict=True) if h == g} for g in set(groups)} == {
+        g: {ids[groups.index(g)]} for g in set(groups)
+    }
+    assert len(set(ids)) == 12

@@ -23,6 +23,7 @@ __all__ = [
     "dedupe_task",
     "drop_columns_task",
     "empty_like",
+    "file_group_ids",
     "hash_buckets",
     "prepare_task",
     "tag_task",
@@ -144,6 +145,27 @@ def hash_buckets(columns: pa.Array, *, config: Mapping[str, str], record_key_fie
     return tagged.column(BUCKET_NUM).combine_chunks().cast(pa.int32())
 
 
+def file_group_ids(batch: pa.RecordBatch, *, config: Mapping[str, str], record_key_fields: list[str]) -> Any:
+    """A BUCKET index file group id for each input row (numpy int64): a hash of core's partition
+    path and hash bucket, the same in every task and batch. A collision only puts two file
+    groups in one run of :func:`by_group`, which writes them together as any run's groups."""
+    import numpy as np
+    import pandas as pd
+    from hudi_core.config.property import HoodieConfig
+    from hudi_core.keygen import key_generator_for
+    from hudi_core.write.index import BUCKET_NUM, index_for, tag_locations
+    from hudi_core.write.records import PARTITION_PATH, prepare
+
+    conf = HoodieConfig(config)
+    data = pa.Table.from_batches([batch])
+    data = data.drop_columns([c for c in data.column_names if c.startswith("_hoodie_w_")])
+    tagged = tag_locations(prepare(data, key_generator_for(conf), conf), index_for(conf, record_key_fields), None)
+    paths = pd.util.hash_array(np.asarray(tagged.column(PARTITION_PATH).to_numpy(zero_copy_only=False), dtype=object))
+    buckets = tagged.column(BUCKET_NUM).to_numpy(zero_copy_only=False).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        return (paths * np.uint64(31) + buckets).view(np.int64)
+
+
 def dedupe_task(
     batches: Iterator[pa.RecordBatch], *, config: Mapping[str, str], out_schema: pa.Schema
 ) -> Iterator[pa.RecordBatch]:
@@ -236,18 +258,19 @@ def chunks(batches: Iterable[pa.RecordBatch], max_bytes: int) -> Iterator[pa.Tab
 def by_group(
     batches: Iterator[pa.RecordBatch],
     *,
-    column: str,
+    column: str | Callable[[pa.RecordBatch], Any],
     steps: Sequence[Callable[..., Iterator[pa.RecordBatch]]],
     max_bytes: int,
 ) -> Iterator[pa.RecordBatch]:
     """Run ``steps`` over the task's rows, holding about ``max_bytes`` of them at most.
 
     While the rows fit (Arrow bytes), ``steps`` run once over all of them. Past that, every row
-    is spilled to the worker's local disk (one Arrow IPC file, its batches indexed by the value
-    of the integer ``column``: a file group, or a key group) and ``steps`` run once per run of
-    whole groups of at most ``max_bytes`` together (one group alone if it is larger), reading
-    back only those rows. So the memory of a Python worker is bounded by ``max_bytes`` plus one
-    group, whatever Spark's estimate of the input size was."""
+    is spilled to the worker's local disk (one Arrow IPC file, its batches indexed by the row's
+    group: a file group, or a key group) and ``steps`` run once per run of whole groups of at
+    most ``max_bytes`` together (one group alone if it is larger), reading back only those rows.
+    So the memory of a Python worker is bounded by ``max_bytes`` plus one group, whatever
+    Spark's estimate of the input size was. ``column`` names an integer column holding the
+    group, or is a function giving a batch's groups (numpy integers), computed only on a spill."""
     held: list[pa.RecordBatch] = []
     size = 0
     rest = iter(batches)
@@ -275,10 +298,11 @@ def by_group(
 
 class _Spill:
     """Rows of one task on local disk, readable back by whole groups: each batch is cut by
-    the group ``column`` and its pieces appended to one Arrow IPC file; an index maps every
-    group to its pieces. Files go to Spark's local directories (``SPARK_LOCAL_DIRS``)."""
+    its groups (an integer ``column``, or a function of the batch) and its pieces appended to
+    one Arrow IPC file; an index maps every group to its pieces. Files go to Spark's local
+    directories (``SPARK_LOCAL_DIRS``)."""
 
-    def __init__(self, column: str) -> None:
+    def __init__(self, column: str | Callable[[pa.RecordBatch], Any]) -> None:
         import os
         import tempfile
 
@@ -300,7 +324,10 @@ class _Spill:
         if self.writer is None:
             self.sink = pa.OSFile(self.path, "wb")
             self.writer = pa.ipc.new_file(self.sink, batch.schema)
-        g = batch.column(self.column).to_numpy(zero_copy_only=False)
+        if callable(self.column):
+            g = np.asarray(self.column(batch))
+        else:
+            g = batch.column(self.column).to_numpy(zero_copy_only=False)
         order = np.argsort(g, kind="stable")
         g = g[order]
         rows = batch.take(pa.array(order))

@@ -306,10 +306,12 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
         return stages.hash_buckets(columns, config=conf, record_key_fields=key_fields)
 
     # Every DataFrame operation is a py4j round trip and an analysis of the plan in the JVM
-    # (~10 ms each, a fixed cost of every write): the shuffle's columns come from two projections
-    # of SQL expressions. The group refers to the bucket column rather than repeating its
-    # expression: ``reflect`` is not code-generated and never shared, and evaluating it twice
-    # made a 1M-row bulk_insert 0.4 s slower.
+    # (~10 ms each, a fixed cost of every write): the shuffle's columns come from one projection
+    # of SQL expressions, and the tasks get only the bucket and the input position beside the
+    # rows (a task that spills finds its rows' file groups itself, stages.file_group_ids).
+    # The shuffle refers to the bucket column rather than repeating its expression: ``reflect``
+    # is not code-generated and never shared, and evaluating it twice made a 1M-row bulk_insert
+    # 0.4 s slower.
     part_sql = [_quote(c) for c in parts]
     seq_sql = [f"monotonically_increasing_id() AS {stages.INPUT_SEQ}"] if combine else []  # input order, for ties
     bucket = _jvm_bucket(df, index_for(cfg, key_fields))
@@ -318,7 +320,6 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     else:
         udf = arrow_udf(buckets, "int")(F.struct(*[F.col(c) for c in top]))
         staged = df.select("*", udf.alias(BUCKET_NUM), *[F.expr(e) for e in seq_sql])
-    staged = _with_group(staged, *part_sql, BUCKET_NUM)
     job.inflight(_empty_profile())
     # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs; four
     # waves for larger ones, so the last wave's uneven ends idle a core for less time (10M rows
@@ -330,9 +331,10 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
         first = f"pmod(hash({', '.join(part_sql)}), {tasks})" if parts else "0"
         shuffled = staged.repartitionById(tasks, F.expr(f"CAST(({first} + {BUCKET_NUM}) % {tasks} AS INT)"))
     else:
-        shuffled = staged.repartition(tasks, F.col(GROUP))
+        shuffled = staged.repartition(tasks, F.expr(f"hash({', '.join([*part_sql, BUCKET_NUM])})"))
     steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
-    steps = _per_group(steps, column=GROUP, task_max=int(cfg.get(SparkOptions.TASK_MAX_BYTES)))
+    groups = functools.partial(stages.file_group_ids, config=conf, record_key_fields=key_fields)
+    steps = _per_group(steps, column=groups, task_max=int(cfg.get(SparkOptions.TASK_MAX_BYTES)))
     return _statuses(_map(shuffled, steps, _STATUS_SCHEMA))
 
 
@@ -349,10 +351,10 @@ def _hash_write_tasks(parallelism: int, size: float) -> int:
     return parallelism * (1 if size < _SMALL_INPUT_BYTES else 4)
 
 
-def _per_group(steps: list[Any], *, column: str, task_max: int) -> list[Any]:
+def _per_group(steps: list[Any], *, column: str | Any, task_max: int) -> list[Any]:
     """``steps`` wrapped so a task holds at most ``task_max`` bytes of its rows: past that it
     spills them to local disk and runs ``steps`` on a few whole groups (values of the integer
-    ``column``) at a time (``stages.by_group``)."""
+    ``column``, or of a function of a batch) at a time (``stages.by_group``)."""
     return [functools.partial(stages.by_group, column=column, steps=steps, max_bytes=task_max)]
 
 
