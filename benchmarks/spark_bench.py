@@ -11,7 +11,9 @@ data engineer's job reads), read inside the timing: ``pq.ParquetDataset(...).rea
 instead; the scan of Spark's columnar cache alone costs ~0.55 s per 1M rows on local[2] (a
 ``noop`` write), more than reading the parquet file (~0.15 s), so it measures the cache.
 
-Ratios are printed against the local engine measured in the same run. About
+Every timed write runs ``--repeat`` times (default 3, each time into a new table) in both
+engines and the median of each phase is printed: one run's phases vary by +-20% on a shared
+machine. Ratios are printed against the local engine measured in the same run. About
 ``spark.sql.execution.arrow.maxRecordsPerBatch``: every JVM<->Python hop (mapInArrow, the
 co-grouped index join) moves Arrow batches of at most this many rows; the probe measured the
 hop at ~60 MB/s with 10k-row batches costing ~10% more than 100k-row batches, and core's stages
@@ -78,7 +80,15 @@ def write_inputs(n: int, root: str, files: int, name: str = "input", upserts: in
     return first, [save(f"upsert-{i}", make(n // 10, n - n // 20 + i * (n // 20), ts=1 + i)) for i in range(upserts)]
 
 
-def run_local(root: str, first: list[str], upserts: list[list[str]], warm: tuple[list[str], list[list[str]]]) -> tuple[float, list[float]]:
+def median_phases(runs: list[tuple[float, list[float]]]) -> tuple[float, list[float]]:
+    """The median bulk_insert and the median of each upsert over repeated runs of the workload."""
+    import statistics
+
+    return statistics.median(b for b, _ in runs), [statistics.median(u[i] for _, u in runs) for i in range(len(runs[0][1]))]
+
+
+def run_local(root: str, first: list[str], upserts: list[list[str]], warm: tuple[list[str], list[list[str]]],
+              repeat: int = 1) -> tuple[float, list[float]]:  # fmt: skip
     import pyarrow.parquet as pq
     from hudi_core.table import HudiTable
     from hudi_core.write.client import WriteClient
@@ -96,7 +106,11 @@ def run_local(root: str, first: list[str], upserts: list[list[str]], warm: tuple
         return bulk, times
 
     once(f"{root}/local-warm-up", *warm)  # as for Spark: the timed write is not the process's first
-    return once(f"{root}/local", first, upserts)
+    runs = []
+    for i in range(repeat):
+        runs.append(once(f"{root}/local-{i}", first, upserts))
+        shutil.rmtree(f"{root}/local-{i}", ignore_errors=True)
+    return median_phases(runs)
 
 
 def machine_cpu_seconds() -> float:
@@ -157,7 +171,8 @@ def python_worker_peak_rss_mb() -> float:
 
 
 def run_spark(master: str, n: int, root: str, batch: int, java_opts: str, memory: str, source: str,
-              inputs: tuple[list[str], list[list[str]]], warm: tuple[list[str], list[list[str]]]) -> tuple[float, float, list[float]]:  # fmt: skip
+              inputs: tuple[list[str], list[list[str]]], warm: tuple[list[str], list[list[str]]],
+              repeat: int = 1) -> tuple[float, float, list[float]]:  # fmt: skip
     import hudi_spark
 
     t0 = time.perf_counter()
@@ -183,28 +198,37 @@ def run_spark(master: str, n: int, root: str, batch: int, java_opts: str, memory
     floor = [spark_floor(spark, files) for files in (inputs[0], inputs[1][0])]
     print(f"    {master}: Spark's own floor (read + shuffle + one Arrow hop into Python, no work; best of 3): "
           f"{n:,} rows {floor[0]:.2f}s, {n // 10:,} rows {floor[1]:.2f}s")  # fmt: skip
-    path = f"{root}/spark-{master}"
     first_bytes = make(n).nbytes
-    if source == "cache":
-        first = spark.createDataFrame(make(n)).cache()
-        upd = [spark.createDataFrame(make(n // 10, n - n // 20 + i * (n // 20), ts=1 + i)).cache() for i in range(len(inputs[1]))]
-        first.count(), [u.count() for u in upd]
-    else:
-        first, upd = spark.read.parquet(*inputs[0]), [spark.read.parquet(*files) for files in inputs[1]]
-    t1, c1 = time.perf_counter(), machine_cpu_seconds()
-    hudi_spark.write(first, path, operation="bulk_insert", options=OPTS)
-    t2, c2 = time.perf_counter(), machine_cpu_seconds()
-    times = []
-    for df in upd:
-        t = time.perf_counter()
-        hudi_spark.write(df, path, operation="upsert", options=OPTS)
-        times.append(time.perf_counter() - t)
-    t3, c3 = time.perf_counter(), machine_cpu_seconds()
-    print(f"    {master}: cores busy on average (machine CPU / wall): bulk_insert {(c2 - c1) / (t2 - t1):.2f}, "
-          f"upserts {(c3 - c2) / (t3 - t2):.2f}; Python worker peak RSS {python_worker_peak_rss_mb():.0f} MB "
+    runs, wall, cpu = [], [0.0, 0.0], [0.0, 0.0]
+    for r in range(repeat):
+        path = f"{root}/spark-{master}-{r}"
+        if source == "cache":
+            first = spark.createDataFrame(make(n)).cache()
+            upd = [spark.createDataFrame(make(n // 10, n - n // 20 + i * (n // 20), ts=1 + i)).cache() for i in range(len(inputs[1]))]
+            first.count(), [u.count() for u in upd]
+        else:
+            first, upd = spark.read.parquet(*inputs[0]), [spark.read.parquet(*files) for files in inputs[1]]
+        t1, c1 = time.perf_counter(), machine_cpu_seconds()
+        hudi_spark.write(first, path, operation="bulk_insert", options=OPTS)
+        t2, c2 = time.perf_counter(), machine_cpu_seconds()
+        times = []
+        for df in upd:
+            t = time.perf_counter()
+            hudi_spark.write(df, path, operation="upsert", options=OPTS)
+            times.append(time.perf_counter() - t)
+        t3, c3 = time.perf_counter(), machine_cpu_seconds()
+        runs.append((t2 - t1, times))
+        wall, cpu = [wall[0] + t2 - t1, wall[1] + t3 - t2], [cpu[0] + c2 - c1, cpu[1] + c3 - c2]
+        if source == "cache":
+            for cached in (first, *upd):
+                cached.unpersist()
+        shutil.rmtree(path, ignore_errors=True)
+    print(f"    {master}: cores busy on average (machine CPU / wall): bulk_insert {cpu[0] / wall[0]:.2f}, "
+          f"upserts {cpu[1] / wall[1]:.2f}; Python worker peak RSS {python_worker_peak_rss_mb():.0f} MB "
           f"(input {first_bytes / 2**20:.0f} MB in Arrow)")  # fmt: skip
+    bulk, times = median_phases(runs)
     spark.stop()
-    return startup, t2 - t1, times
+    return startup, bulk, times
 
 
 def spark_floor(spark: Any, files: list[str]) -> float:
@@ -237,6 +261,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--source", choices=["parquet", "cache"], default="parquet",
                     help="Spark's input: the parquet files both engines read (default) or a cached DataFrame")
     ap.add_argument("--files", type=int, default=4, help="parquet files per input")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of the timed workload per engine; medians are printed")
     ap.add_argument("--upserts", type=int, default=2, help="upserts of N/10 rows after the bulk_insert (the write benchmark's workload)")
     ap.add_argument("--conf", action="append", default=[], help="k=v Spark setting for every session")
     ap.add_argument("--machine-check", action="store_true",
@@ -254,13 +279,21 @@ def main(argv: list[str] | None = None) -> None:
             if args.skip_local:
                 lb, lu = float("nan"), [float("nan")] * args.upserts
             else:
-                lb, lu = run_local(root, *inputs, warm)
+                lb, lu = run_local(root, *inputs, warm, repeat=args.repeat)
+            print(f"rows={n:,}  medians of {args.repeat} run(s)")
             print(f"rows={n:,}  local engine: bulk_insert {lb:.2f}s ({n / lb:,.0f} rows/s), upserts of {n // 10:,} rows {_times(lu)}")
+            results = {}
             for master in args.masters:
-                s, b, u = run_spark(master, n, root, args.batch, args.java_opts, args.driver_memory, args.source, inputs, warm)
+                s, b, u = run_spark(master, n, root, args.batch, args.java_opts, args.driver_memory, args.source, inputs, warm,
+                                    repeat=args.repeat)  # fmt: skip
                 print(f"rows={n:,}  spark {master}: start-up + warm-up {s:.1f}s (not counted), bulk_insert {b:.2f}s "
                       f"({n / b:,.0f} rows/s, {b / lb:.2f}x local), upserts {_times(u)} ({sum(u) / sum(lu):.2f}x local); "
                       f"workload (bulk_insert + {len(u)} upserts) {b + sum(u):.2f}s ({(b + sum(u)) / (lb + sum(lu)):.2f}x local)")  # fmt: skip
+                results[master] = (b, sum(u))
+            if {"local[1]", "local[2]"} <= set(results):
+                (b1, u1), (b2, u2) = results["local[1]"], results["local[2]"]
+                print(f"rows={n:,}  local[2] over local[1]: bulk_insert {b1 / b2:.2f}x, upserts {u1 / u2:.2f}x, "
+                      f"workload {(b1 + u1) / (b2 + u2):.2f}x faster")  # fmt: skip
         finally:
             shutil.rmtree(root, ignore_errors=True)
 
