@@ -499,3 +499,19 @@ def test_bucket_index_without_one_string_key_same_as_local_engine(spark: Any, tm
         return {(p.parent.name, p.name.lstrip(".")[:8]) for p in files}
 
     assert groups(remote) == groups(local) and len(groups(remote)) > 3
+
+
+def test_input_size_is_what_spark_reads_and_unknown_for_an_rdd(spark: Any, tmp_path: Path) -> None:
+    """Write tasks are planned by Spark's size estimate of the input: a parquet input's files'
+    bytes (fewer when columns are dropped); an RDD's size is unknown."""
+    import pyarrow.parquet as pq
+    from hudi_spark.writer import _input_bytes
+
+    data = pa.table({"k": [f"key-{i}" for i in range(5000)], "v": [float(i) for i in range(5000)]})
+    for i in range(2):
+        pq.write_table(data.slice(i * 2500, 2500), tmp_path / f"part-{i}.parquet")
+    on_disk = sum(p.stat().st_size for p in tmp_path.glob("*.parquet"))
+    df = spark.read.parquet(str(tmp_path))
+    assert _input_bytes(df) == on_disk
+    assert 0 < _input_bytes(df.select("v")) < on_disk
+    assert _input_bytes(spark.createDataFrame(spark.sparkContext.parallelize([(1,)]), "a int")) == float("inf")
