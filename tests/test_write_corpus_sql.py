@@ -110,7 +110,7 @@ class Parser:
                     self.take(",")
             self.take(")")
             if up == "MAP":
-                return ("MAP", list(zip(items[::2], items[1::2])))
+                return ("MAP", list(zip(items[::2], items[1::2], strict=True)))
             return ("STRUCT", items) if up == "STRUCT" else items
         raise ValueError(f"unexpected token {v!r}")
 
@@ -211,7 +211,7 @@ def to_py(value: Any, typ: pa.DataType) -> Any:
     if value is None:
         return None
     if isinstance(value, tuple) and value[0] == "STRUCT":
-        return {f.name: to_py(v, f.type) for f, v in zip(typ, value[1])}
+        return {f.name: to_py(v, f.type) for f, v in zip(typ, value[1], strict=True)}
     if isinstance(value, tuple) and value[0] == "MAP":
         return [(to_py(k, typ.key_type), to_py(v, typ.item_type)) for k, v in value[1]]
     if isinstance(value, list):
@@ -262,7 +262,7 @@ def test_replay_sql_script(tmp_path: Path, script: Path) -> None:
             batch = pa.Table.from_pylist(changed, schema=data_schema)
             res = t.upsert(batch, options=opts)
         else:
-            rows = [{f.name: to_py(v, f.type) for f, v in zip(data_schema, r)} for r in arg]
+            rows = [{f.name: to_py(v, f.type) for f, v in zip(data_schema, r, strict=True)} for r in arg]
             batch = pa.Table.from_pylist(rows, schema=data_schema)
             if kind == "overwrite":
                 res = t.insert_overwrite_table(batch, options=opts)
@@ -276,7 +276,7 @@ def test_replay_sql_script(tmp_path: Path, script: Path) -> None:
     assert ours == compare_columns(snapshot, key_cols), f"{script.name}: snapshot differs"
     expected_tt = sorted((exp / "time_travel").glob("as_of_*.parquet")) if (exp / "time_travel").exists() else []
     assert len(expected_tt) == len(instants)
-    for ours_t, theirs in zip(instants, expected_tt):
+    for ours_t, theirs in zip(instants, expected_tt, strict=True):
         got = compare_columns(t.read(as_of=ours_t), key_cols)
         assert got == compare_columns(pq.read_table(theirs), key_cols), f"{script.name}: as of {theirs.name}"
 

@@ -23,12 +23,12 @@ def rs_rows(base: str, as_of: str | None = None) -> list[tuple[Any, ...]]:
     if not batches:
         return []
     t = pa.Table.from_batches(batches).select(COLS)
-    return sorted(zip(*(t.column(c).to_pylist() for c in COLS)))
+    return sorted(zip(*(t.column(c).to_pylist() for c in COLS), strict=True))
 
 
 def our_rows(table: HudiTable, as_of: str | None = None) -> list[tuple[Any, ...]]:
     t = table.read(as_of=as_of).select(COLS)
-    return sorted(zip(*(t.column(c).to_pylist() for c in COLS)))
+    return sorted(zip(*(t.column(c).to_pylist() for c in COLS), strict=True))
 
 
 def batch(rows: list[tuple[int, str, int, str]]) -> pa.Table:

@@ -103,5 +103,5 @@ def test_reads_across_a_pending_compaction(spark: Any, tmp_path: Path) -> None:
         got = spark.read.format("hudi").option("hoodie.datasource.query.type", query_type).load(path).toArrow()
         _same(got, core)
     got = spark.read.format("hudi").load(path).select("id", "v").toArrow()
-    rows = dict(zip(got.column("id").to_pylist(), got.column("v").to_pylist()))
+    rows = dict(zip(got.column("id").to_pylist(), got.column("v").to_pylist(), strict=True))
     assert rows == {**{i: "v1" for i in range(10)}, 1: "v2", 2: "v2", 3: "v2", 0: "v3", 5: "v3", 20: "v3"}

@@ -43,10 +43,10 @@ def test_prepare_numbers_rows_and_dedupe_restores_input_order_before_precombine(
     shuffled = list(reversed(prepared))
     out = pa.Table.from_batches(list(stages.dedupe_task(iter(shuffled), config=CONF, out_schema=keyed_schema)))
     expected = deduplicate(keyed, conf)
-    assert sorted(zip(out.column("id").to_pylist(), out.column("v").to_pylist())) == sorted(
-        zip(expected.column("id").to_pylist(), expected.column("v").to_pylist())
+    assert sorted(zip(out.column("id").to_pylist(), out.column("v").to_pylist(), strict=True)) == sorted(
+        zip(expected.column("id").to_pylist(), expected.column("v").to_pylist(), strict=True)
     )
-    assert dict(zip(out.column("id").to_pylist(), out.column("v").to_pylist())) == {1: "third", 2: "third", 3: "only"}
+    assert dict(zip(out.column("id").to_pylist(), out.column("v").to_pylist(), strict=True)) == {1: "third", 2: "third", 3: "only"}
 
 
 def _groups_seen(batches: list[pa.RecordBatch], max_bytes: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[pa.Table]:
@@ -111,9 +111,9 @@ def test_chunks_cut_rows_at_the_byte_limit_and_keep_their_order() -> None:
 def test_assign_task_one_batch_at_a_time_labels_as_core_does_on_the_whole_task() -> None:
     """The insert ranges are positional: a task's later batches continue where its earlier ones
     (and the tasks before it, the driver's offset) stopped in each partition path."""
-    import numpy as np
     from dataclasses import replace
 
+    import numpy as np
     from hudi_core.write.bucket_assigner import WorkloadProfile, assign, assign_buckets
     from hudi_core.write.records import BUCKET, FILE_ID, PARTITION_PATH
 

@@ -58,7 +58,7 @@ def test_restart_replays_without_duplicates_or_loss(spark: Any, tmp_path: Path) 
     rows = t.read(columns=["key", "ts"])
     keys = rows.column("key").to_pylist()
     assert len(keys) == len(set(keys)) == 30
-    latest = dict(zip(keys, rows.column("ts").to_pylist()))
+    latest = dict(zip(keys, rows.column("ts").to_pylist(), strict=True))
     assert latest["f0-1"] == 3 and latest["f1-1"] == 4 and latest["f2-1"] == 2
     tl = t.timeline
     batches = [

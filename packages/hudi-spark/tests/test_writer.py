@@ -32,7 +32,7 @@ def _opts(table_type: str, index: str = "SIMPLE") -> dict[str, str]:
 def _batches() -> list[tuple[str, pa.Table]]:
     first = pa.table({
         "uuid": [f"k{i}" for i in range(40)] + ["k0"],  # k0 twice: precombine keeps ts=100
-        "ts": list(range(40)) + [100],
+        "ts": [*range(40), 100],
         "city": ["sf", "nyc", "la", "sf"] * 10 + ["sf"],
         "fare": [float(i) for i in range(40)] + [99.0],
     })  # fmt: skip
@@ -48,7 +48,7 @@ def _batches() -> list[tuple[str, pa.Table]]:
 
 def _rows(path: str) -> list[tuple[Any, ...]]:
     t = HudiTable.open(path).read(columns=DATA_COLS)
-    return sorted(zip(*(t.column(c).to_pylist() for c in DATA_COLS)))
+    return sorted(zip(*(t.column(c).to_pylist() for c in DATA_COLS), strict=True))
 
 
 #: every input is "too big" for one Python worker: a write task spills its rows and writes one
@@ -135,7 +135,7 @@ def test_dataframe_writer_format_hudi(spark: Any, tmp_path: Path) -> None:
     t = HudiTable.open(path)
     assert sorted(t.read(columns=["uuid"]).column("uuid").to_pylist()) == sorted(first.column("uuid").to_pylist())
     assert [i.action for i in t.timeline.completed_commits()] == ["commit"]
-    with pytest.raises(Exception, match="hudi_spark.write"):
+    with pytest.raises(Exception, match=r"hudi_spark\.write"):
         spark.createDataFrame(first).write.format("hudi").options(
             **{**opts, "hoodie.datasource.write.operation": "upsert"}
         ).mode("append").save(path)
@@ -349,7 +349,7 @@ def test_unknown_index_lookup_mode_is_a_clear_error_and_writes_nothing(spark: An
     (_, first), (_, second), _ = _batches()
     hudi_spark.write(spark.createDataFrame(first), remote, operation="upsert", options=_opts("MERGE_ON_READ"))
     before = _rows(remote)
-    with pytest.raises(ConfigError, match="hoodie.spark.index.lookup='broadcast'"):
+    with pytest.raises(ConfigError, match=r"hoodie\.spark\.index\.lookup='broadcast'"):
         hudi_spark.write(spark.createDataFrame(second), remote, operation="upsert",
                          options={**_opts("MERGE_ON_READ"), "hoodie.spark.index.lookup": "broadcast"})  # fmt: skip
     assert _rows(remote) == before

@@ -73,7 +73,7 @@ def test_keep_latest_file_versions(tmp_path: Path) -> None:
 
 
 def test_keep_latest_by_hours(tmp_path: Path) -> None:
-    t, instants = make(tmp_path, "COPY_ON_WRITE", 4)
+    t, _ = make(tmp_path, "COPY_ON_WRITE", 4)
     cfg = {"hoodie.cleaner.policy": "KEEP_LATEST_BY_HOURS", "hoodie.cleaner.hours.retained": "1"}
     assert plan_clean(t, config=t.write_config(cfg)).total_files == 0  # all commits are recent
     later = dt.datetime.now() + dt.timedelta(hours=5)

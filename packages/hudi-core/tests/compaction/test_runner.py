@@ -50,9 +50,9 @@ def test_new_base_file_keeps_commit_times_and_names_itself(trips: HudiTable) -> 
     # records keep the commit time and sequence number of the write that produced them
     merged = before.filter(pc.equal(before["_hoodie_partition_path"], "city=san_francisco"))
     assert sorted(zip(data["_hoodie_record_key"].to_pylist(), data["_hoodie_commit_time"].to_pylist(),
-                      data["_hoodie_commit_seqno"].to_pylist())) == sorted(
+                      data["_hoodie_commit_seqno"].to_pylist(), strict=True)) == sorted(
         zip(merged["_hoodie_record_key"].to_pylist(), merged["_hoodie_commit_time"].to_pylist(),
-            merged["_hoodie_commit_seqno"].to_pylist()))  # fmt: skip
+            merged["_hoodie_commit_seqno"].to_pylist(), strict=True))  # fmt: skip
     assert "20250331030645735" in data["_hoodie_commit_time"].to_pylist()  # the logged update
     inst = trips.timeline.find(t)
     assert inst is not None and inst.state is State.COMPLETED

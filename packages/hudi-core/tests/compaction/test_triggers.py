@@ -16,7 +16,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import UnknownComponentError
 from hudi_core.timeline import Instant, State, Timeline
 
-C, I, R = State.COMPLETED, State.INFLIGHT, State.REQUESTED
+C, INF, R = State.COMPLETED, State.INFLIGHT, State.REQUESTED
 
 
 def tl(*items: tuple[str, str, State]) -> Timeline:
@@ -42,7 +42,7 @@ def test_num_commits_counts_after_last_completed_or_pending_compaction() -> None
     assert trig.should_schedule(pending)
     # inflight delta commits are not counted
     assert not trig.should_schedule(tl(*deltas(3), ("20240101000350000", "compaction", R),
-                                       *deltas(1, start=4), *deltas(1, start=5, state=I)))
+                                       *deltas(1, start=4), *deltas(1, start=5, state=INF)))
 
 
 def test_num_commits_default_is_five() -> None:

@@ -34,7 +34,7 @@ def mor(tmp_path: Path) -> HudiTable:
 
 def values(t: HudiTable) -> dict[str, int]:
     d = t.read(columns=["id", "val"]).to_pydict()
-    return dict(zip(d["id"], d["val"]))
+    return dict(zip(d["id"], d["val"], strict=True))
 
 
 def test_writes_during_pending_compaction_are_not_lost(mor: HudiTable) -> None:
@@ -55,7 +55,7 @@ def test_writes_during_pending_compaction_are_not_lost(mor: HudiTable) -> None:
     mor.compact()
     assert values(mor) == expected
     ro = mor.read("read_optimized", columns=["id", "val"]).to_pydict()
-    assert dict(zip(ro["id"], ro["val"])) == expected
+    assert dict(zip(ro["id"], ro["val"], strict=True)) == expected
 
 
 def test_inline_compaction_fires_on_the_trigger(mor: HudiTable) -> None:
@@ -81,7 +81,7 @@ def test_hudi_rs_reads_compacted_table_like_before(mor: HudiTable) -> None:
     def rs() -> dict[str, int]:
         out = hudi.HudiTableBuilder.from_base_uri(mor.base_uri).build().read()
         tbl = pa.Table.from_batches(out) if isinstance(out, list) else out
-        return dict(zip(tbl["id"].to_pylist(), tbl["val"].to_pylist()))
+        return dict(zip(tbl["id"].to_pylist(), tbl["val"].to_pylist(), strict=True))
 
     before = rs()
     assert before == values(mor)

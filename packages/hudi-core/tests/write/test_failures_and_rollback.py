@@ -25,7 +25,7 @@ def _table(tmp_path: Path, ttype: str) -> HudiTable:
 
 def _rows(t: HudiTable) -> list[tuple[Any, ...]]:
     out = t.read().select(["id", "p", "v"])
-    return sorted(zip(*(out.column(c).to_pylist() for c in out.column_names)))
+    return sorted(zip(*(out.column(c).to_pylist() for c in out.column_names), strict=True))
 
 
 def _update() -> pa.Table:
@@ -79,7 +79,7 @@ def test_failed_write_is_invisible_and_rolled_back(tmp_path: Path, monkeypatch: 
     assert _rows(t) == before
     hudi = pytest.importorskip("hudi")
     rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(t.base_uri).build().read())
-    assert sorted(zip(rs.column("id").to_pylist(), rs.column("v").to_pylist())) == [(i, v) for i, _, v in before]
+    assert sorted(zip(rs.column("id").to_pylist(), rs.column("v").to_pylist(), strict=True)) == [(i, v) for i, _, v in before]
 
     r = t.upsert(_update())  # EAGER: rolls back x first
     assert r.updated == 2 and r.inserted == 2

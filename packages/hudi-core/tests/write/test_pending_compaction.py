@@ -21,7 +21,7 @@ def batch(ids: range, ts: int, val: int) -> pa.Table:
 
 def values(t: HudiTable) -> dict[str, int]:
     d = t.read(columns=["id", "val"]).to_pydict()
-    return dict(zip(d["id"], d["val"]))
+    return dict(zip(d["id"], d["val"], strict=True))
 
 
 @pytest.mark.parametrize("index", ["SIMPLE", "BUCKET", "GLOBAL_SIMPLE"])

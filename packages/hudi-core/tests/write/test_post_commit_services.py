@@ -38,7 +38,7 @@ def test_inline_compaction_after_delta_commit(tmp_path: Path) -> None:
     assert all(s.base_instant == t.timeline.completed().last().timestamp for s in t.file_slices())
     assert all(not s.log_files for s in t.file_slices())
     d = t.read(columns=["id", "val"]).to_pydict()
-    assert dict(zip(d["id"], d["val"])) == {f"k{i}": (200 + i if i < 5 else 100 + i) for i in range(10)}
+    assert dict(zip(d["id"], d["val"], strict=True)) == {f"k{i}": (200 + i if i < 5 else 100 + i) for i in range(10)}
 
 
 def test_schedule_inline_leaves_plan_pending(tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_automatic_clean_keeps_retained_commits(tmp_path: Path) -> None:
     # COW: one base file version per commit; a clean keeps the versions the 2 latest commits read
     assert len(_base_files(t)) == 3
     commits = [i.timestamp for i in t.timeline.completed_commits()]
-    for ts, as_of in zip((4, 5), commits[-2:]):
+    for ts, as_of in zip((4, 5), commits[-2:], strict=True):
         d = t.read(columns=["id", "val"], as_of=as_of).to_pydict()
         assert sorted(d["val"]) == [ts * 100 + i for i in range(5)]
 

@@ -34,7 +34,7 @@ class DeadAttemptFirst:
 
 def _rows(t: HudiTable) -> list[tuple[Any, ...]]:
     out = t.read().select(["id", "p", "v"])
-    return sorted(zip(*(out.column(c).to_pylist() for c in out.column_names)))
+    return sorted(zip(*(out.column(c).to_pylist() for c in out.column_names), strict=True))
 
 
 @pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])

@@ -52,7 +52,7 @@ def test_dedupe_keeps_greatest_ordering_value_ties_to_later_row() -> None:
     data = pa.table({"_hoodie_record_key": ["k1", "k2", "k1", "k1", "k2"], "_hoodie_partition_path": ["p"] * 5,
                      "ts": [3, 1, 5, 5, 0], "v": ["a", "b", "c", "d", "e"]})  # fmt: skip
     out = deduplicate(data, HoodieConfig({"hoodie.datasource.write.precombine.field": "ts"}))
-    assert sorted(zip(out.column("_hoodie_record_key").to_pylist(), out.column("v").to_pylist())) == [
+    assert sorted(zip(out.column("_hoodie_record_key").to_pylist(), out.column("v").to_pylist(), strict=True)) == [
         ("k1", "d"), ("k2", "b")
     ]
 
@@ -88,7 +88,7 @@ def test_cow_small_file_receives_inserts_through_merge(tmp_path: Path) -> None:
     got = t.read()
     assert sorted(got.column("id").to_pylist()) == [1, 2, 3]
     # copied records keep their commit time
-    times = dict(zip(got.column("id").to_pylist(), got.column("_hoodie_commit_time").to_pylist()))
+    times = dict(zip(got.column("id").to_pylist(), got.column("_hoodie_commit_time").to_pylist(), strict=True))
     assert times[1] == times[2] != times[3] == r.instant
 
 

@@ -36,7 +36,7 @@ def make(tmp_path: Path, table_type: str) -> HudiTable:
 
 def rows(t: HudiTable) -> list[tuple[str, int]]:
     d = t.read(columns=["id", "val"]).to_pydict()
-    return sorted(zip(d["id"], d["val"]))
+    return sorted(zip(d["id"], d["val"], strict=True))
 
 
 def stream(spec: list[tuple[range, int]], model: dict[str, int]) -> Iterator[pa.RecordBatch]:
@@ -60,7 +60,7 @@ def test_streamed_upserts_match_model_and_hudi_rs(tmp_path: Path, table_type: st
     hudi = pytest.importorskip("hudi")
     out = hudi.HudiTableBuilder.from_base_uri(t.base_uri).build().read()
     rs = pa.Table.from_batches(out) if isinstance(out, list) else out
-    assert sorted(zip(rs["id"].to_pylist(), rs["val"].to_pylist())) == sorted(model.items())
+    assert sorted(zip(rs["id"].to_pylist(), rs["val"].to_pylist(), strict=True)) == sorted(model.items())
     # time travel to the first streamed commit
     d = t.read(columns=["id"], as_of=r1.instant).to_pydict()
     assert sorted(d["id"]) == [f"k{i:05d}" for i in range(150)]

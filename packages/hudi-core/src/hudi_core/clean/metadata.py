@@ -124,7 +124,7 @@ class CleanMetadata:
             p: PartitionCleanStat(
                 m["partitionPath"], m["policy"], list(m["deletePathPatterns"]),
                 list(m["successDeleteFiles"]), list(m["failedDeleteFiles"]),
-            )  # fmt: skip
+            )
             for p, m in (rec.get("partitionMetadata") or {}).items()
         }
         return cls(rec["startCleanTime"], int(rec["timeTakenInMillis"]), rec["earliestCommitToRetain"],

@@ -252,5 +252,5 @@ def add_meta_fields(avro: dict[str, Any], *, with_operation: bool = False) -> di
 def strip_meta_fields(avro: dict[str, Any]) -> dict[str, Any]:
     return {
         **avro,
-        "fields": [f for f in avro["fields"] if f["name"] not in META_FIELDS + (OPERATION_FIELD,)],
+        "fields": [f for f in avro["fields"] if f["name"] not in (*META_FIELDS, OPERATION_FIELD)],
     }

@@ -390,7 +390,7 @@ def _rows_by_bucket(labelled: pa.Table) -> list[tuple[int, np.ndarray]]:
     bounds = np.flatnonzero(np.diff(sb)) + 1
     starts = np.concatenate([[0], bounds])
     ends = np.concatenate([bounds, [len(sb)]])
-    return [(int(sb[s]), order[s:e]) for s, e in zip(starts, ends)]
+    return [(int(sb[s]), order[s:e]) for s, e in zip(starts, ends, strict=True)]
 
 
 def _split_by_bucket(
@@ -410,7 +410,7 @@ def _split_by_bucket(
     bounds = np.flatnonzero(np.diff(sb)) + 1
     starts = np.concatenate([[0], bounds])
     ends = np.concatenate([bounds, [len(sb)]])
-    return [(buckets[int(sb[s])], sorted_tbl.slice(int(s), int(e - s))) for s, e in zip(starts, ends)]
+    return [(buckets[int(sb[s])], sorted_tbl.slice(int(s), int(e - s))) for s, e in zip(starts, ends, strict=True)]
 
 
 def _file_groups_of(view: FileSystemView, partitions: list[str]) -> dict[str, list[str]]:

@@ -173,7 +173,7 @@ def rollback_instant(table: HudiTable, instant_time: str, *, rollback_time: str 
         "instantToRollback": {"commitTime": instant_time, "action": inst.action},
         "RollbackRequests": [
             {"partitionPath": q.partition, "fileId": q.file_id or "", "latestBaseInstant": q.base_instant or "",
-             "filesToBeDeleted": q.files_to_delete, "logBlocksToBeDeleted": q.log_blocks}  # fmt: skip
+             "filesToBeDeleted": q.files_to_delete, "logBlocksToBeDeleted": q.log_blocks}
             for q in reqs
         ],
         "version": 1,

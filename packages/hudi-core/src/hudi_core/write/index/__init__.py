@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -40,7 +40,7 @@ __all__ = [
     "tag_with_locations",
 ]
 
-Index = Union[BucketIndex, SimpleIndex]
+Index = BucketIndex | SimpleIndex
 #: stage 3 column of the BUCKET index: the hash bucket of the key
 BUCKET_NUM = "_hoodie_w_hash_bucket"
 KINDS = ("BUCKET", "SIMPLE", "GLOBAL_SIMPLE")
