@@ -49,7 +49,9 @@ def main() -> None:
         table.insert(_batch(ids, 1, rng))
         for u in range(args.upserts):
             table.upsert(_batch(rng.choice(ids, size=max(args.rows // 10, 1), replace=False), 2 + u, rng))
-        print(f"setup: {time.perf_counter() - t0:.1f}s ({args.rows} rows + {args.upserts} x {args.rows // 10} upserts)")
+        print(
+            f"setup: {time.perf_counter() - t0:.1f}s ({args.rows} rows + {args.upserts} x {args.rows // 10} upserts)"
+        )
         base_files = [s.base_file.path for s in table.file_slices() if s.base_file is not None]
         src = Path(table.base_uri.removeprefix("file://"))
 
@@ -75,7 +77,9 @@ def main() -> None:
                 pq.write_table(pq.read_table(path), out / f"{i}.parquet", compression="snappy")
             plain = min(plain, time.perf_counter() - t0)
 
-        print(f"compaction (best of {args.repeat}): {ours:.2f}s, {written / ours:,.0f} rows/s ({written} rows, {plans} plan(s))")
+        print(
+            f"compaction (best of {args.repeat}): {ours:.2f}s, {written / ours:,.0f} rows/s ({written} rows, {plans} plan(s))"
+        )
         print(f"pyarrow rewrite (best of {args.repeat}): {plain:.2f}s, {written / plain:,.0f} rows/s")
         print(f"ratio (compaction / pyarrow rewrite): {ours / plain:.2f}x (target <= 2.0x)")
     finally:

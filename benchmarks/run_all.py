@@ -28,7 +28,10 @@ QUICK: list[tuple[str, list[str]]] = [
     ("write_bench.py", ["--rows", "50000", "--upserts", "2"]),
     ("read_bench.py", ["--rows", "50000", "--upserts", "2", "--repeat", "2"]),
     ("compaction_bench.py", ["--rows", "50000", "--upserts", "2"]),
-    ("executor_bench.py", ["--rows", "50000", "--s3-rows", "20000", "--repeat", "1", "--memory-rows", "50000"]),
+    (
+        "executor_bench.py",
+        ["--rows", "50000", "--s3-rows", "20000", "--repeat", "1", "--memory-rows", "50000"],
+    ),
     ("spark_bench.py", ["--rows", "50000"]),
 ]
 

@@ -63,7 +63,9 @@ SPARK_CONF: dict[str, str] = {}
 WARM_ROWS = 1_000_000
 
 
-def write_inputs(n: int, root: str, files: int, name: str = "input", upserts: int = 1) -> tuple[list[str], list[list[str]]]:
+def write_inputs(
+    n: int, root: str, files: int, name: str = "input", upserts: int = 1
+) -> tuple[list[str], list[list[str]]]:
     """The bulk_insert input (N rows) and ``upserts`` upsert inputs (N/10 rows each, half updates
     of the rows before it, half new) as parquet files, ``files`` of each (Spark reads one file per task)."""
     import pyarrow.parquet as pq
@@ -77,14 +79,18 @@ def write_inputs(n: int, root: str, files: int, name: str = "input", upserts: in
         return paths
 
     first = save("first", make(n))
-    return first, [save(f"upsert-{i}", make(n // 10, n - n // 20 + i * (n // 20), ts=1 + i)) for i in range(upserts)]
+    return first, [
+        save(f"upsert-{i}", make(n // 10, n - n // 20 + i * (n // 20), ts=1 + i)) for i in range(upserts)
+    ]
 
 
 def median_phases(runs: list[tuple[float, list[float]]]) -> tuple[float, list[float]]:
     """The median bulk_insert and the median of each upsert over repeated runs of the workload."""
     import statistics
 
-    return statistics.median(b for b, _ in runs), [statistics.median(u[i] for _, u in runs) for i in range(len(runs[0][1]))]
+    return statistics.median(b for b, _ in runs), [
+        statistics.median(u[i] for _, u in runs) for i in range(len(runs[0][1]))
+    ]
 
 
 def run_local(root: str, first: list[str], upserts: list[list[str]], warm: tuple[list[str], list[list[str]]],
@@ -97,7 +103,9 @@ def run_local(root: str, first: list[str], upserts: list[list[str]], warm: tuple
         HudiTable.create(path, name="bench", table_type="MERGE_ON_READ", record_key_fields="uuid",
                          partition_fields="city", ordering_field="ts", options=OPTS, schema=make(1).schema)  # fmt: skip
         t0 = time.perf_counter()
-        WriteClient(HudiTable.open(path), OPTS).write(pq.ParquetDataset(first).read(), operation="bulk_insert")
+        WriteClient(HudiTable.open(path), OPTS).write(
+            pq.ParquetDataset(first).read(), operation="bulk_insert"
+        )
         bulk, times = time.perf_counter() - t0, []
         for files in upserts:
             t1 = time.perf_counter()
@@ -190,10 +198,16 @@ def run_spark(master: str, n: int, root: str, batch: int, java_opts: str, memory
     # same bulk_insert + upserts of up to 1M rows run first into a throwaway table, reported
     # with start-up (a 1M-row bulk_insert took 4.2 s cold and 2.4 s warm on local[2])
     w0 = time.perf_counter()
-    hudi_spark.write(spark.read.parquet(*warm[0]), f"{root}/warm-up-{master}", operation="bulk_insert", options=OPTS)
+    hudi_spark.write(
+        spark.read.parquet(*warm[0]), f"{root}/warm-up-{master}", operation="bulk_insert", options=OPTS
+    )
     for files in warm[1]:
-        hudi_spark.write(spark.read.parquet(*files), f"{root}/warm-up-{master}", operation="upsert", options=OPTS)
-    print(f"    {master}: warm-up bulk_insert + upserts of {min(n, WARM_ROWS):,} rows {time.perf_counter() - w0:.2f}s (not counted)")
+        hudi_spark.write(
+            spark.read.parquet(*files), f"{root}/warm-up-{master}", operation="upsert", options=OPTS
+        )
+    print(
+        f"    {master}: warm-up bulk_insert + upserts of {min(n, WARM_ROWS):,} rows {time.perf_counter() - w0:.2f}s (not counted)"
+    )
     startup = time.perf_counter() - t0
     floor = [spark_floor(spark, files) for files in (inputs[0], inputs[1][0])]
     print(f"    {master}: Spark's own floor (read + shuffle + one Arrow hop into Python, no work; best of 3): "
@@ -204,7 +218,10 @@ def run_spark(master: str, n: int, root: str, batch: int, java_opts: str, memory
         path = f"{root}/spark-{master}-{r}"
         if source == "cache":
             first = spark.createDataFrame(make(n)).cache()
-            upd = [spark.createDataFrame(make(n // 10, n - n // 20 + i * (n // 20), ts=1 + i)).cache() for i in range(len(inputs[1]))]
+            upd = [
+                spark.createDataFrame(make(n // 10, n - n // 20 + i * (n // 20), ts=1 + i)).cache()
+                for i in range(len(inputs[1]))
+            ]
             first.count(), [u.count() for u in upd]
         else:
             first, upd = spark.read.parquet(*inputs[0]), [spark.read.parquet(*files) for files in inputs[1]]
@@ -256,19 +273,39 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--batch", type=int, default=100_000, help="spark.sql.execution.arrow.maxRecordsPerBatch")
     ap.add_argument("--java-opts", default="-XX:+UseParallelGC", help="spark.driver.extraJavaOptions")
     ap.add_argument("--driver-memory", default="3g", help="spark.driver.memory (local mode: executors too)")
-    ap.add_argument("--option", action="append", default=[], help="k=v write option for every write (both engines)")
-    ap.add_argument("--skip-local", action="store_true", help="do not time the local engine (ratios print as nan)")
-    ap.add_argument("--source", choices=["parquet", "cache"], default="parquet",
-                    help="Spark's input: the parquet files both engines read (default) or a cached DataFrame")
+    ap.add_argument(
+        "--option", action="append", default=[], help="k=v write option for every write (both engines)"
+    )
+    ap.add_argument(
+        "--skip-local", action="store_true", help="do not time the local engine (ratios print as nan)"
+    )
+    ap.add_argument(
+        "--source",
+        choices=["parquet", "cache"],
+        default="parquet",
+        help="Spark's input: the parquet files both engines read (default) or a cached DataFrame",
+    )
     ap.add_argument("--files", type=int, default=4, help="parquet files per input")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of the timed workload per engine; medians are printed")
-    ap.add_argument("--upserts", type=int, default=2, help="upserts of N/10 rows after the bulk_insert (the write benchmark's workload)")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="runs of the timed workload per engine; medians are printed"
+    )
+    ap.add_argument(
+        "--upserts",
+        type=int,
+        default=2,
+        help="upserts of N/10 rows after the bulk_insert (the write benchmark's workload)",
+    )
     ap.add_argument("--conf", action="append", default=[], help="k=v Spark setting for every session")
-    ap.add_argument("--machine-check", action="store_true",
-                    help="first print how well the machine scales CPU-bound work over two processes (~20 s)")
+    ap.add_argument(
+        "--machine-check",
+        action="store_true",
+        help="first print how well the machine scales CPU-bound work over two processes (~20 s)",
+    )
     args = ap.parse_args(argv)
     if args.machine_check:
-        print(f"machine: two processes do CPU-bound work {machine_scaling():.2f}x as fast as one (the ceiling for local[2] over local[1])")
+        print(
+            f"machine: two processes do CPU-bound work {machine_scaling():.2f}x as fast as one (the ceiling for local[2] over local[1])"
+        )
     SPARK_CONF.update(dict(c.split("=", 1) for c in args.conf))
     OPTS.update(dict(o.split("=", 1) for o in args.option))
     for n in args.rows:
@@ -281,7 +318,9 @@ def main(argv: list[str] | None = None) -> None:
             else:
                 lb, lu = run_local(root, *inputs, warm, repeat=args.repeat)
             print(f"rows={n:,}  medians of {args.repeat} run(s)")
-            print(f"rows={n:,}  local engine: bulk_insert {lb:.2f}s ({n / lb:,.0f} rows/s), upserts of {n // 10:,} rows {_times(lu)}")
+            print(
+                f"rows={n:,}  local engine: bulk_insert {lb:.2f}s ({n / lb:,.0f} rows/s), upserts of {n // 10:,} rows {_times(lu)}"
+            )
             results = {}
             for master in args.masters:
                 s, b, u = run_spark(master, n, root, args.batch, args.java_opts, args.driver_memory, args.source, inputs, warm,

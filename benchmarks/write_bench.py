@@ -107,12 +107,16 @@ def stream_bench(gb: float, table_type: str, index: str, operation: str, opts: d
         secs = time.perf_counter() - t0
         limits = {p.key: int(cfg.get(p)) for p in (WriteBufferOptions.STREAM_CHUNK_MAX_BYTES,
                   WriteBufferOptions.BUCKET_MAX_BYTES, WriteBufferOptions.TOTAL_MAX_BYTES)}  # fmt: skip
-        print(f"stream {operation} {table_type} {index}: {batches} batches x {per_batch / 1e6:.1f} MB = "
-              f"{batches * per_batch / 1e9:.2f} GB logical, {batches * 50_000} rows in {secs:.1f}s "
-              f"({batches * 50_000 / secs:.0f} rows/s), files {res.files_written}")
+        print(
+            f"stream {operation} {table_type} {index}: {batches} batches x {per_batch / 1e6:.1f} MB = "
+            f"{batches * per_batch / 1e9:.2f} GB logical, {batches * 50_000} rows in {secs:.1f}s "
+            f"({batches * 50_000 / secs:.0f} rows/s), files {res.files_written}"
+        )
         print("limits: " + ", ".join(f"{k}={v / 2**20:.0f} MB" for k, v in limits.items()))
-        print(f"peak RSS {rss_mb():.0f} MB (before the write {base_rss:.0f} MB; Arrow pool "
-              f"{pa.default_memory_pool().backend_name}, Arrow peak {pa.default_memory_pool().max_memory() / 2**20:.0f} MB)")
+        print(
+            f"peak RSS {rss_mb():.0f} MB (before the write {base_rss:.0f} MB; Arrow pool "
+            f"{pa.default_memory_pool().backend_name}, Arrow peak {pa.default_memory_pool().max_memory() / 2**20:.0f} MB)"
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -121,14 +125,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--upserts", type=int, default=5)
-    ap.add_argument("--stream-gb", type=float, default=0.0,
-                    help="instead: stream this many GB of generated batches as one write; prints peak RSS")
+    ap.add_argument(
+        "--stream-gb",
+        type=float,
+        default=0.0,
+        help="instead: stream this many GB of generated batches as one write; prints peak RSS",
+    )
     ap.add_argument("--stream-type", default="MERGE_ON_READ")
     ap.add_argument("--stream-index", default="BUCKET")
     ap.add_argument("--stream-op", default="upsert")
     ap.add_argument("--option", action="append", default=[], help="k=v write option (stream mode)")
-    ap.add_argument("--arrow-pool", choices=("default", "jemalloc", "mimalloc", "system"), default="default",
-                    help="Arrow memory pool for the run (jemalloc with decay 0: freed pages go back at once)")
+    ap.add_argument(
+        "--arrow-pool",
+        choices=("default", "jemalloc", "mimalloc", "system"),
+        default="default",
+        help="Arrow memory pool for the run (jemalloc with decay 0: freed pages go back at once)",
+    )
     args = ap.parse_args()
     if args.arrow_pool != "default":
         pool = getattr(pa, f"{args.arrow_pool}_memory_pool")()
@@ -145,12 +157,15 @@ def main() -> None:
     work = tempfile.mkdtemp(prefix="hudi-write-bench-")
     try:
         # warm-up (imports, first-call costs of every code path timed below) on throwaway tables
-        for k, (ttype, index) in enumerate([(t, i) for t in ("COPY_ON_WRITE", "MERGE_ON_READ") for i in ("BUCKET", "SIMPLE")]):
+        for k, (ttype, index) in enumerate(
+            [(t, i) for t in ("COPY_ON_WRITE", "MERGE_ON_READ") for i in ("BUCKET", "SIMPLE")]
+        ):
             w = HudiTable.create(f"{work}/warm{k}", name="trips", table_type=ttype, record_key_fields="uuid",
                                  partition_fields="city", ordering_field="ts",
                                  options={"hoodie.index.type": index, "hoodie.bucket.index.num.buckets": "4"})  # fmt: skip
             w.bulk_insert(base_data.slice(0, 20000))
             w.upsert(base_data.slice(10000, 20000))
+
         # floors: best of 3; gzip at Arrow's default level and at level 6 (what Hudi's parquet-mr
         # writer uses, and what our base files use): the ratios are to the level-6 floor
         def best(fn: Callable[[int], object]) -> tuple[float, float]:
@@ -167,13 +182,17 @@ def main() -> None:
         fa = best(lambda i: fastavro.writer(io.BytesIO(), fastavro.parse_schema(avro_schema), rows))
         fp_default = best(lambda i: pq.write_table(ups[0], io.BytesIO(), compression="gzip"))
         fp = best(lambda i: pq.write_table(ups[0], io.BytesIO(), compression="gzip", compression_level=6))
-        print(f"floors (best of 3, wall/cpu s): write_to_dataset gzip-6 {fb[0]:.2f}/{fb[1]:.2f} (Arrow default "
-              f"gzip {fb_default[0]:.2f}/{fb_default[1]:.2f}), fastavro {fa[0]:.3f}/{fa[1]:.3f}, parquet gzip-6 "
-              f"{fp[0]:.3f}/{fp[1]:.3f} (default gzip {fp_default[0]:.3f}/{fp_default[1]:.3f})")
+        print(
+            f"floors (best of 3, wall/cpu s): write_to_dataset gzip-6 {fb[0]:.2f}/{fb[1]:.2f} (Arrow default "
+            f"gzip {fb_default[0]:.2f}/{fb_default[1]:.2f}), fastavro {fa[0]:.3f}/{fa[1]:.3f}, parquet gzip-6 "
+            f"{fp[0]:.3f}/{fp[1]:.3f} (default gzip {fp_default[0]:.3f}/{fp_default[1]:.3f})"
+        )
         print("x floor = wall ratio (cpu ratio: our CPU seconds over both threads / the floor's)")
-        print(f"{'case':30} {'bulk s':>7} {'rows/s':>9} {'x floor':>13} {'upsert s':>9} {'x floor':>13} {'RSS MB':>7}")
+        print(
+            f"{'case':30} {'bulk s':>7} {'rows/s':>9} {'x floor':>13} {'upsert s':>9} {'x floor':>13} {'RSS MB':>7}"
+        )
         for ttype in ("COPY_ON_WRITE", "MERGE_ON_READ"):
-            for fmt in (("avro", "parquet") if ttype == "MERGE_ON_READ" else ("-",)):
+            for fmt in ("avro", "parquet") if ttype == "MERGE_ON_READ" else ("-",):
                 for index in ("BUCKET", "SIMPLE"):
                     path = f"{work}/{ttype}-{fmt}-{index}"
                     opts = {"hoodie.index.type": index, "hoodie.bucket.index.num.buckets": "4",

@@ -21,13 +21,19 @@ from pathlib import Path
 CITIES = ["san_francisco", "sao_paulo", "chennai"]
 
 
-def generate_round(out: Path, n: int, round_no: int, known: dict[str, dict], rng: random.Random) -> dict[str, int]:
+def generate_round(
+    out: Path, n: int, round_no: int, known: dict[str, dict], rng: random.Random
+) -> dict[str, int]:
     """One file of changes: new trips, updates of known trips (later ts), deletes."""
     rows, counts = [], {"insert": 0, "update": 0, "delete": 0}
     base_ts = 1_700_000_000_000 + round_no * 3_600_000
     existing = sorted(known)
     for i in range(n):
-        kind = "insert" if not existing or round_no == 0 else rng.choices(["insert", "update", "delete"], [5, 4, 1])[0]
+        kind = (
+            "insert"
+            if not existing or round_no == 0
+            else rng.choices(["insert", "update", "delete"], [5, 4, 1])[0]
+        )
         if kind == "insert":
             uuid = f"trip-{round_no:03d}-{i:05d}"
             row = {"uuid": uuid, "ts": base_ts + i, "rider": f"rider-{rng.randint(1, 500)}",
@@ -87,13 +93,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"[demo] Spark ready in {time.monotonic() - started:.1f}s", flush=True)
     compactor = AsyncCompactor(spark, table_path, every=3, options=options)
     schema = "uuid string, ts long, rider string, driver string, fare double, city string, _hoodie_is_deleted boolean"
-    streamer = Streamer(spark, table_path, FileSource(str(incoming), "json", schema=schema), options, "upsert", compactor)
+    streamer = Streamer(
+        spark, table_path, FileSource(str(incoming), "json", schema=schema), options, "upsert", compactor
+    )
     rng, known = random.Random(42), {}
     for r in range(args.rounds):
         counts = generate_round(incoming, args.rows, r, known, rng)
         t0 = time.monotonic()
         res = streamer.run_round(r)
-        sched = f"; compaction {res.compaction_scheduled} scheduled (runs in background)" if res.compaction_scheduled else ""
+        sched = (
+            f"; compaction {res.compaction_scheduled} scheduled (runs in background)"
+            if res.compaction_scheduled
+            else ""
+        )
         bar = "#" * (r + 1) + "-" * (args.rounds - r - 1)
         print(f"[demo] [{bar}] round {r + 1}/{args.rounds}: {counts} -> deltacommit {res.instant} "
               f"({res.rows} records, {time.monotonic() - t0:.1f}s){sched}", flush=True)  # fmt: skip
@@ -106,15 +118,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {inst.timestamp}  {inst.action:<12} {inst.state.name}")
     print("\n== latest file slices ==")
     for s in sorted(table.file_slices(), key=lambda s: (s.partition_path, s.file_id)):
-        base = f"base@{s.base_file.instant} ({s.base_file.size // 1024} KiB)" if s.base_file else "no base file"
+        base = (
+            f"base@{s.base_file.instant} ({s.base_file.size // 1024} KiB)" if s.base_file else "no base file"
+        )
         print(f"  {s.partition_path:<14} file group {s.file_id[:8]}  {base}  log files: {len(s.log_files)}")
     df = spark.read.format("hudi").load(table_path)
     df.createOrReplaceTempView("trips")
     print("\n== SELECT city, count(*), round(avg(fare), 2) FROM trips GROUP BY city ==")
-    for row in spark.sql("SELECT city, count(*) AS trips, round(avg(fare), 2) AS avg_fare FROM trips GROUP BY city ORDER BY city").collect():
+    for row in spark.sql(
+        "SELECT city, count(*) AS trips, round(avg(fare), 2) AS avg_fare FROM trips GROUP BY city ORDER BY city"
+    ).collect():
         print(f"  {row['city']:<14} {row['trips']:>6} {row['avg_fare']:>8}")
     total = df.count()
-    print(f"\n[demo] {total} live trips (expected {len(known)}) in {time.monotonic() - started:.1f}s; table at {table_path}")
+    print(
+        f"\n[demo] {total} live trips (expected {len(known)}) in {time.monotonic() - started:.1f}s; table at {table_path}"
+    )
     spark.stop()
     return 0 if total == len(known) else 1
 

@@ -40,7 +40,9 @@ WRITER_TZ = {"sample_cow": ZoneInfo("America/Chicago"), "sample_mor_parquet": Zo
              "trips_mor_avro": ZoneInfo("UTC")}  # fmt: skip
 META = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_file_name")
 
-_TOKEN = re.compile(r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>-?\d+(?:\.\d+)?)|(?P<word>[A-Za-z_][\w.]*)|(?P<p>[(),=;<>:*]))")
+_TOKEN = re.compile(
+    r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>-?\d+(?:\.\d+)?)|(?P<word>[A-Za-z_][\w.]*)|(?P<p>[(),=;<>:*]))"
+)
 
 
 def tokens(text: str) -> list[tuple[str, str]]:
@@ -52,7 +54,7 @@ def tokens(text: str) -> list[tuple[str, str]]:
         if m is None:
             if text[pos:].strip() == "":
                 break
-            raise ValueError(f"cannot tokenise {text[pos:pos + 40]!r}")
+            raise ValueError(f"cannot tokenise {text[pos : pos + 40]!r}")
         kind = m.lastgroup or ""
         out.append((kind, m.group(kind)))
         pos = m.end()
@@ -244,7 +246,9 @@ def test_replay_sql_script(tmp_path: Path, script: Path) -> None:
     data_schema = pa.schema([snapshot.schema.field(c) for c in create["columns"]])
     props = create["props"]
     keys = props["primaryKey"]
-    opts: dict[str, str] = {k: v for k, v in props.items() if k.startswith("hoodie.") and k != "hoodie.metadata.enable"}
+    opts: dict[str, str] = {
+        k: v for k, v in props.items() if k.startswith("hoodie.") and k != "hoodie.metadata.enable"
+    }
     # Spark SQL writes hive-style partition paths unless the table says otherwise
     opts.setdefault("hoodie.datasource.write.hive_style_partitioning", "true")
     ttype = {"cow": "COPY_ON_WRITE", "mor": "MERGE_ON_READ"}[props["type"].lower()]
@@ -274,7 +278,9 @@ def test_replay_sql_script(tmp_path: Path, script: Path) -> None:
         instants.append(res.instant)
     ours = compare_columns(t.read(), key_cols)
     assert ours == compare_columns(snapshot, key_cols), f"{script.name}: snapshot differs"
-    expected_tt = sorted((exp / "time_travel").glob("as_of_*.parquet")) if (exp / "time_travel").exists() else []
+    expected_tt = (
+        sorted((exp / "time_travel").glob("as_of_*.parquet")) if (exp / "time_travel").exists() else []
+    )
     assert len(expected_tt) == len(instants)
     for ours_t, theirs in zip(instants, expected_tt, strict=True):
         got = compare_columns(t.read(as_of=ours_t), key_cols)
@@ -341,7 +347,9 @@ def test_same_structure_as_hudi(tmp_path: Path, script: Path) -> None:
     test_replay_sql_script(tmp_path, script)
     ours = tmp_path / script.stem
     theirs = COMPAT / "tables" / script.parent.name / script.stem
-    summary: dict[str, Any] = json.loads((COMPAT / "expected" / script.parent.name / script.stem / "summary.json").read_text())
+    summary: dict[str, Any] = json.loads(
+        (COMPAT / "expected" / script.parent.name / script.stem / "summary.json").read_text()
+    )
 
     ours_p, theirs_p = properties(ours), properties(theirs)
     assert theirs_p - ours_p <= SPARK_SQL_ONLY_PROPERTIES

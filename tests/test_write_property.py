@@ -33,7 +33,9 @@ def test_random_sequences_match_dict_model(ttype: str, index: str, ops: list[tup
         for step, (op, keys) in enumerate(ops, start=1):
             parts = [f"p{k % 2}" for k in keys]
             if op == "upsert":
-                t.upsert(pa.table({"id": keys, "p": parts, "ts": [step] * len(keys), "v": [step] * len(keys)}))
+                t.upsert(
+                    pa.table({"id": keys, "p": parts, "ts": [step] * len(keys), "v": [step] * len(keys)})
+                )
                 model.update({k: (p, step) for k, p in zip(keys, parts, strict=True)})
             else:
                 t.delete(pa.table({"id": keys, "p": parts}))
@@ -48,4 +50,11 @@ def test_random_sequences_match_dict_model(ttype: str, index: str, ops: list[tup
 def _rows(table: pa.Table) -> list[tuple[Any, ...]]:
     if table.num_rows == 0:
         return []  # a table nothing was committed to has no schema yet
-    return sorted(zip(table.column("id").to_pylist(), table.column("p").to_pylist(), table.column("v").to_pylist(), strict=True))
+    return sorted(
+        zip(
+            table.column("id").to_pylist(),
+            table.column("p").to_pylist(),
+            table.column("v").to_pylist(),
+            strict=True,
+        )
+    )

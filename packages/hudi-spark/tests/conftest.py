@@ -31,6 +31,8 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if extra := os.environ.get("SPARK_TEST_EXTRA_JAVA"):  # e.g. AppCDS flags built by CI
         conf["spark.driver.extraJavaOptions"] = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 " + extra
     # local[2,2]: two cores and up to two attempts per task, so a test can inject one failure
-    session = spark_session(os.environ.get("SPARK_TEST_MASTER", "local[2,2]"), app_name=f"hudi-tests-{worker}", conf=conf)
+    session = spark_session(
+        os.environ.get("SPARK_TEST_MASTER", "local[2,2]"), app_name=f"hudi-tests-{worker}", conf=conf
+    )
     yield session
     session.stop()

@@ -68,7 +68,9 @@ def test_query_types_time_travel_and_pruning(spark: Any, compat_root: Path) -> N
 
     pruned = spark.read.format("hudi").option("hoodie.datasource.read.columns", "uuid,fare").load(path)
     assert pruned.columns == ["uuid", "fare"]
-    assert sorted(pruned.toArrow().column("uuid").to_pylist()) == sorted(table.read().column("uuid").to_pylist())
+    assert sorted(pruned.toArrow().column("uuid").to_pylist()) == sorted(
+        table.read().column("uuid").to_pylist()
+    )
 
     by_schema = spark.read.format("hudi").schema("uuid string, city string").load(path)
     assert by_schema.count() == table.read().num_rows
@@ -90,8 +92,13 @@ def test_reads_across_a_pending_compaction(spark: Any, tmp_path: Path) -> None:
     opts = {"hoodie.parquet.small.file.limit": "0", "hoodie.compact.inline": "false"}
     t = HudiTable.create(path, name="t", table_type="MERGE_ON_READ", record_key_fields="id",
                          partition_fields="p", ordering_field="ts", options=opts)  # fmt: skip
-    t.upsert(pa.table({"id": list(range(10)), "p": ["a", "b"] * 5, "ts": [1] * 10, "v": ["v1"] * 10}), options=opts)
-    t.upsert(pa.table({"id": [0, 1, 2, 3], "p": ["a", "b", "a", "b"], "ts": [2] * 4, "v": ["v2"] * 4}), options=opts)
+    t.upsert(
+        pa.table({"id": list(range(10)), "p": ["a", "b"] * 5, "ts": [1] * 10, "v": ["v1"] * 10}), options=opts
+    )
+    t.upsert(
+        pa.table({"id": [0, 1, 2, 3], "p": ["a", "b", "a", "b"], "ts": [2] * 4, "v": ["v2"] * 4}),
+        options=opts,
+    )
     compaction = HudiTable.open(path).schedule_compaction(opts, force=True)
     assert compaction is not None
     t = HudiTable.open(path)
@@ -100,7 +107,9 @@ def test_reads_across_a_pending_compaction(spark: Any, tmp_path: Path) -> None:
     assert any(s.base_file is None for s in t.file_slices())  # the compaction's slice: logs only
     for query_type in ("snapshot", "read_optimized"):
         core = t.read(query_type=query_type)
-        got = spark.read.format("hudi").option("hoodie.datasource.query.type", query_type).load(path).toArrow()
+        got = (
+            spark.read.format("hudi").option("hoodie.datasource.query.type", query_type).load(path).toArrow()
+        )
         _same(got, core)
     got = spark.read.format("hudi").load(path).select("id", "v").toArrow()
     rows = dict(zip(got.column("id").to_pylist(), got.column("v").to_pylist(), strict=True))

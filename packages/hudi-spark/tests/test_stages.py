@@ -37,19 +37,29 @@ def test_prepare_numbers_rows_and_dedupe_restores_input_order_before_precombine(
     keyed_schema = keyed.schema
     with_seq = pa.schema([*keyed_schema, pa.field(stages.INPUT_SEQ, pa.int64())])
     batches = [b for i in range(0, 7, 2) for b in data.slice(i, 2).to_batches()]
-    prepared = list(stages.prepare_task(iter(batches), config=CONF, out_schema=with_seq, all_deletes=False, schema=None))
+    prepared = list(
+        stages.prepare_task(iter(batches), config=CONF, out_schema=with_seq, all_deletes=False, schema=None)
+    )
     assert pa.Table.from_batches(prepared).column(stages.INPUT_SEQ).to_pylist() == list(range(7))
     # a shuffle delivers the rows in another order: the result is still core's on the input order
     shuffled = list(reversed(prepared))
-    out = pa.Table.from_batches(list(stages.dedupe_task(iter(shuffled), config=CONF, out_schema=keyed_schema)))
+    out = pa.Table.from_batches(
+        list(stages.dedupe_task(iter(shuffled), config=CONF, out_schema=keyed_schema))
+    )
     expected = deduplicate(keyed, conf)
     assert sorted(zip(out.column("id").to_pylist(), out.column("v").to_pylist(), strict=True)) == sorted(
         zip(expected.column("id").to_pylist(), expected.column("v").to_pylist(), strict=True)
     )
-    assert dict(zip(out.column("id").to_pylist(), out.column("v").to_pylist(), strict=True)) == {1: "third", 2: "third", 3: "only"}
+    assert dict(zip(out.column("id").to_pylist(), out.column("v").to_pylist(), strict=True)) == {
+        1: "third",
+        2: "third",
+        3: "only",
+    }
 
 
-def _groups_seen(batches: list[pa.RecordBatch], max_bytes: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[pa.Table]:
+def _groups_seen(
+    batches: list[pa.RecordBatch], max_bytes: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[pa.Table]:
     """Run stages.by_group with a step that records the rows of every call."""
     monkeypatch.setenv("SPARK_LOCAL_DIRS", str(tmp_path))
     calls: list[pa.Table] = []
@@ -70,12 +80,16 @@ def _interleaved() -> list[pa.RecordBatch]:
     return t.to_batches(max_chunksize=4)
 
 
-def test_by_group_runs_all_rows_at_once_while_they_fit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_by_group_runs_all_rows_at_once_while_they_fit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls = _groups_seen(_interleaved(), 1 << 20, tmp_path, monkeypatch)
     assert len(calls) == 1 and calls[0].column("v").to_pylist() == [f"v{i}" for i in range(12)]
 
 
-def test_by_group_spills_and_runs_one_group_at_a_time_past_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_by_group_spills_and_runs_one_group_at_a_time_past_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Past max_bytes every row goes to one spill file; each call then gets exactly one group's
     rows, all of them, in arrival order; the spill directory is gone afterwards."""
     calls = _groups_seen(_interleaved(), 1, tmp_path, monkeypatch)
@@ -85,7 +99,9 @@ def test_by_group_spills_and_runs_one_group_at_a_time_past_the_limit(tmp_path: P
     assert list(tmp_path.iterdir()) == []
 
 
-def test_by_group_removes_its_spill_when_a_step_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_by_group_removes_its_spill_when_a_step_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SPARK_LOCAL_DIRS", str(tmp_path))
 
     def boom(it: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -124,9 +140,13 @@ def test_assign_task_one_batch_at_a_time_labels_as_core_does_on_the_whole_task()
     })  # fmt: skip
     earlier = {"a": 7, "b": 3}  # new records of the tasks before this one (task 0 outside Spark)
     prof = WorkloadProfile(inserts={p: earlier.get(p, 0) + int((parts == p).sum()) for p in "abc"})
-    plan = assign(prof, [], HoodieConfig({"hoodie.parquet.max.file.size": "10"}), is_mor=False, avg_record_size=1)
+    plan = assign(
+        prof, [], HoodieConfig({"hoodie.parquet.max.file.size": "10"}), is_mor=False, avg_record_size=1
+    )
     assert len(plan.buckets) > 6  # ten records per new file group: several groups per partition
-    whole = {p: ([c - earlier.get(p, 0) for c in caps], nums) for p, (caps, nums) in plan.insert_ranges.items()}
+    whole = {
+        p: ([c - earlier.get(p, 0) for c in caps], nums) for p, (caps, nums) in plan.insert_ranges.items()
+    }
     expected = assign_buckets(tagged, replace(plan, insert_ranges=whole))
     offsets = {(0, p): k for p, k in earlier.items()}
     out = pa.Table.from_batches(list(stages.assign_task(iter(tagged.to_batches(max_chunksize=5)), plan=plan, offsets=offsets,
@@ -135,7 +155,9 @@ def test_assign_task_one_batch_at_a_time_labels_as_core_does_on_the_whole_task()
     assert out.column("v").to_pylist() == list(range(n))
 
 
-def test_by_group_packs_whole_groups_up_to_the_limit_after_spilling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_by_group_packs_whole_groups_up_to_the_limit_after_spilling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The spilled groups (here 44, 54 and 32 bytes of Arrow) run as few calls as the limit
     allows, each call holding whole groups: 3 and 7 together (98 bytes <= 100), then 9."""
     calls = _groups_seen(_interleaved(), 100, tmp_path, monkeypatch)
@@ -144,7 +166,9 @@ def test_by_group_packs_whole_groups_up_to_the_limit_after_spilling(tmp_path: Pa
     ]  # fmt: skip
 
 
-def test_precombine_spilled_by_key_group_keeps_the_later_of_equal_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_precombine_spilled_by_key_group_keeps_the_later_of_equal_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A key task over the limit precombines a few key groups at a time: a key's duplicates
     share its group, so the result is core's precombine of the whole input (ties: later row)."""
     import functools
@@ -163,9 +187,17 @@ def test_precombine_spilled_by_key_group_keeps_the_later_of_equal_rows(tmp_path:
     # the key group as Spark computes it is a hash of the key; here the key's value mod 2
     group = pc.cast(pc.bit_wise_and(prepared.column("id"), 1), pa.int32())
     grouped = prepared.append_column(writer.KEY_GROUP, group)
-    steps = writer._dedupe_by_key(functools.partial(stages.dedupe_task, config=CONF), keyed_schema, task_max=1)
-    out = pa.Table.from_batches(list(stages.chain(iter(reversed(grouped.to_batches(max_chunksize=2))), steps=steps)))
-    assert dict(zip(out.column("id").to_pylist(), out.column("v").to_pylist(), strict=True)) == {1: "third", 2: "third", 3: "only"}
+    steps = writer._dedupe_by_key(
+        functools.partial(stages.dedupe_task, config=CONF), keyed_schema, task_max=1
+    )
+    out = pa.Table.from_batches(
+        list(stages.chain(iter(reversed(grouped.to_batches(max_chunksize=2))), steps=steps))
+    )
+    assert dict(zip(out.column("id").to_pylist(), out.column("v").to_pylist(), strict=True)) == {
+        1: "third",
+        2: "third",
+        3: "only",
+    }
     assert out.num_rows == 3 and writer.KEY_GROUP not in out.column_names
 
 
@@ -176,11 +208,19 @@ def test_file_group_ids_name_each_partition_and_hash_bucket_the_same_in_every_ba
     from hudi_core.write.records import PARTITION_PATH
 
     conf = {**CONF, "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "4"}
-    data = pa.table({"id": list(range(60)), "p": [["a", "b", "a/b"][i // 20] for i in range(60)], "ts": [0] * 60})
-    ids = [i for b in data.to_batches(max_chunksize=7) for i in stages.file_group_ids(b, config=conf, record_key_fields=["id"]).tolist()]
+    data = pa.table(
+        {"id": list(range(60)), "p": [["a", "b", "a/b"][i // 20] for i in range(60)], "ts": [0] * 60}
+    )
+    ids = [
+        i
+        for b in data.to_batches(max_chunksize=7)
+        for i in stages.file_group_ids(b, config=conf, record_key_fields=["id"]).tolist()
+    ]
     hc = HoodieConfig(conf)
     tagged = tag_locations(prepare(data, key_generator_for(hc), hc), index_for(hc, ["id"]), None)
-    groups = list(zip(tagged.column(PARTITION_PATH).to_pylist(), tagged.column(BUCKET_NUM).to_pylist(), strict=True))
+    groups = list(
+        zip(tagged.column(PARTITION_PATH).to_pylist(), tagged.column(BUCKET_NUM).to_pylist(), strict=True)
+    )
     assert len(set(groups)) == 12
     assert {g: {i for i, h in zip(ids, groups, strict=True) if h == g} for g in set(groups)} == {
         g: {ids[groups.index(g)]} for g in set(groups)

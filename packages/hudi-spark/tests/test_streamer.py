@@ -30,7 +30,9 @@ OPTS = {
 
 
 def _rows(keys: list[str], ts: int) -> pa.Table:
-    return pa.table({"key": keys, "ts": pa.array([ts] * len(keys), pa.int64()), "part": ["a", "b"] * (len(keys) // 2)})
+    return pa.table(
+        {"key": keys, "ts": pa.array([ts] * len(keys), pa.int64()), "part": ["a", "b"] * (len(keys) // 2)}
+    )
 
 
 def _drop(folder: Path, name: str, data: pa.Table, fmt: str = "json", mtime_ns: int | None = None) -> Path:
@@ -106,7 +108,9 @@ def test_rate_source_rounds_update_earlier_rows(spark: Any, tmp_path: Path) -> N
 
     base = str(tmp_path / "t")
     opts = {**OPTS, "hoodie.datasource.write.precombine.field": "ts"}
-    results = Streamer(spark, base, RateSource(rows_per_round=6, keys=4), opts).run(continuous=True, max_rounds=2)
+    results = Streamer(spark, base, RateSource(rows_per_round=6, keys=4), opts).run(
+        continuous=True, max_rounds=2
+    )
     assert [r.checkpoint for r in results] == ["6", "12"]
     # values 0..11, keys value % 4: each key keeps its latest value (precombine on ts = value)
     assert _snapshot(base) == {"0": 8, "1": 9, "2": 10, "3": 11}
@@ -171,5 +175,8 @@ def test_cli_refuses_an_unknown_source_class_before_starting_spark(tmp_path: Pat
            "--source-class", "KafkaSource", "--source-path", str(tmp_path)]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
-    assert "--source-class 'KafkaSource' is not one of JsonDFSSource, CsvDFSSource, ParquetDFSSource" in done.stderr
+    assert (
+        "--source-class 'KafkaSource' is not one of JsonDFSSource, CsvDFSSource, ParquetDFSSource"
+        in done.stderr
+    )
     assert "Spark" not in done.stderr and not (tmp_path / "t").exists()

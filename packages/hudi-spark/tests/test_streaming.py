@@ -25,13 +25,19 @@ OPTS = {
 
 def _file(src: Path, n: int) -> None:
     keys = [f"f{n % 3}-{i}" for i in range(10)]  # files 3 and 4 update the keys of files 0 and 1
-    pq.write_table(pa.table({"key": keys, "ts": [n] * 10, "part": ["a", "b"] * 5}), src / f"part-{n:03d}.parquet")
+    pq.write_table(
+        pa.table({"key": keys, "ts": [n] * 10, "part": ["a", "b"] * 5}), src / f"part-{n:03d}.parquet"
+    )
 
 
 def _run(spark: Any, src: Path, table: str, ckpt: str) -> Any:
     import hudi_spark
 
-    stream = spark.readStream.schema("key string, ts long, part string").option("maxFilesPerTrigger", 1).parquet(str(src))
+    stream = (
+        spark.readStream.schema("key string, ts long, part string")
+        .option("maxFilesPerTrigger", 1)
+        .parquet(str(src))
+    )
     q = hudi_spark.write_stream(stream, table, options=OPTS, checkpoint_location=ckpt, operation="upsert",
                                 trigger={"availableNow": True})  # fmt: skip
     q.awaitTermination()
@@ -82,7 +88,11 @@ def test_failed_batch_rolls_back_and_restart_writes_it_once(spark: Any, tmp_path
     def run() -> Any:
         import hudi_spark
 
-        stream = spark.readStream.schema("key string, ts long, part string").option("maxFilesPerTrigger", 1).parquet(str(src))
+        stream = (
+            spark.readStream.schema("key string, ts long, part string")
+            .option("maxFilesPerTrigger", 1)
+            .parquet(str(src))
+        )
         failing = {**opts, "hoodie.spark.testing.fail.write.while.exists": str(flag)}
         q = hudi_spark.write_stream(stream, table, options=failing, checkpoint_location=ckpt, operation="upsert",
                                     trigger={"availableNow": True})  # fmt: skip

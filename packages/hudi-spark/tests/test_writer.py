@@ -42,7 +42,14 @@ def _batches() -> list[tuple[str, pa.Table]]:
         "city": ["sf", "nyc", "la", "sf"] * 5,
         "fare": [1000.0 + i for i in range(20)],
     })  # fmt: skip
-    deletes = pa.table({"uuid": ["k1", "k2", "k45"], "ts": [5000, 5000, 5000], "city": ["nyc", "la", "sf"], "fare": [0.0] * 3})
+    deletes = pa.table(
+        {
+            "uuid": ["k1", "k2", "k45"],
+            "ts": [5000, 5000, 5000],
+            "city": ["nyc", "la", "sf"],
+            "fare": [0.0] * 3,
+        }
+    )
     return [("upsert", first), ("upsert", second), ("delete", deletes)]
 
 
@@ -72,7 +79,9 @@ TASK_LOOKUP = {"hoodie.spark.index.lookup": "task"}
     ids=["cow-simple", "mor-bucket", "mor-global", "mor-bucket-by-group", "cow-bucket-by-group",
          "cow-simple-small-tasks", "mor-global-small-tasks", "cow-simple-join", "mor-global-join"],
 )  # fmt: skip
-def test_same_snapshot_as_local_engine(spark: Any, tmp_path: Path, table_type: str, index: str, extra: dict[str, str]) -> None:
+def test_same_snapshot_as_local_engine(
+    spark: Any, tmp_path: Path, table_type: str, index: str, extra: dict[str, str]
+) -> None:
     import hudi_spark
 
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
@@ -95,7 +104,11 @@ def test_same_snapshot_as_local_engine(spark: Any, tmp_path: Path, table_type: s
     import hudi
 
     rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(remote).build().read())
-    assert sorted(rs.column("uuid").to_pylist()) == sorted(r[0] for r in _rows(remote)), (rs.num_rows, len(_rows(remote)), len(rows))
+    assert sorted(rs.column("uuid").to_pylist()) == sorted(r[0] for r in _rows(remote)), (
+        rs.num_rows,
+        len(_rows(remote)),
+        len(rows),
+    )
 
 
 def test_spark_datasource_reads_what_spark_wrote(spark: Any, tmp_path: Path) -> None:
@@ -103,9 +116,13 @@ def test_spark_datasource_reads_what_spark_wrote(spark: Any, tmp_path: Path) -> 
 
     path = str(tmp_path / "t")
     _, first = _batches()[0]
-    hudi_spark.write(spark.createDataFrame(first), path, operation="bulk_insert", options=_opts("COPY_ON_WRITE"))
+    hudi_spark.write(
+        spark.createDataFrame(first), path, operation="bulk_insert", options=_opts("COPY_ON_WRITE")
+    )
     got = spark.read.format("hudi").load(path).select("uuid").toArrow()
-    assert sorted(got.column("uuid").to_pylist()) == sorted([f"k{i}" for i in range(40)] + ["k0"])  # bulk_insert keeps duplicates
+    assert sorted(got.column("uuid").to_pylist()) == sorted(
+        [f"k{i}" for i in range(40)] + ["k0"]
+    )  # bulk_insert keeps duplicates
 
 
 def test_failed_task_attempt_is_retried_and_its_files_removed(spark: Any, tmp_path: Path) -> None:
@@ -121,8 +138,12 @@ def test_failed_task_attempt_is_retried_and_its_files_removed(spark: Any, tmp_pa
     file_ids = [s.file_id for s in meta.all_write_stats()]
     assert len(file_ids) == len(set(file_ids)) == 3  # one file group per city, each listed once
     on_disk = sorted(p.name for p in Path(path).glob("*/*.parquet"))
-    assert on_disk == sorted(s.path.rsplit("/", 1)[-1] for s in meta.all_write_stats())  # the dead attempt's file is gone
-    assert sorted(table.read(columns=["uuid"]).column("uuid").to_pylist()) == sorted(first.column("uuid").to_pylist())
+    assert on_disk == sorted(
+        s.path.rsplit("/", 1)[-1] for s in meta.all_write_stats()
+    )  # the dead attempt's file is gone
+    assert sorted(table.read(columns=["uuid"]).column("uuid").to_pylist()) == sorted(
+        first.column("uuid").to_pylist()
+    )
     assert res.inserted == 41
     assert len(res.removed_files) == 3  # the injected failure happened after its file was written
 
@@ -133,7 +154,9 @@ def test_dataframe_writer_format_hudi(spark: Any, tmp_path: Path) -> None:
     opts = {**_opts("COPY_ON_WRITE"), "hoodie.datasource.write.operation": "insert"}
     spark.createDataFrame(first).write.format("hudi").options(**opts).mode("append").save(path)
     t = HudiTable.open(path)
-    assert sorted(t.read(columns=["uuid"]).column("uuid").to_pylist()) == sorted(first.column("uuid").to_pylist())
+    assert sorted(t.read(columns=["uuid"]).column("uuid").to_pylist()) == sorted(
+        first.column("uuid").to_pylist()
+    )
     assert [i.action for i in t.timeline.completed_commits()] == ["commit"]
     with pytest.raises(Exception, match=r"hudi_spark\.write"):
         spark.createDataFrame(first).write.format("hudi").options(
@@ -152,7 +175,11 @@ def test_failed_mor_append_attempt_leaves_no_stray_log_file(spark: Any, tmp_path
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
     opts = {**_opts("MERGE_ON_READ"), "hoodie.parquet.small.file.limit": "0"}  # updates go to log files
     (_, first), _, _ = _batches()
-    second = first.slice(0, 20).set_column(1, "ts", pa.array(range(2000, 2020))).set_column(3, "fare", pa.array([-1.0] * 20))
+    second = (
+        first.slice(0, 20)
+        .set_column(1, "ts", pa.array(range(2000, 2020)))
+        .set_column(3, "fare", pa.array([-1.0] * 20))
+    )
     HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
                      partition_fields="city", ordering_field="ts", options=opts, schema=first.schema)  # fmt: skip
     for data in (first, second):
@@ -166,7 +193,9 @@ def test_failed_mor_append_attempt_leaves_no_stray_log_file(spark: Any, tmp_path
     committed = {s.path.rsplit("/", 1)[-1] for s in meta.all_write_stats()}
     logs = {p.name: p for p in Path(remote).glob("*/.*.log.*")}
     assert logs and set(logs) <= committed  # every log file on disk is one the commit lists
-    assert any(LogFileName.parse(p.rsplit("/", 1)[-1]) is not None for p in res.removed_files)  # a dead log was removed
+    assert any(
+        LogFileName.parse(p.rsplit("/", 1)[-1]) is not None for p in res.removed_files
+    )  # a dead log was removed
     for p in logs.values():  # only blocks of the committed instant remain
         blocks = read_log_file(table.storage, str(p))
         assert {b.instant_time for b in blocks} == {res.instant}
@@ -174,11 +203,17 @@ def test_failed_mor_append_attempt_leaves_no_stray_log_file(spark: Any, tmp_path
     assert len(per_group) == len(set(per_group))
     assert _rows(remote) == _rows(local)
     rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(remote).build().read())
-    assert sorted(rs.column("uuid").to_pylist()) == sorted(r[0] for r in _rows(local))  # hudi-rs: no duplicate, no loss
+    assert sorted(rs.column("uuid").to_pylist()) == sorted(
+        r[0] for r in _rows(local)
+    )  # hudi-rs: no duplicate, no loss
 
 
-@pytest.mark.parametrize(("index", "extra"), [("SIMPLE", {}), ("BUCKET", {}), ("BUCKET", ONE_GROUP_AT_A_TIME)])
-def test_precombine_ties_go_to_the_later_input_row_as_locally(spark: Any, tmp_path: Path, index: str, extra: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("index", "extra"), [("SIMPLE", {}), ("BUCKET", {}), ("BUCKET", ONE_GROUP_AT_A_TIME)]
+)
+def test_precombine_ties_go_to_the_later_input_row_as_locally(
+    spark: Any, tmp_path: Path, index: str, extra: dict[str, str]
+) -> None:
     import hudi_spark
 
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
@@ -199,7 +234,9 @@ def test_precombine_ties_go_to_the_later_input_row_as_locally(spark: Any, tmp_pa
 
 
 @pytest.mark.parametrize(("table_type", "index"), [("COPY_ON_WRITE", "SIMPLE"), ("MERGE_ON_READ", "BUCKET")])
-def test_bulk_insert_then_insert_same_as_local_engine(spark: Any, tmp_path: Path, table_type: str, index: str) -> None:
+def test_bulk_insert_then_insert_same_as_local_engine(
+    spark: Any, tmp_path: Path, table_type: str, index: str
+) -> None:
     import hudi_spark
 
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
@@ -236,7 +273,9 @@ def test_jvm_hash_bucket_equals_core_for_every_kind_of_key(spark: Any) -> None:
 
 
 @pytest.mark.parametrize("extra", [{}, ONE_GROUP_AT_A_TIME], ids=["whole-task", "by-group"])
-def test_non_partitioned_bucket_table_same_as_local_engine(spark: Any, tmp_path: Path, extra: dict[str, str]) -> None:
+def test_non_partitioned_bucket_table_same_as_local_engine(
+    spark: Any, tmp_path: Path, extra: dict[str, str]
+) -> None:
     """No partition columns: the hash bucket alone picks the Spark task and the file group."""
     import hudi_spark
 
@@ -249,7 +288,9 @@ def test_non_partitioned_bucket_table_same_as_local_engine(spark: Any, tmp_path:
             HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
                              ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
         WriteClient(HudiTable.open(local), opts).write(data, operation=op)
-        hudi_spark.write(spark.createDataFrame(data).repartition(2), remote, operation=op, options={**opts, **extra})
+        hudi_spark.write(
+            spark.createDataFrame(data).repartition(2), remote, operation=op, options={**opts, **extra}
+        )
     cols = ["uuid", "ts", "fare"]
     got = HudiTable.open(remote).read(columns=cols).sort_by("uuid")
     assert got.equals(HudiTable.open(local).read(columns=cols).sort_by("uuid"))
@@ -259,7 +300,11 @@ def test_non_partitioned_bucket_table_same_as_local_engine(spark: Any, tmp_path:
 @pytest.mark.parametrize("op", ["insert_overwrite", "insert_overwrite_table"])
 @pytest.mark.parametrize(
     ("table_type", "index", "extra"),
-    [("COPY_ON_WRITE", "SIMPLE", {}), ("MERGE_ON_READ", "BUCKET", {}), ("MERGE_ON_READ", "BUCKET", ONE_GROUP_AT_A_TIME)],
+    [
+        ("COPY_ON_WRITE", "SIMPLE", {}),
+        ("MERGE_ON_READ", "BUCKET", {}),
+        ("MERGE_ON_READ", "BUCKET", ONE_GROUP_AT_A_TIME),
+    ],
     ids=["cow-simple", "mor-bucket", "mor-bucket-by-group"],
 )
 def test_overwrites_same_as_local_engine(
@@ -279,7 +324,9 @@ def test_overwrites_same_as_local_engine(
                      ordering_field="ts", options=opts, schema=first.schema)  # fmt: skip
     for o, data in (("upsert", first), (op, overwrite)):
         WriteClient(HudiTable.open(local), opts).write(data, operation=o)
-        hudi_spark.write(spark.createDataFrame(data).repartition(3), remote, operation=o, options={**opts, **extra})
+        hudi_spark.write(
+            spark.createDataFrame(data).repartition(3), remote, operation=o, options={**opts, **extra}
+        )
     assert _rows(remote) == _rows(local)
     cities = {r[2] for r in _rows(remote)}
     assert cities == ({"sf", "nyc"} if op == "insert_overwrite_table" else {"sf", "nyc", "la"})
@@ -297,7 +344,9 @@ def test_overwrites_same_as_local_engine(
 
 
 @pytest.mark.parametrize("extra", [JOIN_LOOKUP, TASK_LOOKUP], ids=["join", "task-lookup"])
-def test_global_index_key_moved_twice_lives_once_as_locally(spark: Any, tmp_path: Path, extra: dict[str, str]) -> None:
+def test_global_index_key_moved_twice_lives_once_as_locally(
+    spark: Any, tmp_path: Path, extra: dict[str, str]
+) -> None:
     """GLOBAL_SIMPLE on MOR through Spark (co-grouped join, or look-up in tasks): a moved key's
     old base copy (deleted by a log block) is not a location, so moving it again leaves one live
     row, as core does."""
@@ -307,7 +356,9 @@ def test_global_index_key_moved_twice_lives_once_as_locally(spark: Any, tmp_path
     opts = {**_opts("MERGE_ON_READ", "GLOBAL_SIMPLE"), **extra}
 
     def rows(ids: list[str], city: str, ts: int) -> pa.Table:
-        return pa.table({"uuid": ids, "ts": [ts] * len(ids), "city": [city] * len(ids), "fare": [float(ts)] * len(ids)})
+        return pa.table(
+            {"uuid": ids, "ts": [ts] * len(ids), "city": [city] * len(ids), "fare": [float(ts)] * len(ids)}
+        )
 
     steps = [rows(["a", "b", "c"], "sf", 1), rows(["a"], "nyc", 2), rows(["a"], "nyc", 3),
              rows(["a", "b"], "la", 4), rows(["a"], "sf", 5)]  # fmt: skip
@@ -357,7 +408,9 @@ def test_unknown_index_lookup_mode_is_a_clear_error_and_writes_nothing(spark: An
 
 
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
-def test_bulk_insert_writes_a_large_input_partition_a_chunk_at_a_time(spark: Any, tmp_path: Path, table_type: str) -> None:
+def test_bulk_insert_writes_a_large_input_partition_a_chunk_at_a_time(
+    spark: Any, tmp_path: Path, table_type: str
+) -> None:
     """bulk_insert (no shuffle) takes a task's rows task.max.bytes at a time: one input
     partition over the limit becomes several new file groups per table partition, and the
     table holds the same rows as the local engine's (duplicates kept, as bulk_insert does)."""
@@ -379,6 +432,7 @@ def test_bulk_insert_writes_a_large_input_partition_a_chunk_at_a_time(spark: Any
     finally:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", batch)
     assert _rows(remote) == _rows(local) and len(_rows(remote)) == 41
+
     def groups(path: str) -> dict[str, int]:
         view = FileSystemView(HudiTable.open(path))
         return {p: len(view.latest_file_slices(p)) for p in view.partitions()}
@@ -420,7 +474,9 @@ def test_same_snapshot_with_adaptive_query_execution_on(spark: Any, tmp_path: Pa
 
 
 @pytest.mark.parametrize("index", ["BUCKET", "SIMPLE"])
-def test_a_null_key_in_a_task_raises_the_local_engines_error_and_loses_nothing(spark: Any, tmp_path: Path, index: str) -> None:
+def test_a_null_key_in_a_task_raises_the_local_engines_error_and_loses_nothing(
+    spark: Any, tmp_path: Path, index: str
+) -> None:
     """Spark wraps a task's exception in a PythonException with a generic first line; the
     caller gets core's error instead, and the table stays at its last commit."""
     import hudi_spark
@@ -441,9 +497,10 @@ def test_a_null_key_in_a_task_raises_the_local_engines_error_and_loses_nothing(s
     assert len(list(table.timeline.completed_commits())) == 1
 
 
-
 @pytest.mark.parametrize("index", ["BUCKET", "SIMPLE"])
-def test_a_partition_value_that_would_leave_the_table_is_refused(spark: Any, tmp_path: Path, index: str) -> None:
+def test_a_partition_value_that_would_leave_the_table_is_refused(
+    spark: Any, tmp_path: Path, index: str
+) -> None:
     """Partition paths are checked in the Spark tasks as in core: nothing is written outside
     the base path, the caller gets core's UnsafePathError and the table stays as it was."""
     import hudi_spark
@@ -453,6 +510,7 @@ def test_a_partition_value_that_would_leave_the_table_is_refused(spark: Any, tmp
     opts = _opts("MERGE_ON_READ", index)
     hudi_spark.write(spark.createDataFrame(pa.table({"uuid": ["a"], "city": ["sf"], "ts": [1], "fare": [1.0]})),
                      str(base), operation="upsert", options=opts)  # fmt: skip
+
     def data_files() -> list[Path]:
         return sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file() and ".hoodie" not in p.parts
                       and not p.name.startswith(".hoodie_partition_metadata"))  # fmt: skip
@@ -470,7 +528,9 @@ def test_a_partition_value_that_would_leave_the_table_is_refused(spark: Any, tmp
 
 
 @pytest.mark.parametrize("keys", ["uuid,city", "n"], ids=["composite-key", "integer-key"])
-def test_bucket_index_without_one_string_key_same_as_local_engine(spark: Any, tmp_path: Path, keys: str) -> None:
+def test_bucket_index_without_one_string_key_same_as_local_engine(
+    spark: Any, tmp_path: Path, keys: str
+) -> None:
     """A key that is not one string column has its hash bucket computed by the Arrow UDF
     (core's hash in Python) instead of the JVM: same file groups and rows as the local engine."""
     import hudi_spark
@@ -514,4 +574,6 @@ def test_input_size_is_what_spark_reads_and_unknown_for_an_rdd(spark: Any, tmp_p
     df = spark.read.parquet(str(tmp_path))
     assert _input_bytes(df) == on_disk
     assert 0 < _input_bytes(df.select("v")) < on_disk
-    assert _input_bytes(spark.createDataFrame(spark.sparkContext.parallelize([(1,)]), "a int")) == float("inf")
+    assert _input_bytes(spark.createDataFrame(spark.sparkContext.parallelize([(1,)]), "a int")) == float(
+        "inf"
+    )

@@ -90,7 +90,9 @@ def nested_table() -> pa.Table:
             "ls": pa.array([["a"], ["bb", "ccc"], [], None], pa.list_(pa.string())),
             "m": pa.array([[("k", 1)], None, [], [("a", 2), ("b", None)]], pa.map_(pa.string(), pa.int32())),
             "st": pa.array([{"x": 1, "tag": "p"}, None, {"x": -5, "tag": None}, {"x": 0, "tag": "q"}], point),
-            "lst": pa.array([[{"x": 1, "tag": "a"}], None, [None, {"x": 2, "tag": "b"}], []], pa.list_(point)),
+            "lst": pa.array(
+                [[{"x": 1, "tag": "a"}], None, [None, {"x": 2, "tag": "b"}], []], pa.list_(point)
+            ),
             "ll": pa.array([[[1], [2, 3]], [[]], None, [[4]]], pa.list_(pa.list_(pa.int32()))),
         }
     )
@@ -107,7 +109,9 @@ def test_nested_records_arrays_and_maps_match_general_decoder() -> None:
     assert fast.column("m").to_pylist() == table.column("m").to_pylist()
 
 
-def _fastavro_records(schema: dict[str, Any], rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _fastavro_records(
+    schema: dict[str, Any], rows: list[dict[str, Any]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     import io
 
     import fastavro

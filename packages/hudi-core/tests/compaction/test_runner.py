@@ -43,7 +43,11 @@ def test_new_base_file_keeps_commit_times_and_names_itself(trips: HudiTable) -> 
     result = run_compaction(trips, t)
     assert result.instant_time == t
     [op] = result.operations
-    assert op.path is not None and op.path.endswith(f"_{t}.parquet") and op.path.startswith(f"city=san_francisco/{LOGGED}_")
+    assert (
+        op.path is not None
+        and op.path.endswith(f"_{t}.parquet")
+        and op.path.startswith(f"city=san_francisco/{LOGGED}_")
+    )
     data = pq.read_table(Path(trips.base_uri) / op.path)
     assert data.num_rows == op.records_written == 4
     assert set(data.column("_hoodie_file_name").to_pylist()) == {op.path.split("/")[-1]}
@@ -58,7 +62,9 @@ def test_new_base_file_keeps_commit_times_and_names_itself(trips: HudiTable) -> 
     assert inst is not None and inst.state is State.COMPLETED
 
 
-def test_failed_operation_rolls_back_and_retry_completes(trips: HudiTable, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_operation_rolls_back_and_retry_completes(
+    trips: HudiTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = _rows(trips)
     t = schedule_compaction(trips, force=True)
     assert t is not None

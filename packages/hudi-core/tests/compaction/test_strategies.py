@@ -13,7 +13,9 @@ from hudi_core.compaction.strategies import (
 from hudi_core.config.property import HoodieConfig
 
 
-def op(fid: str, *, part: str = "p", logs: int = 1, log_size: float = 100.0, io_mb: float = 10.0) -> CompactionOperation:
+def op(
+    fid: str, *, part: str = "p", logs: int = 1, log_size: float = 100.0, io_mb: float = 10.0
+) -> CompactionOperation:
     return CompactionOperation(part, fid, "001", f"{fid}_0-0-0_001.parquet",
                                tuple(f".{fid}_001.log.{i + 1}_0-0-0" for i in range(logs)),
                                {"TOTAL_LOG_FILES": float(logs), "TOTAL_LOG_FILES_SIZE": log_size,

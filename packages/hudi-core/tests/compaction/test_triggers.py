@@ -41,8 +41,14 @@ def test_num_commits_counts_after_last_completed_or_pending_compaction() -> None
     pending = tl(*deltas(3), ("20240101000350000", "compaction", R), *deltas(2, start=4))
     assert trig.should_schedule(pending)
     # inflight delta commits are not counted
-    assert not trig.should_schedule(tl(*deltas(3), ("20240101000350000", "compaction", R),
-                                       *deltas(1, start=4), *deltas(1, start=5, state=INF)))
+    assert not trig.should_schedule(
+        tl(
+            *deltas(3),
+            ("20240101000350000", "compaction", R),
+            *deltas(1, start=4),
+            *deltas(1, start=5, state=INF),
+        )
+    )
 
 
 def test_num_commits_default_is_five() -> None:
@@ -59,8 +65,9 @@ def test_after_last_request_ignores_completed_plain_commits() -> None:
 
 
 def test_time_elapsed_and_combinations() -> None:
-    cfg = HoodieConfig({"hoodie.compact.inline.max.delta.seconds": "600",
-                        "hoodie.compact.inline.max.delta.commits": "3"})
+    cfg = HoodieConfig(
+        {"hoodie.compact.inline.max.delta.seconds": "600", "hoodie.compact.inline.max.delta.commits": "3"}
+    )
     timeline = tl(*deltas(2))  # first delta commit 2024-01-01 00:01:00
     early = dt.datetime(2024, 1, 1, 0, 5)
     late = dt.datetime(2024, 1, 1, 0, 20)
@@ -77,8 +84,15 @@ def test_time_elapsed_on_empty_timeline_never_fires() -> None:
     assert not TimeElapsedTrigger(HoodieConfig()).should_schedule(tl(), now=dt.datetime(2030, 1, 1))
 
 
-@pytest.mark.parametrize("name,cls", [("NUM_COMMITS", NumCommitsTrigger), ("time_elapsed", TimeElapsedTrigger),
-                                      ("NUM_AND_TIME", NumAndTimeTrigger), ("NUM_OR_TIME", NumOrTimeTrigger)])
+@pytest.mark.parametrize(
+    "name,cls",
+    [
+        ("NUM_COMMITS", NumCommitsTrigger),
+        ("time_elapsed", TimeElapsedTrigger),
+        ("NUM_AND_TIME", NumAndTimeTrigger),
+        ("NUM_OR_TIME", NumOrTimeTrigger),
+    ],
+)
 def test_trigger_selected_by_option(name: str, cls: type) -> None:
     trig = trigger_for(HoodieConfig({"hoodie.compact.inline.trigger.strategy": name}))
     assert isinstance(trig, cls)

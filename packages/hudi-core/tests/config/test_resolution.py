@@ -45,7 +45,9 @@ def test_explicit_partition_fields_beat_the_partition_option() -> None:
 
 
 def test_no_partition_field_selects_nonpartitioned() -> None:
-    cfg = resolve_table_options(record_key_fields="id", partition_fields=None, ordering_field=None, options={})
+    cfg = resolve_table_options(
+        record_key_fields="id", partition_fields=None, ordering_field=None, options={}
+    )
     assert _keygen(cfg) == "NonpartitionedKeyGenerator"
 
 
@@ -67,17 +69,23 @@ def test_datetime_partition_with_composite_key_is_complex_not_timestamp() -> Non
 
 
 def test_several_key_fields_select_complex() -> None:
-    cfg = resolve_table_options(record_key_fields="id,name", partition_fields="city", ordering_field=None, options={})
+    cfg = resolve_table_options(
+        record_key_fields="id,name", partition_fields="city", ordering_field=None, options={}
+    )
     assert _keygen(cfg) == "ComplexKeyGenerator"
 
 
 def test_several_partition_fields_select_complex() -> None:
-    cfg = resolve_table_options(record_key_fields="id", partition_fields="a,b", ordering_field=None, options={})
+    cfg = resolve_table_options(
+        record_key_fields="id", partition_fields="a,b", ordering_field=None, options={}
+    )
     assert _keygen(cfg) == "ComplexKeyGenerator"
 
 
 def test_one_key_one_plain_partition_field_selects_simple() -> None:
-    cfg = resolve_table_options(record_key_fields="id", partition_fields="city", ordering_field=None, options={})
+    cfg = resolve_table_options(
+        record_key_fields="id", partition_fields="city", ordering_field=None, options={}
+    )
     assert _keygen(cfg) == "SimpleKeyGenerator"
 
 

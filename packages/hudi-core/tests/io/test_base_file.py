@@ -62,7 +62,9 @@ def test_footer_and_physical_schema_match_hudi(tmp_path: Path) -> None:
     # parquet-avro writes the legacy 2-level list (repeated group "array"); pyarrow only writes
     # the standard 3-level layout (list/element), which parquet-avro and hudi-rs both read.
     assert {p for p in our_leaves if p.startswith("arrayField.")} == {
-        "arrayField.list.element.arr_struct_f1", "arrayField.list.element.arr_struct_f2"}
+        "arrayField.list.element.arr_struct_f1",
+        "arrayField.list.element.arr_struct_f2",
+    }
     strip = {k: v for k, v in their_leaves.items() if not k.startswith("arrayField.")}
     assert {k: v for k, v in our_leaves.items() if not k.startswith("arrayField.")} == strip
     assert [f.name for f in ours.schema_arrow][:5] == list(META_FIELDS)
@@ -73,18 +75,24 @@ def test_footer_and_physical_schema_match_hudi(tmp_path: Path) -> None:
 def test_round_trip_values(tmp_path: Path) -> None:
     theirs, ours = _rewrite_corpus_file(tmp_path, compression="snappy")
     assert ours.metadata.row_group(0).column(0).compression == "SNAPPY"
-    a, b = theirs.read().to_pylist(), read_base_file(LocalStorage(), ours.reader.metadata and str(
-        tmp_path / AVRO_PATH_FILE.name)).to_pylist()  # type: ignore[union-attr]
+    a, b = (
+        theirs.read().to_pylist(),
+        read_base_file(
+            LocalStorage(), ours.reader.metadata and str(tmp_path / AVRO_PATH_FILE.name)
+        ).to_pylist(),
+    )  # type: ignore[union-attr]
     assert a == b
 
 
 def _sample(n: int = 3) -> tuple[pa.Table, dict]:
-    data = pa.table({
-        "id": pa.array(range(1, n + 1), pa.int32()),
-        "name": [f"n{i}" for i in range(n)],
-        "ts": pa.array([1_700_000_000_000_000 + i for i in range(n)], pa.timestamp("us")),
-        "tags": pa.array([["a", "b"]] * n, pa.list_(pa.string())),
-    })
+    data = pa.table(
+        {
+            "id": pa.array(range(1, n + 1), pa.int32()),
+            "name": [f"n{i}" for i in range(n)],
+            "ts": pa.array([1_700_000_000_000_000 + i for i in range(n)], pa.timestamp("us")),
+            "tags": pa.array([["a", "b"]] * n, pa.list_(pa.string())),
+        }
+    )
     return data, arrow_to_avro(data.schema, "t")
 
 
@@ -92,11 +100,20 @@ def test_add_meta_columns_and_footer_keys() -> None:
     storage = MemoryStorage()
     data, avro = _sample(3)
     keys = pa.array(["k10", "k2", "k1"])
-    with_meta = add_meta_columns(data, commit_time="20240101000000000", seqno_prefix="20240101000000000_4",
-                                 record_keys=keys, partition_paths="p=1", file_name="f1_4-0-1_20240101000000000.parquet")
+    with_meta = add_meta_columns(
+        data,
+        commit_time="20240101000000000",
+        seqno_prefix="20240101000000000_4",
+        record_keys=keys,
+        partition_paths="p=1",
+        file_name="f1_4-0-1_20240101000000000.parquet",
+    )
     assert with_meta.schema.names[:5] == list(META_FIELDS)
     assert with_meta.column("_hoodie_commit_seqno").to_pylist() == [
-        "20240101000000000_4_0", "20240101000000000_4_1", "20240101000000000_4_2"]
+        "20240101000000000_4_0",
+        "20240101000000000_4_1",
+        "20240101000000000_4_2",
+    ]
     path = "memory://t/p=1/f1_4-0-1_20240101000000000.parquet"
     result = write_base_file(storage, path, with_meta, avro_schema=avro)
     assert (result.num_records, result.min_key, result.max_key) == (3, "k1", "k2")
@@ -107,7 +124,12 @@ def test_add_meta_columns_and_footer_keys() -> None:
     assert json.loads(footer["parquet.avro.schema"])["fields"][0]["name"] == "_hoodie_commit_time"
     assert footer["org.apache.hudi.bloomfilter"] == build_bloom_filter(keys).serialize()
     bloom = read_bloom_filter(storage, path)
-    assert bloom is not None and bloom.might_contain(["k1", "k2", "k10", "zz"]).tolist() == [True, True, True, False]
+    assert bloom is not None and bloom.might_contain(["k1", "k2", "k10", "zz"]).tolist() == [
+        True,
+        True,
+        True,
+        False,
+    ]
     back = read_base_file(storage, path, columns=["_hoodie_record_key", "id"], filters=[("id", ">", 1)])
     assert back.to_pylist() == [{"_hoodie_record_key": "k2", "id": 2}, {"_hoodie_record_key": "k1", "id": 3}]
     # naive timestamps are stored as instants adjusted to UTC
@@ -117,20 +139,40 @@ def test_add_meta_columns_and_footer_keys() -> None:
 def test_bloom_config_selects_simple_filter() -> None:
     storage = MemoryStorage()
     data, avro = _sample(2)
-    t = add_meta_columns(data, commit_time="1", seqno_prefix="1_0", record_keys=pa.array(["a", "b"]),
-                         partition_paths="", file_name="f.parquet")
-    write_base_file(storage, "memory://s/f.parquet", t, avro_schema=avro,
-                    bloom_config={"hoodie.bloom.index.filter.type": "SIMPLE"})
+    t = add_meta_columns(
+        data,
+        commit_time="1",
+        seqno_prefix="1_0",
+        record_keys=pa.array(["a", "b"]),
+        partition_paths="",
+        file_name="f.parquet",
+    )
+    write_base_file(
+        storage,
+        "memory://s/f.parquet",
+        t,
+        avro_schema=avro,
+        bloom_config={"hoodie.bloom.index.filter.type": "SIMPLE"},
+    )
     footer = read_footer(storage, "memory://s/f.parquet")
     assert footer["hoodie_bloom_filter_type_code"] == "SIMPLE"
-    assert footer["org.apache.hudi.bloomfilter"] == build_bloom_filter(["a", "b"], filter_type="SIMPLE").serialize()
+    assert (
+        footer["org.apache.hudi.bloomfilter"]
+        == build_bloom_filter(["a", "b"], filter_type="SIMPLE").serialize()
+    )
 
 
 def test_without_meta_fields_only_file_name_is_set() -> None:
     storage = MemoryStorage()
     data, avro = _sample(2)
-    t = add_meta_columns(data, commit_time="1", seqno_prefix="1_0", record_keys=pa.array(["a", "b"]),
-                         partition_paths="x", file_name="f.parquet")
+    t = add_meta_columns(
+        data,
+        commit_time="1",
+        seqno_prefix="1_0",
+        record_keys=pa.array(["a", "b"]),
+        partition_paths="x",
+        file_name="f.parquet",
+    )
     write_base_file(storage, "memory://n/f.parquet", t, avro_schema=avro, populate_meta_fields=False)
     footer = read_footer(storage, "memory://n/f.parquet")
     assert set(footer) == {"parquet.avro.schema", "writer.model.name"}
@@ -156,7 +198,9 @@ def test_java_min_max_uses_utf16_order() -> None:
 
 
 @needs_corpus
-@pytest.mark.parametrize("table_dir", ["sample_cow/v6_complexkeygen_hivestyle", "trips_mor_avro/v6_trips_8i1u"])
+@pytest.mark.parametrize(
+    "table_dir", ["sample_cow/v6_complexkeygen_hivestyle", "trips_mor_avro/v6_trips_8i1u"]
+)
 def test_keys_we_generate_write_the_same_footer(tmp_path: Path, table_dir: str) -> None:
     """Keys from the key generator + our writer give the footer Hudi wrote (bloom, min/max)."""
     assert ROOT is not None
@@ -167,9 +211,14 @@ def test_keys_we_generate_write_the_same_footer(tmp_path: Path, table_dir: str) 
         theirs = pq.ParquetFile(f)
         raw = theirs.read()
         data = raw.drop_columns(list(META_FIELDS))
-        t = add_meta_columns(data, commit_time=raw.column(0)[0].as_py(), seqno_prefix="x_0",
-                             record_keys=kg.record_keys(data), partition_paths=kg.partition_paths(data),
-                             file_name=f.name)
+        t = add_meta_columns(
+            data,
+            commit_time=raw.column(0)[0].as_py(),
+            seqno_prefix="x_0",
+            record_keys=kg.record_keys(data),
+            partition_paths=kg.partition_paths(data),
+            file_name=f.name,
+        )
         avro = json.loads(theirs.metadata.metadata[b"parquet.avro.schema"])
         out = tmp_path / f.name
         write_base_file(LocalStorage(), str(out), t, avro_schema=avro)

@@ -18,17 +18,25 @@ hudi = pytest.importorskip("hudi")
 
 
 def test_hudi_rs_reads_our_base_file(tmp_path: Path) -> None:
-    data = pa.table({
-        "uuid": ["u1", "u2", "u3"],
-        "city": ["sf", "sf", "sf"],
-        "fare": [1.5, 2.5, 3.5],
-        "amount": pa.array([1, 2, 3], pa.decimal128(10, 2)),
-        "ts": pa.array([1, 2, 3], pa.int64()),
-    })
+    data = pa.table(
+        {
+            "uuid": ["u1", "u2", "u3"],
+            "city": ["sf", "sf", "sf"],
+            "fare": [1.5, 2.5, 3.5],
+            "amount": pa.array([1, 2, 3], pa.decimal128(10, 2)),
+            "ts": pa.array([1, 2, 3], pa.int64()),
+        }
+    )
     base = tmp_path / "trips"
-    table = HudiTable.create(str(base), name="trips", record_key_fields="uuid", partition_fields="city",
-                             ordering_field="ts", schema=data.schema,
-                             options={"hoodie.datasource.write.hive_style_partitioning": "true"})
+    table = HudiTable.create(
+        str(base),
+        name="trips",
+        record_key_fields="uuid",
+        partition_fields="city",
+        ordering_field="ts",
+        schema=data.schema,
+        options={"hoodie.datasource.write.hive_style_partitioning": "true"},
+    )
     kg = key_generator_for(table.config)
     partitions = kg.partition_paths(data)
     assert partitions.to_pylist() == ["city=sf"] * 3
@@ -40,15 +48,32 @@ def test_hudi_rs_reads_our_base_file(tmp_path: Path) -> None:
     rel = f"city=sf/{name.name}"
     (base / "city=sf").mkdir()
     (base / "city=sf" / ".hoodie_partition_metadata").write_text(
-        f"#partition metadata\ncommitTime={instant}\npartitionDepth=1\n")
-    with_meta = add_meta_columns(data, commit_time=instant, seqno_prefix=f"{instant}_0",
-                                 record_keys=kg.record_keys(data), partition_paths=partitions, file_name=name.name)
+        f"#partition metadata\ncommitTime={instant}\npartitionDepth=1\n"
+    )
+    with_meta = add_meta_columns(
+        data,
+        commit_time=instant,
+        seqno_prefix=f"{instant}_0",
+        record_keys=kg.record_keys(data),
+        partition_paths=partitions,
+        file_name=name.name,
+    )
     avro = arrow_to_avro(data.schema, "trips")
     result = write_base_file(table.storage, f"{table.base_uri}/{rel}", with_meta, avro_schema=avro)
-    meta = CommitMetadata(operation_type="INSERT", extra_metadata={"schema": json.dumps(add_meta_fields(avro))})
-    meta.add_write_stat(WriteStat(file_id=name.file_id, path=rel, partition_path="city=sf",
-                                  num_writes=3, num_inserts=3, total_write_bytes=result.size,
-                                  file_size_in_bytes=result.size))
+    meta = CommitMetadata(
+        operation_type="INSERT", extra_metadata={"schema": json.dumps(add_meta_fields(avro))}
+    )
+    meta.add_write_stat(
+        WriteStat(
+            file_id=name.file_id,
+            path=rel,
+            partition_path="city=sf",
+            num_writes=3,
+            num_inserts=3,
+            total_write_bytes=result.size,
+            file_size_in_bytes=result.size,
+        )
+    )
     timeline.complete(inflight, meta.to_bytes())
 
     rs = hudi.HudiTableBuilder.from_base_uri(str(base)).build()

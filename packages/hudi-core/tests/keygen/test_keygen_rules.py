@@ -40,11 +40,25 @@ def conf(d: dict[str, str]) -> HoodieConfig:
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        ({"hoodie.table.keygenerator.class": "org.apache.hudi.keygen.SimpleKeyGenerator"}, SimpleKeyGenerator),
-        ({"hoodie.table.keygenerator.class": "org.apache.hudi.keygen.SimpleAvroKeyGenerator"}, SimpleKeyGenerator),
-        ({"hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.ComplexKeyGenerator"}, ComplexKeyGenerator),
+        (
+            {"hoodie.table.keygenerator.class": "org.apache.hudi.keygen.SimpleKeyGenerator"},
+            SimpleKeyGenerator,
+        ),
+        (
+            {"hoodie.table.keygenerator.class": "org.apache.hudi.keygen.SimpleAvroKeyGenerator"},
+            SimpleKeyGenerator,
+        ),
+        (
+            {"hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.ComplexKeyGenerator"},
+            ComplexKeyGenerator,
+        ),
         ({"hoodie.table.keygenerator.type": "NON_PARTITION"}, NonpartitionedKeyGenerator),
-        ({"hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.NonpartitionedKeyGenerator"}, NonpartitionedKeyGenerator),
+        (
+            {
+                "hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.NonpartitionedKeyGenerator"
+            },
+            NonpartitionedKeyGenerator,
+        ),
         ({"hoodie.datasource.write.keygenerator.type": "custom", PP: "p:simple"}, CustomKeyGenerator),
         ({PP: "p"}, SimpleKeyGenerator),
         ({PP: "p,q"}, ComplexKeyGenerator),
@@ -57,10 +71,17 @@ def test_key_generator_for_picks_by_class_type_or_inference(options: dict, expec
 
 
 def test_key_generator_for_timestamp_by_java_class() -> None:
-    kg = key_generator_for(conf({
-        RK: "id", PP: "ts", "hoodie.table.keygenerator.class": "org.apache.hudi.keygen.TimestampBasedAvroKeyGenerator",
-        TS + "timestamp.type": "EPOCHMILLISECONDS", TS + "output.dateformat": "yyyy/MM/dd",
-    }))
+    kg = key_generator_for(
+        conf(
+            {
+                RK: "id",
+                PP: "ts",
+                "hoodie.table.keygenerator.class": "org.apache.hudi.keygen.TimestampBasedAvroKeyGenerator",
+                TS + "timestamp.type": "EPOCHMILLISECONDS",
+                TS + "output.dateformat": "yyyy/MM/dd",
+            }
+        )
+    )
     assert type(kg) is TimestampBasedKeyGenerator
 
 
@@ -71,27 +92,36 @@ def test_unknown_generator_lists_installed_names() -> None:
 
 def test_table_and_write_generators_must_agree() -> None:
     with pytest.raises(ConfigError, match="ComplexKeyGenerator"):
-        key_generator_for(conf({
-            RK: "id", "hoodie.table.keygenerator.class": "org.apache.hudi.keygen.SimpleKeyGenerator",
-            "hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.ComplexKeyGenerator",
-        }))
+        key_generator_for(
+            conf(
+                {
+                    RK: "id",
+                    "hoodie.table.keygenerator.class": "org.apache.hudi.keygen.SimpleKeyGenerator",
+                    "hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.ComplexKeyGenerator",
+                }
+            )
+        )
 
 
 # -- record keys ----------------------------------------------------------------------------------
 
 
 def test_simple_key_renders_java_strings() -> None:
-    data = pa.table({
-        "i": pa.array([1, -2], pa.int64()),
-        "b": [True, False],
-        "d": [1.0, 1e10],
-        "f": pa.array([0.1, 1e-5], pa.float32()),
-        "dec": pa.array([Decimal("12345.67890"), Decimal("-0.00100")], pa.decimal128(10, 5)),
-        "day": pa.array([dt.date(2023, 4, 1), dt.date(1970, 1, 2)]),
-        "ts": pa.array([1680350460123456, 0], pa.timestamp("us", "UTC")),
-    })
+    data = pa.table(
+        {
+            "i": pa.array([1, -2], pa.int64()),
+            "b": [True, False],
+            "d": [1.0, 1e10],
+            "f": pa.array([0.1, 1e-5], pa.float32()),
+            "dec": pa.array([Decimal("12345.67890"), Decimal("-0.00100")], pa.decimal128(10, 5)),
+            "day": pa.array([dt.date(2023, 4, 1), dt.date(1970, 1, 2)]),
+            "ts": pa.array([1680350460123456, 0], pa.timestamp("us", "UTC")),
+        }
+    )
+
     def keys(field: str, **extra: str) -> list:
         return SimpleKeyGenerator(conf({RK: field, **extra})).record_keys(data).to_pylist()
+
     assert keys("i") == ["1", "-2"]
     assert keys("b") == ["true", "false"]
     assert keys("d") == ["1.0", "1.0E10"]
@@ -113,7 +143,11 @@ def test_simple_null_or_empty_key_names_row_and_field(bad: str | None) -> None:
 def test_complex_key_placeholders_and_rejection() -> None:
     kg = ComplexKeyGenerator(conf({RK: "id,name"}))
     data = pa.table({"id": [1, None, 3], "name": ["Alice", "Bob", ""]})
-    assert kg.record_keys(data).to_pylist() == ["id:1,name:Alice", "id:__null__,name:Bob", "id:3,name:__empty__"]
+    assert kg.record_keys(data).to_pylist() == [
+        "id:1,name:Alice",
+        "id:__null__,name:Bob",
+        "id:3,name:__empty__",
+    ]
     with pytest.raises(InvalidRecordKeyError, match="row 1"):
         kg.record_keys(pa.table({"id": [1, None], "name": ["A", ""]}))
 
@@ -171,7 +205,9 @@ def test_dotdot_is_rejected_even_when_url_encoding() -> None:
     with pytest.raises(UnsafePathError):
         SimpleKeyGenerator(conf({RK: "id", PP: "p", ENC: "true"})).partition_paths(data)
     slashes = pa.table({"id": [1], "p": ["../x"]})
-    assert SimpleKeyGenerator(conf({RK: "id", PP: "p", ENC: "true"})).partition_paths(slashes).to_pylist() == ["..%2Fx"]
+    assert SimpleKeyGenerator(conf({RK: "id", PP: "p", ENC: "true"})).partition_paths(
+        slashes
+    ).to_pylist() == ["..%2Fx"]
 
 
 # -- timestamp based ------------------------------------------------------------------------------
@@ -192,22 +228,30 @@ def test_timestamp_date_string_like_the_spec_sample() -> None:
 def test_timestamp_numeric_types_and_zones() -> None:
     millis = 1680350460123  # 2023-04-01T12:01:00.123Z
     data = pa.table({"id": [1], "ts": [millis]})
-    assert ts_kg(timestamp__type="EPOCHMILLISECONDS", output__dateformat="yyyy-MM-dd HH:mm:ss.SSS").partition_paths(
-        data).to_pylist() == ["2023-04-01 12:01:00.123"]
+    assert ts_kg(
+        timestamp__type="EPOCHMILLISECONDS", output__dateformat="yyyy-MM-dd HH:mm:ss.SSS"
+    ).partition_paths(data).to_pylist() == ["2023-04-01 12:01:00.123"]
     secs = pa.table({"id": [1], "ts": [millis // 1000]})
-    assert ts_kg(timestamp__type="UNIX_TIMESTAMP", output__dateformat="yyyyMMddHH",
-                 output__timezone="Asia/Kolkata").partition_paths(secs).to_pylist() == ["2023040117"]
+    assert ts_kg(
+        timestamp__type="UNIX_TIMESTAMP", output__dateformat="yyyyMMddHH", output__timezone="Asia/Kolkata"
+    ).partition_paths(secs).to_pylist() == ["2023040117"]
     micros = pa.table({"id": [1], "ts": [millis * 1000]})
-    assert ts_kg(timestamp__type="EPOCHMICROSECONDS", output__dateformat="yyyy/MM/dd",
-                 timezone="GMT-8").partition_paths(micros).to_pylist() == ["2023/04/01"]
+    assert ts_kg(
+        timestamp__type="EPOCHMICROSECONDS", output__dateformat="yyyy/MM/dd", timezone="GMT-8"
+    ).partition_paths(micros).to_pylist() == ["2023/04/01"]
     hours = pa.table({"id": [1], "ts": [24 * 365]})
-    assert ts_kg(timestamp__type="SCALAR", timestamp__scalar__time__unit="hours",
-                 output__dateformat="yyyy-MM-dd").partition_paths(hours).to_pylist() == ["1971-01-01"]
+    assert ts_kg(
+        timestamp__type="SCALAR", timestamp__scalar__time__unit="hours", output__dateformat="yyyy-MM-dd"
+    ).partition_paths(hours).to_pylist() == ["1971-01-01"]
 
 
 def test_timestamp_input_timezone_and_several_input_formats() -> None:
-    kg = ts_kg(input__dateformat="yyyy-MM-dd HH:mm:ss,yyyyMMdd", input__timezone="America/New_York",
-               output__dateformat="yyyy-MM-dd-HH", output__timezone="UTC")
+    kg = ts_kg(
+        input__dateformat="yyyy-MM-dd HH:mm:ss,yyyyMMdd",
+        input__timezone="America/New_York",
+        output__dateformat="yyyy-MM-dd-HH",
+        output__timezone="UTC",
+    )
     data = pa.table({"id": [1, 2], "ts": ["2023-04-01 22:00:00", "20230402"]})
     assert kg.partition_paths(data).to_pylist() == ["2023-04-02-02", "2023-04-02-04"]
 
@@ -216,9 +260,17 @@ def test_timestamp_nulls_take_the_epoch_default_and_hive_style() -> None:
     kg = ts_kg(timestamp__type="EPOCHMILLISECONDS", output__dateformat="yyyy/MM/dd")
     data = pa.table({"id": [1, 2], "ts": pa.array([None, 86_400_000], pa.int64())})
     assert kg.partition_paths(data).to_pylist() == ["1970/01/01", "1970/01/02"]
-    hive = TimestampBasedKeyGenerator(conf({RK: "id", PP: "ts", HIVE: "true",
-                                            TS + "timestamp.type": "EPOCHMILLISECONDS",
-                                            TS + "output.dateformat": "yyyy-MM-dd"}))
+    hive = TimestampBasedKeyGenerator(
+        conf(
+            {
+                RK: "id",
+                PP: "ts",
+                HIVE: "true",
+                TS + "timestamp.type": "EPOCHMILLISECONDS",
+                TS + "output.dateformat": "yyyy-MM-dd",
+            }
+        )
+    )
     assert hive.partition_paths(data).to_pylist() == ["ts=1970-01-01", "ts=1970-01-02"]
 
 
@@ -245,14 +297,23 @@ def test_timestamp_needs_an_output_format() -> None:
 
 
 def test_custom_mixes_simple_and_timestamp_fields() -> None:
-    kg = CustomKeyGenerator(conf({
-        RK: "id,name", PP: "region:simple,ts:TIMESTAMP", HIVE: "true",
-        TS + "timestamp.type": "EPOCHMILLISECONDS", TS + "output.dateformat": "yyyyMMdd",
-    }))
+    kg = CustomKeyGenerator(
+        conf(
+            {
+                RK: "id,name",
+                PP: "region:simple,ts:TIMESTAMP",
+                HIVE: "true",
+                TS + "timestamp.type": "EPOCHMILLISECONDS",
+                TS + "output.dateformat": "yyyyMMdd",
+            }
+        )
+    )
     data = pa.table({"id": [1, 2], "name": ["A", "B"], "region": ["eu", None], "ts": [0, 86_400_000]})
     assert kg.record_keys(data).to_pylist() == ["id:1,name:A", "id:2,name:B"]
     assert kg.partition_paths(data).to_pylist() == [
-        "region=eu/ts=19700101", "region=__HIVE_DEFAULT_PARTITION__/ts=19700102"]
+        "region=eu/ts=19700101",
+        "region=__HIVE_DEFAULT_PARTITION__/ts=19700102",
+    ]
 
 
 def test_custom_single_key_and_no_partition() -> None:

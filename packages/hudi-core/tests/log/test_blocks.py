@@ -169,7 +169,9 @@ def test_record_bounds_split_every_record() -> None:
     prefixes = [int.from_bytes(content[s - 4 : s], "big") for s in starts.tolist()]
     assert (ends - starts).tolist() == prefixes
     assert int(starts[0]) == 12 and int(ends[-1]) == len(content)
-    assert [bytes(r) for r in split_avro_records(content)] == [content[s:e] for s, e in zip(starts, ends, strict=True)]
+    assert [bytes(r) for r in split_avro_records(content)] == [
+        content[s:e] for s, e in zip(starts, ends, strict=True)
+    ]
 
 
 @pytest.mark.parametrize(

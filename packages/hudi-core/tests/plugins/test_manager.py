@@ -31,7 +31,12 @@ def test_a_fake_plugin_on_a_fresh_manager_registers_components() -> None:
     pm = PluginManager(load_entry_points=False)
     pm.register(FakePlugin(), name="fake", distribution=("fake-dist", "9.9"))
     comp = pm.component("key_generator", "com.example.ReversedKeyGenerator")
-    assert (comp.name, comp.distribution, comp.version, comp.plugin) == ("REVERSED", "fake-dist", "9.9", "fake")
+    assert (comp.name, comp.distribution, comp.version, comp.plugin) == (
+        "REVERSED",
+        "fake-dist",
+        "9.9",
+        "fake",
+    )
     assert isinstance(pm.create("key_generator", "reversed", {"a": 1}), FakeKeygen)
     listing = pm.describe()
     assert {"name": "REVERSED", "distribution": "fake-dist", "version": "9.9"} in listing["key_generator"]

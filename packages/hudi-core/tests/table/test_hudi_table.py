@@ -37,7 +37,9 @@ def test_create_writes_properties_like_hudi_and_the_skeleton(tmp_path: Path) -> 
     # the same keys as a Hudi-written MOR table (minus those only Spark SQL sets)
     root = corpus_root()
     assert root is not None
-    theirs = load_properties((root / "tables/trips_mor_avro/v6_trips_8i1u/.hoodie/hoodie.properties").read_text())
+    theirs = load_properties(
+        (root / "tables/trips_mor_avro/v6_trips_8i1u/.hoodie/hoodie.properties").read_text()
+    )
     assert set(theirs) <= set(props)
 
 
@@ -74,7 +76,9 @@ def test_corrupt_properties_fall_back_to_the_backup_then_fail_clearly(tmp_path: 
     HudiTable.create(str(tmp_path), name="t", record_key_fields="id")
     props = tmp_path / ".hoodie/hoodie.properties"
     good = props.read_bytes()
-    props.write_bytes(good.replace(b"hoodie.table.name=t", b"hoodie.table.name=x"))  # checksum no longer matches
+    props.write_bytes(
+        good.replace(b"hoodie.table.name=t", b"hoodie.table.name=x")
+    )  # checksum no longer matches
     with pytest.raises(ConfigError, match="checksum"):
         HudiTable.open(str(tmp_path))
     (tmp_path / ".hoodie/hoodie.properties.backup").write_bytes(good)

@@ -73,7 +73,10 @@ def test_every_timeline_file_name_parses_and_renders_back(name: str, action: str
 
 
 def test_compactions_complete_under_commit_and_log_compactions_under_deltacommit() -> None:
-    assert Instant("20250126040936578", Action.COMPACTION, State.COMPLETED).file_name == "20250126040936578.commit"
+    assert (
+        Instant("20250126040936578", Action.COMPACTION, State.COMPLETED).file_name
+        == "20250126040936578.commit"
+    )
     assert (
         Instant("20250126040936578", Action.LOG_COMPACTION, State.COMPLETED).file_name
         == "20250126040936578.deltacommit"

@@ -81,7 +81,12 @@ def test_load_ignores_unknown_files_and_dirs_and_dedupes_states(meta: str) -> No
     assert tl.pending_compactions().timestamps() == ["20240104000000000"]
     assert tl.filter(actions=["clean"]).timestamps() == ["20240105000000000"]
     assert tl.filter(states=[State.REQUESTED]).timestamps() == ["20240102000000000", "20240104000000000"]
-    assert tl.commits().timestamps() == ["20240101000000000", "20240102000000000", "20240103000000000", "20240104000000000"]
+    assert tl.commits().timestamps() == [
+        "20240101000000000",
+        "20240102000000000",
+        "20240103000000000",
+        "20240104000000000",
+    ]
     assert tl.completed_commits().contains_or_before_start("20231231000000000")
     assert not tl.completed_commits().contains_or_before_start("20240102000000000")
 
@@ -103,7 +108,9 @@ def test_corpus_timelines_and_commit_metadata_round_trip() -> None:
     seen = 0
     for meta in sorted(root.glob("tables/*/v6_*/.hoodie")):
         tl = ActiveTimeline(LocalStorage(), str(meta))
-        summary = json.loads((root / "expected" / meta.parent.parent.name / meta.parent.name / "summary.json").read_text())
+        summary = json.loads(
+            (root / "expected" / meta.parent.parent.name / meta.parent.name / "summary.json").read_text()
+        )
         expected = [(i["timestamp"], i["action"], i["state"]) for i in summary["timeline"]]
         assert [(i.timestamp, i.display_action, i.state.name) for i in tl] == expected
         for inst in tl.completed_commits():

@@ -38,7 +38,9 @@ def _files(root: Path) -> dict[str, list[tuple[str, int]]]:
     out = {}
     for f in sorted(root.rglob("*.parquet")):
         t = pq.read_table(f)
-        out[f"{f.parent.name}/{f.name.split('_')[0]}"] = list(zip(t["_hoodie_record_key"].to_pylist(), t["ts"].to_pylist(), strict=True))
+        out[f"{f.parent.name}/{f.name.split('_')[0]}"] = list(
+            zip(t["_hoodie_record_key"].to_pylist(), t["ts"].to_pylist(), strict=True)
+        )
     return out
 
 

@@ -52,5 +52,7 @@ def test_mor_log_update_of_a_duplicated_key_reads_like_java(tmp_path: Path) -> N
     t.delete(pa.table({"id": ["b"]}))
     assert both() == [("a", 2), ("a", 10), ("b", 4), ("c", 20)]
     assert t.compact(), "a compaction ran"
-    assert not list(tmp_path.glob(".*.log.*")) or HudiTable.open(str(tmp_path)).file_slices()[0].log_files == ()
+    assert (
+        not list(tmp_path.glob(".*.log.*")) or HudiTable.open(str(tmp_path)).file_slices()[0].log_files == ()
+    )
     assert both() == [("a", 10), ("a", 10), ("c", 20)]

@@ -79,7 +79,9 @@ def test_failed_write_is_invisible_and_rolled_back(tmp_path: Path, monkeypatch: 
     assert _rows(t) == before
     hudi = pytest.importorskip("hudi")
     rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(t.base_uri).build().read())
-    assert sorted(zip(rs.column("id").to_pylist(), rs.column("v").to_pylist(), strict=True)) == [(i, v) for i, _, v in before]
+    assert sorted(zip(rs.column("id").to_pylist(), rs.column("v").to_pylist(), strict=True)) == [
+        (i, v) for i, _, v in before
+    ]
 
     r = t.upsert(_update())  # EAGER: rolls back x first
     assert r.updated == 2 and r.inserted == 2
@@ -93,7 +95,9 @@ def test_failed_write_is_invisible_and_rolled_back(tmp_path: Path, monkeypatch: 
     # no file of the failed instant survives except MOR logs, whose blocks a command block cancels
     leftovers = [p for p in Path(t.base_uri).rglob(f"*{x}*") if ".hoodie" not in p.parts]
     assert leftovers == []
-    assert _rows(t) == sorted([(1, "a", "y"), (2, "a", "x"), (3, "b", "y"), (4, "b", "x"), (9, "b", "y"), (10, "a", "y")])
+    assert _rows(t) == sorted(
+        [(1, "a", "y"), (2, "a", "x"), (3, "b", "y"), (4, "b", "x"), (9, "b", "y"), (10, "a", "y")]
+    )
 
 
 class _Serial:
@@ -104,7 +108,9 @@ class _Serial:
         return [fn(x) for x in items]
 
 
-def test_mor_log_append_rolled_back_with_command_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mor_log_append_rolled_back_with_command_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     t = _table(tmp_path, "MERGE_ON_READ")
     before = _rows(t)
     with monkeypatch.context() as m:

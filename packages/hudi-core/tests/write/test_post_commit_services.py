@@ -38,7 +38,9 @@ def test_inline_compaction_after_delta_commit(tmp_path: Path) -> None:
     assert all(s.base_instant == t.timeline.completed().last().timestamp for s in t.file_slices())
     assert all(not s.log_files for s in t.file_slices())
     d = t.read(columns=["id", "val"]).to_pydict()
-    assert dict(zip(d["id"], d["val"], strict=True)) == {f"k{i}": (200 + i if i < 5 else 100 + i) for i in range(10)}
+    assert dict(zip(d["id"], d["val"], strict=True)) == {
+        f"k{i}": (200 + i if i < 5 else 100 + i) for i in range(10)
+    }
 
 
 def test_schedule_inline_leaves_plan_pending(tmp_path: Path) -> None:

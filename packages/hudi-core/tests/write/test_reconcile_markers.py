@@ -28,7 +28,9 @@ class DeadAttemptFirst:
             dead = TaskAttempt(bucket.number, 1, bucket.number)  # the local engine's own token
             write_bucket(ctx, bucket, records, attempt=dead)
             self.dead_tokens.add(dead.token)
-            out.append(write_bucket(ctx, bucket, records, attempt=TaskAttempt(bucket.number, 1, 500 + bucket.number)))
+            out.append(
+                write_bucket(ctx, bucket, records, attempt=TaskAttempt(bucket.number, 1, 500 + bucket.number))
+            )
         return out
 
 
@@ -58,7 +60,9 @@ def test_commit_removes_files_of_dead_attempts(tmp_path: Path, ttype: str) -> No
     assert before <= files  # earlier commits' files sharing a dead token are kept
     logs = [LogFileName.parse(n) for n in files]
     if ttype == "MERGE_ON_READ":
-        assert any(lf is not None and lf.write_token in engine.dead_tokens for lf in logs)  # the kept earlier ones
+        assert any(
+            lf is not None and lf.write_token in engine.dead_tokens for lf in logs
+        )  # the kept earlier ones
         for path in Path(t.base_uri).glob("*/.*.log.*"):
             lf = LogFileName.parse(path.name)
             if lf is not None and lf.write_token in engine.dead_tokens:

@@ -21,11 +21,15 @@ def _table(tmp_path: Path) -> HudiTable:
     # three inserts: three file groups per partition with disjoint key ranges
     for lo in (0, 100, 200):
         ids = list(range(lo, lo + 50))
-        t.insert(pa.table({"id": [f"k{i:04d}" for i in ids], "p": [f"p{i % 2}" for i in ids], "ts": [1] * 50}))
+        t.insert(
+            pa.table({"id": [f"k{i:04d}" for i in ids], "p": [f"p{i % 2}" for i in ids], "ts": [1] * 50})
+        )
     return t
 
 
-def test_pruned_lookup_equals_full_lookup_restricted_to_the_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pruned_lookup_equals_full_lookup_restricted_to_the_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     t = _table(tmp_path)
     view = FileSystemView(t)
     wanted = pa.array(["k0003", "k0104", "k0149", "k9999", "k0050"])
@@ -68,7 +72,9 @@ def test_global_index_key_moved_twice_lives_once(tmp_path: Path, table_type: str
     opts = {"hoodie.index.type": "GLOBAL_SIMPLE"}
 
     def rows(ids: list[str], part: str, ts: int) -> pa.Table:
-        return pa.table({"id": ids, "part": [part] * len(ids), "ts": [ts] * len(ids), "v": [f"{part}-{ts}"] * len(ids)})
+        return pa.table(
+            {"id": ids, "part": [part] * len(ids), "ts": [ts] * len(ids), "v": [f"{part}-{ts}"] * len(ids)}
+        )
 
     t.upsert(rows(["a", "b", "c"], "p1", 1), options=opts)
     t.upsert(rows(["a"], "p2", 2), options=opts)  # a moves p1 -> p2
@@ -77,6 +83,10 @@ def test_global_index_key_moved_twice_lives_once(tmp_path: Path, table_type: str
     t.upsert(rows(["a"], "p1", 5), options=opts)  # a back home
     expected = {("a", "p1", "p1-5"), ("b", "p3", "p3-4"), ("c", "p1", "p1-1")}
     snap = t.read(columns=["id", "part", "v"])
-    assert sorted(zip(*(snap.column(c).to_pylist() for c in ("id", "part", "v")), strict=True)) == sorted(expected)
+    assert sorted(zip(*(snap.column(c).to_pylist() for c in ("id", "part", "v")), strict=True)) == sorted(
+        expected
+    )
     rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(t.base_uri).build().read())
-    assert sorted(zip(*(rs.column(c).to_pylist() for c in ("id", "part", "v")), strict=True)) == sorted(expected)
+    assert sorted(zip(*(rs.column(c).to_pylist() for c in ("id", "part", "v")), strict=True)) == sorted(
+        expected
+    )

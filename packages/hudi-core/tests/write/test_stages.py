@@ -52,9 +52,9 @@ def test_dedupe_keeps_greatest_ordering_value_ties_to_later_row() -> None:
     data = pa.table({"_hoodie_record_key": ["k1", "k2", "k1", "k1", "k2"], "_hoodie_partition_path": ["p"] * 5,
                      "ts": [3, 1, 5, 5, 0], "v": ["a", "b", "c", "d", "e"]})  # fmt: skip
     out = deduplicate(data, HoodieConfig({"hoodie.datasource.write.precombine.field": "ts"}))
-    assert sorted(zip(out.column("_hoodie_record_key").to_pylist(), out.column("v").to_pylist(), strict=True)) == [
-        ("k1", "d"), ("k2", "b")
-    ]
+    assert sorted(
+        zip(out.column("_hoodie_record_key").to_pylist(), out.column("v").to_pylist(), strict=True)
+    ) == [("k1", "d"), ("k2", "b")]
 
 
 def test_java_string_hash_and_bucket_file_ids() -> None:
@@ -88,7 +88,9 @@ def test_cow_small_file_receives_inserts_through_merge(tmp_path: Path) -> None:
     got = t.read()
     assert sorted(got.column("id").to_pylist()) == [1, 2, 3]
     # copied records keep their commit time
-    times = dict(zip(got.column("id").to_pylist(), got.column("_hoodie_commit_time").to_pylist(), strict=True))
+    times = dict(
+        zip(got.column("id").to_pylist(), got.column("_hoodie_commit_time").to_pylist(), strict=True)
+    )
     assert times[1] == times[2] != times[3] == r.instant
 
 
@@ -110,7 +112,9 @@ def test_commit_metadata_matches_files(tmp_path: Path) -> None:
     assert (Path(t.base_uri) / "x" / ".hoodie_partition_metadata").read_text().endswith("partitionDepth=1\n")
 
 
-def test_cli_write_creates_then_rejects_conflicting_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_write_creates_then_rejects_conflicting_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = tmp_path / "in.parquet"
     pq.write_table(pa.table({"id": [1, 2], "p": ["a", "b"], "ts": [1, 1]}), src)
     base = str(tmp_path / "cli")

@@ -99,7 +99,9 @@ def test_schema_change_mid_stream_rolls_back(tmp_path: Path) -> None:
     t = make(tmp_path, "COPY_ON_WRITE")
     t.insert(pa.Table.from_batches([batch(range(10), 1)]))
     before = rows(t)
-    wider = pa.RecordBatch.from_pydict({"id": ["k00001"], "ts": [9], "val": [9], "part": ["p1"], "extra": [1]})
+    wider = pa.RecordBatch.from_pydict(
+        {"id": ["k00001"], "ts": [9], "val": [9], "part": ["p1"], "extra": [1]}
+    )
     chunks = [batch(range(5), 2)] * 20 + [wider]
     with pytest.raises(SchemaMismatchError, match="chunk"):
         t.upsert(iter(chunks), options=SMALL)

@@ -10,7 +10,9 @@ import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
 
-SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("part", pa.string()), ("_hoodie_is_deleted", pa.bool_())])
+SCHEMA = pa.schema(
+    [("id", pa.string()), ("ts", pa.int64()), ("part", pa.string()), ("_hoodie_is_deleted", pa.bool_())]
+)
 #: tiny limits: several chunks and flushes, so some inserts are flushed before their delete arrives
 SMALL = {
     "hoodie.write.stream.chunk.max.bytes": "1500",

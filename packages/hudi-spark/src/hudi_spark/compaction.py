@@ -71,7 +71,9 @@ class AsyncCompactor:
         from hudi_core.table import HudiTable
 
         try:
-            run_compaction(HudiTable.open(self.base_uri, options=self.options), instant, config=self._config())
+            run_compaction(
+                HudiTable.open(self.base_uri, options=self.options), instant, config=self._config()
+            )
         except BaseException as e:  # kept for the caller: the plan stays requested and is retried
             from hudi_spark.errors import task_error
 

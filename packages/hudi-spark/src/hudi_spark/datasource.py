@@ -62,7 +62,11 @@ class ReadSpec:
             raw = lower.get(prop.key.lower())
             return normalize_instant(raw, option=prop.key) if raw else None
 
-        as_of, start, end = instant(ReadOptions.AS_OF_INSTANT), instant(ReadOptions.BEGIN_INSTANT), instant(ReadOptions.END_INSTANT)
+        as_of, start, end = (
+            instant(ReadOptions.AS_OF_INSTANT),
+            instant(ReadOptions.BEGIN_INSTANT),
+            instant(ReadOptions.END_INSTANT),
+        )
         if qtype == "incremental" and start is None:
             raise ConfigError(
                 f"an incremental query needs {ReadOptions.BEGIN_INSTANT.key} (e.g. 000 for the beginning)"
@@ -181,7 +185,9 @@ class HudiDataSource(DataSource):
         if spec.columns:
             missing = [c for c in spec.columns if c not in schema.names]
             if missing:
-                raise ConfigError(f"columns {missing} are not in table {spec.base_uri} (columns: {schema.names})")
+                raise ConfigError(
+                    f"columns {missing} are not in table {spec.base_uri} (columns: {schema.names})"
+                )
             schema = pa.schema([schema.field(c) for c in spec.columns])
         return from_arrow_schema(schema)
 

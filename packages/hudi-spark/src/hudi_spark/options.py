@@ -15,13 +15,9 @@ def _r(key: str, default: object, doc: str, *aliases: str) -> ConfigProperty:  #
 
 
 class ReadOptions:
-    QUERY_TYPE = _r(
-        "hoodie.datasource.query.type", "snapshot", "snapshot, read_optimized or incremental."
-    )
+    QUERY_TYPE = _r("hoodie.datasource.query.type", "snapshot", "snapshot, read_optimized or incremental.")
     AS_OF_INSTANT = _r("as.of.instant", None, "Time travel: the snapshot as of this instant.")
-    BEGIN_INSTANT = _r(
-        "hoodie.datasource.read.begin.instanttime", None, "Incremental: start (exclusive)."
-    )
+    BEGIN_INSTANT = _r("hoodie.datasource.read.begin.instanttime", None, "Incremental: start (exclusive).")
     END_INSTANT = _r("hoodie.datasource.read.end.instanttime", None, "Incremental: end (inclusive).")
     COLUMNS = _r("hoodie.datasource.read.columns", None, "Comma-separated columns to read (pruning).")
     SPLIT_SIZE = _r(
@@ -43,7 +39,6 @@ class SparkOptions:
         "shuffles also get enough tasks that each holds about this much (Spark's size estimate).",
         group="spark",
     )  # fmt: skip
-
 
     INDEX_LOOKUP = ConfigProperty(
         "hoodie.spark.index.lookup", "auto",

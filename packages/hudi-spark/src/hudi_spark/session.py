@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["FAST_CONF", "LOCAL_CONF", "REQUIRED_CONF", "is_local", "prepare_environment", "session_settings", "spark_session"]
+__all__ = [
+    "FAST_CONF",
+    "LOCAL_CONF",
+    "REQUIRED_CONF",
+    "is_local",
+    "prepare_environment",
+    "session_settings",
+    "spark_session",
+]
 
 #: settings without which the pipeline misbehaves (kept on any session we build)
 REQUIRED_CONF: dict[str, str] = {
@@ -61,7 +69,9 @@ def prepare_environment(master: str = "local") -> None:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 
-def session_settings(master: str, conf: Mapping[str, Any] | None = None, *, fast: bool = True) -> dict[str, str]:
+def session_settings(
+    master: str, conf: Mapping[str, Any] | None = None, *, fast: bool = True
+) -> dict[str, str]:
     """The settings :func:`spark_session` gives a session on ``master`` (``conf`` wins)."""
     settings = dict(FAST_CONF if fast else REQUIRED_CONF)
     if is_local(master):

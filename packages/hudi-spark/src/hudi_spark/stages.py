@@ -61,7 +61,9 @@ def task_info() -> TaskContextInfo:
     return TaskContextInfo(ctx.partitionId(), ctx.stageId(), ctx.taskAttemptId(), ctx.attemptNumber())
 
 
-def chain(batches: Iterator[pa.RecordBatch], *, steps: Sequence[Callable[..., Iterator[pa.RecordBatch]]]) -> Iterator[pa.RecordBatch]:
+def chain(
+    batches: Iterator[pa.RecordBatch], *, steps: Sequence[Callable[..., Iterator[pa.RecordBatch]]]
+) -> Iterator[pa.RecordBatch]:
     """Run task functions one after the other in one task (one JVM<->Python hop for all)."""
     out: Iterator[pa.RecordBatch] = batches
     for step in steps:
@@ -123,7 +125,11 @@ def prepare_task(
         if schema is not None:
             records = conform_to_schema(records, schema)
         if with_seq:
-            seq = given_seq if given_seq is not None else pa.array(np.arange(row, row + batch.num_rows, dtype=np.int64))
+            seq = (
+                given_seq
+                if given_seq is not None
+                else pa.array(np.arange(row, row + batch.num_rows, dtype=np.int64))
+            )
             records = records.append_column(INPUT_SEQ, seq)
             row += batch.num_rows
         yield from _out(records, out_schema)
@@ -159,8 +165,12 @@ def file_group_ids(batch: pa.RecordBatch, *, config: Mapping[str, str], record_k
     conf = HoodieConfig(config)
     data = pa.Table.from_batches([batch])
     data = data.drop_columns([c for c in data.column_names if c.startswith("_hoodie_w_")])
-    tagged = tag_locations(prepare(data, key_generator_for(conf), conf), index_for(conf, record_key_fields), None)
-    paths = pd.util.hash_array(np.asarray(tagged.column(PARTITION_PATH).to_numpy(zero_copy_only=False), dtype=object))
+    tagged = tag_locations(
+        prepare(data, key_generator_for(conf), conf), index_for(conf, record_key_fields), None
+    )
+    paths = pd.util.hash_array(
+        np.asarray(tagged.column(PARTITION_PATH).to_numpy(zero_copy_only=False), dtype=object)
+    )
     buckets = tagged.column(BUCKET_NUM).to_numpy(zero_copy_only=False).astype(np.uint64)
     with np.errstate(over="ignore"):
         return (paths * np.uint64(31) + buckets).view(np.int64)
@@ -367,8 +377,14 @@ class _Spill:
 
 
 def join_task(
-    records: pa.Table, existing: pa.Table, *, config: Mapping[str, str], record_key_fields: list[str], out_schema: pa.Schema,
-    base_uri: str | None = None, view_key: str | None = None,
+    records: pa.Table,
+    existing: pa.Table,
+    *,
+    config: Mapping[str, str],
+    record_key_fields: list[str],
+    out_schema: pa.Schema,
+    base_uri: str | None = None,
+    view_key: str | None = None,
 ) -> pa.Table:
     """Stage 3 for SIMPLE / GLOBAL_SIMPLE: one co-group (records and existing key locations that
     hash to the same group) tagged by core's ``tag_with_locations``. A global index on a MOR table
@@ -383,7 +399,11 @@ def join_task(
         return out_schema.empty_table()
     index = index_for(HoodieConfig(config), record_key_fields)
     existing = existing.drop_columns([c for c in ("_g",) if c in existing.column_names])
-    view = _view(base_uri, config, view_key) if index.is_global and base_uri is not None and existing.num_rows else None
+    view = (
+        _view(base_uri, config, view_key)
+        if index.is_global and base_uri is not None and existing.num_rows
+        else None
+    )
     return conform(tag_with_locations(records.drop_columns(["_g"]), existing, index, view), out_schema)
 
 
@@ -403,7 +423,11 @@ def locations_task(
 
 
 def assign_task(
-    batches: Iterator[pa.RecordBatch], *, plan: Any, offsets: Mapping[tuple[int, str], int], out_schema: pa.Schema
+    batches: Iterator[pa.RecordBatch],
+    *,
+    plan: Any,
+    offsets: Mapping[tuple[int, str], int],
+    out_schema: pa.Schema,
 ) -> Iterator[pa.RecordBatch]:
     """Stage 4, per record: core's ``assign_buckets``. It packs new records positionally into
     the plan's insert ranges; this task's records start at its offset within each partition
@@ -425,6 +449,10 @@ def assign_task(
             off = offsets.get((pid, part), 0) + seen.get(part, 0)
             ranges[part] = ([c - off for c in caps], nums)
         yield from _out(assign_buckets(table, replace(plan, insert_ranges=ranges)), out_schema)
-        new = pc.value_counts(table.filter(pc.is_null(table.column(FILE_ID))).column(PARTITION_PATH).combine_chunks())
-        for part, n in zip(new.field("values").to_pylist(), np.asarray(new.field("counts")).tolist(), strict=True):
+        new = pc.value_counts(
+            table.filter(pc.is_null(table.column(FILE_ID))).column(PARTITION_PATH).combine_chunks()
+        )
+        for part, n in zip(
+            new.field("values").to_pylist(), np.asarray(new.field("counts")).tolist(), strict=True
+        ):
             seen[part] = seen.get(part, 0) + n

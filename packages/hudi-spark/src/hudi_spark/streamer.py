@@ -67,7 +67,11 @@ class FileSource:
     def _files(self) -> list[tuple[int, str]]:
         out = []
         for entry in os.scandir(self.path):
-            if entry.is_file() and entry.name.endswith("." + self.fmt) and not entry.name.startswith((".", "_")):
+            if (
+                entry.is_file()
+                and entry.name.endswith("." + self.fmt)
+                and not entry.name.startswith((".", "_"))
+            ):
                 out.append((entry.stat().st_mtime_ns, entry.name))
         return sorted(out)
 
@@ -152,7 +156,9 @@ class Streamer:
             self.on_round(result)
         return result
 
-    def run(self, *, continuous: bool = False, min_sync_interval: float = 0.0, max_rounds: int = 0) -> list[RoundResult]:
+    def run(
+        self, *, continuous: bool = False, min_sync_interval: float = 0.0, max_rounds: int = 0
+    ) -> list[RoundResult]:
         """One round, or rounds until ``max_rounds`` (0 = forever) with ``continuous``."""
         results: list[RoundResult] = []
         number = 0

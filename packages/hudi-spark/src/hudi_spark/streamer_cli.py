@@ -49,7 +49,9 @@ def _source(args: argparse.Namespace, options: Mapping[str, str]) -> Any:
     if getattr(args, "source_class", None):
         name = args.source_class.rsplit(".", 1)[-1]
         if name not in _SOURCE_CLASSES:
-            raise ConfigError(f"--source-class {args.source_class!r} is not one of {', '.join(_SOURCE_CLASSES)}")
+            raise ConfigError(
+                f"--source-class {args.source_class!r} is not one of {', '.join(_SOURCE_CLASSES)}"
+            )
         fmt = _SOURCE_CLASSES[name]
     elif args.source_kind == "rate":
         return RateSource(rows_per_round=args.rate_rows)

@@ -80,7 +80,9 @@ def write_stream(
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
     conf = HoodieConfig(opts)
     compactor = None
-    table_type = (opts.get("hoodie.datasource.write.table.type") or opts.get("hoodie.table.type") or "").upper()
+    table_type = (
+        opts.get("hoodie.datasource.write.table.type") or opts.get("hoodie.table.type") or ""
+    ).upper()
     if table_type in ("MERGE_ON_READ", "MOR") and bool(conf.get(StreamOptions.ASYNC_COMPACT)):
         compactor = AsyncCompactor(stream_df.sparkSession, base_uri,
                                    every=int(conf.get(CompactionOptions.MAX_DELTA_COMMITS)), options=opts)  # fmt: skip

@@ -127,7 +127,9 @@ def write(
         raise ConfigError(f"operation {operation!r} is not one of {', '.join(OPERATIONS)}")
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
     input_schema = _arrow(df)
-    data_schema = pa.schema([f for f in input_schema if not f.name.startswith("_hoodie_") or f.name == "_hoodie_is_deleted"])
+    data_schema = pa.schema(
+        [f for f in input_schema if not f.name.startswith("_hoodie_") or f.name == "_hoodie_is_deleted"]
+    )
     table = open_or_create(base_uri, opts, data_schema)
     check_option_conflicts(table, opts)
     cfg = table.write_config(opts)
@@ -159,7 +161,9 @@ def write(
         raise error from e
 
 
-def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, schema: pa.Schema, job: Any) -> list[Any]:
+def _run_pipeline(
+    df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, schema: pa.Schema, job: Any
+) -> list[Any]:
     from hudi_core.write.records import BUCKET
     from pyspark.sql import functions as F
 
@@ -169,8 +173,10 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
     is_delete = op == "delete"
     # 1. keys (and the commit schema) in tasks; output schemas come from core run on no rows
     keyed_schema = _keyed_schema(_arrow(df), cfg, None if is_delete else schema, is_delete)
-    combine = cfg.get(WriteOptions.COMBINE_BEFORE_UPSERT) if op in ("upsert", "delete") else cfg.get(
-        WriteOptions.COMBINE_BEFORE_INSERT
+    combine = (
+        cfg.get(WriteOptions.COMBINE_BEFORE_UPSERT)
+        if op in ("upsert", "delete")
+        else cfg.get(WriteOptions.COMBINE_BEFORE_INSERT)
     )
     # with precombine, rows carry their input position through the shuffle (ties: later row wins)
     seq = [pa.field(stages.INPUT_SEQ, pa.int64())] if combine else []
@@ -210,11 +216,15 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
         # no lookup and no small-file packing: each task plans and writes new file groups for its
         # own rows (Hudi's bulk_insert), no driver plan and no shuffle by file group
         tag = _tag_step(table, cfg, tagged_schema, lookup=False)
-        write_new = functools.partial(_write_new_task, ctx=ctx, avg_record_size=_avg_record_size(table, cfg), max_bytes=task_max)
+        write_new = functools.partial(
+            _write_new_task, ctx=ctx, avg_record_size=_avg_record_size(table, cfg), max_bytes=task_max
+        )
         job.inflight(_empty_profile())
         if combine:
             front = _by_key(_map(df, [prep], prepared_schema), key_tasks)
-            written = _map(front, [*_dedupe_by_key(dedupe, keyed_schema, task_max), tag, write_new], _STATUS_SCHEMA)
+            written = _map(
+                front, [*_dedupe_by_key(dedupe, keyed_schema, task_max), tag, write_new], _STATUS_SCHEMA
+            )
         else:
             written = _map(df, [prep, tag, write_new], _STATUS_SCHEMA)
         return _statuses(written)
@@ -230,10 +240,16 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
     # 3. index
     if op in ("upsert", "delete") and has_commits and _lookup_in_tasks(cfg, key_tasks):
         # core's tag_locations in the tasks holding the keys (footer-pruned reads, no co-group)
-        tagged = _map(keyed, [*steps, _tag_step(table, cfg, tagged_schema, lookup=True, view_key=job.instant)], tagged_schema)
+        tagged = _map(
+            keyed,
+            [*steps, _tag_step(table, cfg, tagged_schema, lookup=True, view_key=job.instant)],
+            tagged_schema,
+        )
     elif op in ("upsert", "delete") and has_commits:
         keyed = _map(keyed, steps, keyed_schema) if steps else keyed
-        tagged = _join_existing(keyed, table, cfg, tagged_schema, max(parallelism * 2, key_tasks), job.instant)
+        tagged = _join_existing(
+            keyed, table, cfg, tagged_schema, max(parallelism * 2, key_tasks), job.instant
+        )
     else:  # nothing to look up: every record is an insert (core's tagging without a view)
         tagged = _map(keyed, [*steps, _tag_step(table, cfg, tagged_schema, lookup=False)], tagged_schema)
     tagged = tagged.persist()
@@ -250,7 +266,9 @@ def _run_pipeline(df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, s
             return []
         # 5-6. shuffle by bucket; each task writes its buckets with core's handles
         n = max(1, min(len(plan.buckets), parallelism * 4))
-        steps = _per_group([functools.partial(_write_task, ctx=ctx, buckets=plan.buckets)], column=BUCKET, task_max=task_max)
+        steps = _per_group(
+            [functools.partial(_write_task, ctx=ctx, buckets=plan.buckets)], column=BUCKET, task_max=task_max
+        )
         return _statuses(_map(assigned.repartition(n, F.col(BUCKET)), steps, _STATUS_SCHEMA))
     finally:
         tagged.unpersist()
@@ -279,7 +297,9 @@ def _avg_record_size(table: HudiTable, cfg: HoodieConfig) -> int:
     return int(average_record_size(recent_commits(table), cfg))
 
 
-def _tag_step(table: HudiTable, cfg: HoodieConfig, out_schema: pa.Schema, *, lookup: bool, view_key: str | None = None) -> Any:
+def _tag_step(
+    table: HudiTable, cfg: HoodieConfig, out_schema: pa.Schema, *, lookup: bool, view_key: str | None = None
+) -> Any:
     return functools.partial(stages.tag_task, base_uri=table.base_uri, config=cfg.to_dict(),
                              record_key_fields=table.config.record_key_fields, out_schema=out_schema,
                              has_commits=lookup, view_key=view_key)  # fmt: skip
@@ -295,7 +315,10 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     from pyspark.sql import functions as F
     from pyspark.sql.functions import arrow_udf
 
-    fields = [*table.config.record_key_fields, *(table.config.partition_fields if table.config.is_partitioned else [])]
+    fields = [
+        *table.config.record_key_fields,
+        *(table.config.partition_fields if table.config.is_partitioned else []),
+    ]
     top = list(dict.fromkeys(f.split(".")[0] for f in fields if f.split(".")[0] in df.columns))
     parts = list(dict.fromkeys(
         f.split(".")[0] for f in (table.config.partition_fields if table.config.is_partitioned else []) if f.split(".")[0] in df.columns
@@ -313,7 +336,9 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     # is not code-generated and never shared, and evaluating it twice made a 1M-row bulk_insert
     # 0.4 s slower.
     part_sql = [_quote(c) for c in parts]
-    seq_sql = [f"monotonically_increasing_id() AS {stages.INPUT_SEQ}"] if combine else []  # input order, for ties
+    seq_sql = (
+        [f"monotonically_increasing_id() AS {stages.INPUT_SEQ}"] if combine else []
+    )  # input order, for ties
     bucket = _jvm_bucket(df, index_for(cfg, key_fields))
     if bucket is not None:
         staged = df.selectExpr("*", f"{bucket} AS {BUCKET_NUM}", *seq_sql)
@@ -365,7 +390,9 @@ def _by_key(prepared: DataFrame, tasks: int) -> DataFrame:
     from pyspark.sql import functions as F
 
     key = F.col(RECORD_KEY)
-    return prepared.repartition(tasks, key).withColumn(KEY_GROUP, F.pmod(F.xxhash64(key), F.lit(_KEY_GROUPS)).cast("int"))
+    return prepared.repartition(tasks, key).withColumn(
+        KEY_GROUP, F.pmod(F.xxhash64(key), F.lit(_KEY_GROUPS)).cast("int")
+    )
 
 
 def _dedupe_by_key(dedupe: Any, out_schema: pa.Schema, task_max: int) -> list[Any]:
@@ -449,7 +476,9 @@ def _input_bytes(df: DataFrame) -> float:
     return size
 
 
-def _write_hash_buckets(front: DataFrame, back: list[Any], ctx: Any, job: Any, tasks: int, *, task_max: int) -> list[Any]:
+def _write_hash_buckets(
+    front: DataFrame, back: list[Any], ctx: Any, job: Any, tasks: int, *, task_max: int
+) -> list[Any]:
     """BUCKET index: the key hash fixes each record's file group, so no driver plan (and no pass
     over the data for counts) is needed: records are shuffled by (partition, hash bucket) and each
     task plans its own groups with core's ``profile_of``/``assign`` and writes them (a few whole
@@ -469,7 +498,9 @@ def _nullable(schema: pa.Schema) -> pa.Schema:
     return pa.schema([f.with_nullable(True) for f in schema])
 
 
-def _keyed_schema(input_schema: pa.Schema, cfg: HoodieConfig, schema: pa.Schema | None, is_delete: bool) -> pa.Schema:
+def _keyed_schema(
+    input_schema: pa.Schema, cfg: HoodieConfig, schema: pa.Schema | None, is_delete: bool
+) -> pa.Schema:
     from hudi_core.keygen import key_generator_for
     from hudi_core.write.records import conform_to_schema, prepare
 
@@ -517,9 +548,13 @@ def _join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema
     conf = cfg.to_dict()
     spark = keyed.sparkSession
     parts = FileSystemView(table).partitions()
-    part_df = spark.createDataFrame([(p,) for p in parts] or [("",)], "p string").repartition(max(1, min(len(parts), groups)))
+    part_df = spark.createDataFrame([(p,) for p in parts] or [("",)], "p string").repartition(
+        max(1, min(len(parts), groups))
+    )
     existing = part_df.mapInArrow(
-        functools.partial(stages.locations_task, base_uri=table.base_uri, config=conf, out_schema=_existing_schema(table)),
+        functools.partial(
+            stages.locations_task, base_uri=table.base_uri, config=conf, out_schema=_existing_schema(table)
+        ),
         _spark_schema(_existing_schema(table)),
     )
     g = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % groups).alias("_g")
@@ -538,7 +573,9 @@ def _existing_schema(table: HudiTable) -> pa.Schema:
     return LOCATIONS_SCHEMA
 
 
-def _plan(tagged: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str) -> tuple[Any, dict[tuple[int, str], int], Any]:
+def _plan(
+    tagged: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str
+) -> tuple[Any, dict[tuple[int, str], int], Any]:
     """Workload profile from counts (one aggregation, collected), core's bucket plan, and each
     task's insert offset within every partition path."""
     from hudi_core.fs_view import FileSystemView
@@ -594,7 +631,9 @@ def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa
     )  # fmt: skip
 
 
-def _write_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[Any]) -> Iterator[pa.RecordBatch]:
+def _write_task(
+    batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[Any]
+) -> Iterator[pa.RecordBatch]:
     """Stages 5-6 in a task: every bucket of this task through core's handles."""
     table = stages._table_of(batches)
     if table is None:
@@ -602,7 +641,9 @@ def _write_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[An
     yield from _write_labelled(table, ctx, buckets)
 
 
-def _write_new_task(batches: Iterator[pa.RecordBatch], *, ctx: Any, avg_record_size: int, max_bytes: int) -> Iterator[pa.RecordBatch]:
+def _write_new_task(
+    batches: Iterator[pa.RecordBatch], *, ctx: Any, avg_record_size: int, max_bytes: int
+) -> Iterator[pa.RecordBatch]:
     """bulk_insert in a task: core plans new file groups for this task's rows (sized by the
     average record size) and the create handle writes them, sorted by partition and key as
     core's bulk_insert does. The task's input partition can be large (Spark splits files by
@@ -627,7 +668,9 @@ def _write_hash_task(batches: Iterator[pa.RecordBatch], *, ctx: Any) -> Iterator
     table = stages._table_of(batches)
     if table is None:
         return
-    plan = assign(profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=1, pack_small_files=False)
+    plan = assign(
+        profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=1, pack_small_files=False
+    )
     yield from _write_labelled(assign_buckets(table, plan), ctx, plan.buckets)
 
 
@@ -653,5 +696,7 @@ def _write_labelled(table: pa.Table, ctx: Any, buckets: list[Any]) -> Iterator[p
         raise RuntimeError(f"injected failure of task attempt {info.write_token} ({FAIL_FIRST_ATTEMPT})")
     flag = ctx.options.get(FAIL_WHILE_EXISTS)
     if flag and out and os.path.exists(flag):
-        raise RuntimeError(f"injected failure of task attempt {info.write_token} ({FAIL_WHILE_EXISTS}={flag})")
+        raise RuntimeError(
+            f"injected failure of task attempt {info.write_token} ({FAIL_WHILE_EXISTS}={flag})"
+        )
     yield from out

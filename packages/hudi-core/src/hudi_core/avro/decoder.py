@@ -22,6 +22,7 @@ from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD, avro_to_a
 
 __all__ = ["NotFlat", "cast_column", "decode_flat_records", "decode_records"]
 
+
 def _container(writer_schema_json: str, records: Sequence[bytes | memoryview]) -> bytes:
     """An Avro object container holding ``records`` (already Avro binary) in one block."""
     return container_bytes(writer_schema_json, len(records), b"".join(records))

@@ -176,9 +176,7 @@ def build_bloom_filter(
     """A new filter sized like Hudi's, with ``keys`` added."""
     kind = filter_type.upper()
     if kind not in (SIMPLE, DYNAMIC_V0):
-        raise BloomFilterError(
-            f"unknown bloom filter type {filter_type!r}; use {DYNAMIC_V0} or {SIMPLE}"
-        )
+        raise BloomFilterError(f"unknown bloom filter type {filter_type!r}; use {DYNAMIC_V0} or {SIMPLE}")
     bit_size, num_hashes = bloom_sizing(num_entries, fpp)
     bf = BloomFilter(
         type_code=kind,
@@ -231,6 +229,4 @@ def deserialize_bloom_filter(serialized: str | bytes, type_code: str | None = No
     for _ in range(nrows):
         _, _, bits, pos = _read_vector(data, pos)
         rows.append(bits)
-    return BloomFilter(
-        DYNAMIC_V0, num_hashes, bit_size, rows, num_entries=nr, current_nb_record=current
-    )
+    return BloomFilter(DYNAMIC_V0, num_hashes, bit_size, rows, num_entries=nr, current_nb_record=current)

@@ -122,8 +122,11 @@ class CleanMetadata:
         rec = _read(CLEAN_METADATA, data, what)
         parts = {
             p: PartitionCleanStat(
-                m["partitionPath"], m["policy"], list(m["deletePathPatterns"]),
-                list(m["successDeleteFiles"]), list(m["failedDeleteFiles"]),
+                m["partitionPath"],
+                m["policy"],
+                list(m["deletePathPatterns"]),
+                list(m["successDeleteFiles"]),
+                list(m["failedDeleteFiles"]),
             )
             for p, m in (rec.get("partitionMetadata") or {}).items()
         }

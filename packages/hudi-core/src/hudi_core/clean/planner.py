@@ -168,5 +168,3 @@ def plan_clean(
         if doomed:
             plan.files_per_partition[part] = doomed
     return plan
-
-

@@ -15,7 +15,9 @@ __all__ = ["Progress", "progress_bars"]
 class Progress:
     """``with Progress(total, "compacting") as p: p.advance()``."""
 
-    def __init__(self, total: int, label: str, *, stream: TextIO | None = None, enabled: bool | None = None) -> None:
+    def __init__(
+        self, total: int, label: str, *, stream: TextIO | None = None, enabled: bool | None = None
+    ) -> None:
         self.total = max(int(total), 0)
         self.label = label
         self.done = 0

@@ -127,7 +127,9 @@ def _count_blocks(table: HudiTable, file_slice: Any) -> tuple[int, int, int]:
     return blocks, rollbacks, corrupt
 
 
-def _write_base(table: HudiTable, path: str, data: pa.Table, avro_schema: dict[str, Any], cfg: HoodieConfig) -> int:
+def _write_base(
+    table: HudiTable, path: str, data: pa.Table, avro_schema: dict[str, Any], cfg: HoodieConfig
+) -> int:
     """Write one base file through ``hudi_core.io``; returns its size."""
     from hudi_core.io.base_file import write_base_file
     from hudi_core.schema.avro_schema import add_meta_fields
@@ -171,10 +173,16 @@ def execute_operation(task: OperationTask) -> OperationResult:
             import pyarrow.compute as pc
 
             times = merged.column(_COMMIT_TIME_COL)
-            newer = pc.greater(times, op.base_instant) if op.data_file_name else pc.greater_equal(times, op.base_instant)
+            newer = (
+                pc.greater(times, op.base_instant)
+                if op.data_file_name
+                else pc.greater_equal(times, op.base_instant)
+            )
             from_logs = int(pc.sum(pc.cast(pc.fill_null(newer, False), pa.int64())).as_py() or 0)
         part_uri = table.partition_uri(op.partition_path) if op.partition_path else table.base_uri
-        MarkerFiles(table.storage, table.meta_path, task.instant_time).create(op.partition_path, name, "MERGE")
+        MarkerFiles(table.storage, table.meta_path, task.instant_time).create(
+            op.partition_path, name, "MERGE"
+        )
         t1 = time.monotonic()
         size = _write_base(table, f"{part_uri}/{name}", merged, task.avro_schema, cfg)
         write_ms = int((time.monotonic() - t1) * 1000)
@@ -293,7 +301,9 @@ def run_compaction(
     options = table.options.to_dict()
     options.update({k: v for k, v in dict(config or {}).items() if v is not None})
     tasks = [
-        OperationTask(table.base_uri, {k: str(v) for k, v in options.items()}, t, i, op, snapshot, schema, avro)
+        OperationTask(
+            table.base_uri, {k: str(v) for k, v in options.items()}, t, i, op, snapshot, schema, avro
+        )
         for i, op in enumerate(plan.operations)
     ]
     engine = engine_for(cfg)
@@ -327,7 +337,9 @@ def run_compaction(
 
 
 def run_pending_compactions(
-    table: HudiTable, *, config: HoodieConfig | dict[str, Any] | None = None,
+    table: HudiTable,
+    *,
+    config: HoodieConfig | dict[str, Any] | None = None,
     progress: Callable[[OperationResult], None] | None = None,
 ) -> list[CompactionResult]:
     """Run every pending compaction, oldest first."""
@@ -351,7 +363,9 @@ def run_compaction_async(
     return _ASYNC.submit(run_compaction, own, instant, config=config)
 
 
-def compact(table: HudiTable, *, config: HoodieConfig | dict[str, Any] | None = None) -> list[CompactionResult]:
+def compact(
+    table: HudiTable, *, config: HoodieConfig | dict[str, Any] | None = None
+) -> list[CompactionResult]:
     """Schedule a plan over every slice with log files (whatever the trigger says), then run
     every pending plan oldest first."""
     from hudi_core.compaction.scheduler import schedule_compaction

@@ -45,15 +45,13 @@ class ConfigProperty(Generic[T]):
                 text = str(raw).strip().lower()
                 if text not in ("true", "false"):
                     raise ValueError(raw)
-                return (text == "true")  # type: ignore[return-value]
+                return text == "true"  # type: ignore[return-value]
             if isinstance(default, int):
                 return int(raw)  # type: ignore[return-value]
             if isinstance(default, float):
                 return float(raw)  # type: ignore[return-value]
         except (TypeError, ValueError) as e:
-            raise ConfigError(
-                f"option {self.key}={raw!r} is not a valid {type(default).__name__}"
-            ) from e
+            raise ConfigError(f"option {self.key}={raw!r} is not a valid {type(default).__name__}") from e
         return str(raw) if default is None or isinstance(default, str) else raw  # type: ignore[return-value]
 
 

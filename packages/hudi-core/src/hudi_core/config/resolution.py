@@ -49,9 +49,7 @@ def keygen_class_name(name: str) -> str:
         return n  # a user class: kept as given, resolved through the plugin registry
     key = _ALIASES.get(n.upper(), n.upper())
     if key not in KEYGEN_CLASSES:
-        raise ConfigError(
-            f"unknown key generator type {name!r}; use one of {', '.join(KEYGEN_CLASSES)}"
-        )
+        raise ConfigError(f"unknown key generator type {name!r}; use one of {', '.join(KEYGEN_CLASSES)}")
     return KEYGEN_CLASSES[key]
 
 
@@ -81,8 +79,10 @@ def resolve_table_options(
     """Resolve the write/table options of a new table; returns the merged options."""
     cfg = HoodieConfig(options or {})
 
-    keys = _split(record_key_fields) or cfg.get_list(WriteOptions.RECORDKEY_FIELD) or cfg.get_list(
-        TableOptions.RECORDKEY_FIELDS
+    keys = (
+        _split(record_key_fields)
+        or cfg.get_list(WriteOptions.RECORDKEY_FIELD)
+        or cfg.get_list(TableOptions.RECORDKEY_FIELDS)
     )
     if not keys:
         raise ConfigError(
@@ -90,11 +90,11 @@ def resolve_table_options(
         )
     parts = _split(partition_fields)
     if not parts:
-        parts = cfg.get_list(WriteOptions.PARTITIONPATH_FIELD) or cfg.get_list(
-            TableOptions.PARTITION_FIELDS
-        )
-    ordering = ordering_field or cfg.get_str(WriteOptions.PRECOMBINE_FIELD) or cfg.get_str(
-        TableOptions.PRECOMBINE_FIELD
+        parts = cfg.get_list(WriteOptions.PARTITIONPATH_FIELD) or cfg.get_list(TableOptions.PARTITION_FIELDS)
+    ordering = (
+        ordering_field
+        or cfg.get_str(WriteOptions.PRECOMBINE_FIELD)
+        or cfg.get_str(TableOptions.PRECOMBINE_FIELD)
     )
 
     configured = (

@@ -49,9 +49,7 @@ class WriteOptions:
     LOGFILE_DATA_BLOCK_FORMAT = _w(
         "hoodie.logfile.data.block.format", "avro", "Log data block format: avro or parquet."
     )
-    EXECUTOR_TYPE = _w(
-        "hoodie.write.executor.type", "SIMPLE", "SIMPLE, BOUNDED_IN_MEMORY or DISRUPTOR."
-    )
+    EXECUTOR_TYPE = _w("hoodie.write.executor.type", "SIMPLE", "SIMPLE, BOUNDED_IN_MEMORY or DISRUPTOR.")
     ENGINE = _w("hoodie.engine", "local", "Engine that runs the write: local or spark.")
     COMBINE_BEFORE_INSERT = _w("hoodie.combine.before.insert", False, "Deduplicate inserts.")
     COMBINE_BEFORE_UPSERT = _w("hoodie.combine.before.upsert", True, "Deduplicate upserts.")
@@ -65,7 +63,9 @@ class IndexOptions:
         "hoodie.bucket.index.num.buckets", 4, "Buckets (file groups) per partition.", group="index"
     )
     BUCKET_HASH_FIELD = _w(
-        "hoodie.bucket.index.hash.field", None, "Fields hashed into buckets; default the record key.",
+        "hoodie.bucket.index.hash.field",
+        None,
+        "Fields hashed into buckets; default the record key.",
         group="index",
     )
     GLOBAL_UPDATE_PARTITION_PATH = _w(
@@ -81,19 +81,23 @@ class WriteBufferOptions:
     256 MB / 1 GB for a Python process."""
 
     BUCKET_MAX_BYTES = _w(
-        "hoodie.write.buffer.bucket.max.bytes", 64 * 1024 * 1024,
+        "hoodie.write.buffer.bucket.max.bytes",
+        64 * 1024 * 1024,
         "Flush a bucket's buffered records once they reach this estimated size.",
     )
     TOTAL_MAX_BYTES = _w(
-        "hoodie.write.buffer.total.max.bytes", 256 * 1024 * 1024,
+        "hoodie.write.buffer.total.max.bytes",
+        256 * 1024 * 1024,
         "When all buckets together exceed this, flush the largest bucket.",
     )
     RECORD_SIZE_SAMPLE_RATE = _w(
-        "hoodie.write.buffer.record.size.sample.rate", 0.01,
+        "hoodie.write.buffer.record.size.sample.rate",
+        0.01,
         "Fraction of batches whose per-record size is re-measured (the rest reuse the estimate).",
     )
     STREAM_CHUNK_MAX_BYTES = _w(
-        "hoodie.write.stream.chunk.max.bytes", 64 * 1024 * 1024,
+        "hoodie.write.stream.chunk.max.bytes",
+        64 * 1024 * 1024,
         "A streamed write (an iterator of record batches) runs keys, dedupe and the index lookup "
         "over chunks of about this many Arrow bytes; all chunks go into one instant.",
     )
@@ -103,16 +107,19 @@ class WriteBehaviourOptions:
     """Options of the write pipeline that are not table properties."""
 
     FAILED_WRITES_POLICY = _w(
-        "hoodie.cleaner.policy.failed.writes", "EAGER",
+        "hoodie.cleaner.policy.failed.writes",
+        "EAGER",
         "EAGER rolls back every pending write instant before a new write starts.",
     )
     RECORD_SIZE_ESTIMATION_THRESHOLD = _w(
-        "hoodie.record.size.estimation.threshold", 1.0,
+        "hoodie.record.size.estimation.threshold",
+        1.0,
         "A commit counts for the record size estimate once it wrote more than this fraction "
         "of hoodie.parquet.small.file.limit bytes.",
     )
     BLOOM_INDEX_UPDATE_PARTITION_PATH = _w(
-        "hoodie.bloom.index.update.partition.path", True,
+        "hoodie.bloom.index.update.partition.path",
+        True,
         "Global index: a key whose partition changed moves to the new partition.",
         group="index",
     )

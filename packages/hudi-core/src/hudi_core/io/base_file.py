@@ -44,8 +44,16 @@ BLOOM_TYPE_KEY = "hoodie_bloom_filter_type_code"
 AVRO_SCHEMA_KEY = "parquet.avro.schema"
 WRITER_MODEL_KEY = "writer.model.name"
 
-_CODECS = {"uncompressed": "none", "none": "none", "gzip": "gzip", "snappy": "snappy",
-           "zstd": "zstd", "lz4": "lz4", "lz4_raw": "lz4", "brotli": "brotli"}
+_CODECS = {
+    "uncompressed": "none",
+    "none": "none",
+    "gzip": "gzip",
+    "snappy": "snappy",
+    "zstd": "zstd",
+    "lz4": "lz4",
+    "lz4_raw": "lz4",
+    "brotli": "brotli",
+}
 
 
 @dataclass(frozen=True)
@@ -69,7 +77,7 @@ def java_min_max(keys: pa.Array | pa.ChunkedArray) -> tuple[str | None, str | No
     lo, hi = mm["min"].as_py(), mm["max"].as_py()
     if pc.all(pc.string_is_ascii(keys)).as_py():
         return lo, hi  # the common case: byte order is UTF-16 order, no regex scans needed
-    has_supp = pc.any(pc.match_substring_regex(keys, "[\U00010000-\U0010FFFF]")).as_py()
+    has_supp = pc.any(pc.match_substring_regex(keys, "[\U00010000-\U0010ffff]")).as_py()
     has_high_bmp = pc.any(pc.match_substring_regex(keys, "[\ue000-\uffff]")).as_py()
     if has_supp and has_high_bmp:
         values = [k for k in keys.to_pylist() if k is not None]

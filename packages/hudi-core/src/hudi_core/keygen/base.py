@@ -140,7 +140,9 @@ def complex_record_keys(kg: KeyGenerator, data: Data, fields: list[str]) -> pa.A
         is_empty = pc.fill_null(pc.equal(s, ""), False)
         bad = pc.or_(is_null, is_empty)
         all_bad = bad if all_bad is None else pc.and_(all_bad, bad)
-        v = pc.if_else(is_null, NULL_RECORDKEY_PLACEHOLDER, pc.if_else(is_empty, EMPTY_RECORDKEY_PLACEHOLDER, s))
+        v = pc.if_else(
+            is_null, NULL_RECORDKEY_PLACEHOLDER, pc.if_else(is_empty, EMPTY_RECORDKEY_PLACEHOLDER, s)
+        )
         parts.append(pc.binary_join_element_wise(f"{f}:", v, ""))
     assert all_bad is not None
     if pc.any(all_bad).as_py():

@@ -96,8 +96,21 @@ class JavaDatePattern:
             if not t.letter:
                 parts.append(re.escape(t.text))
                 continue
-            name = {"y": "y", "M": "M", "d": "d", "H": "H", "h": "h", "a": "a", "m": "mi", "s": "s",
-                    "S": "S", "D": "D", "Z": "z", "X": "z", "x": "z"}[t.letter]
+            name = {
+                "y": "y",
+                "M": "M",
+                "d": "d",
+                "H": "H",
+                "h": "h",
+                "a": "a",
+                "m": "mi",
+                "s": "s",
+                "S": "S",
+                "D": "D",
+                "Z": "z",
+                "X": "z",
+                "x": "z",
+            }[t.letter]
             if t.letter == "y":
                 rx = r"\d{4}" if t.count != 2 else r"\d{2}"
             elif t.letter == "S":
@@ -158,15 +171,18 @@ class JavaDatePattern:
             result = pa.array(micros, pa.int64(), mask=~ok)
         else:
             local = pa.array(micros, pa.timestamp("us"), mask=~ok)
-            result = pc.assume_timezone(local, arrow_zone(zone), ambiguous="earliest",
-                                        nonexistent="latest").cast(pa.int64())
+            result = pc.assume_timezone(
+                local, arrow_zone(zone), ambiguous="earliest", nonexistent="latest"
+            ).cast(pa.int64())
         return result, pa.array(ok)
 
     # -- formatting ------------------------------------------------------------------------------
 
     def format(self, micros: pa.Array, *, zone: str) -> pa.Array:
         """Format epoch micros (int64 or timestamp) in ``zone``."""
-        ts = micros.cast(pa.int64()).cast(pa.timestamp("us", "UTC")).cast(pa.timestamp("us", arrow_zone(zone)))
+        ts = (
+            micros.cast(pa.int64()).cast(pa.timestamp("us", "UTC")).cast(pa.timestamp("us", arrow_zone(zone)))
+        )
         pieces: list[pa.Array | str] = []
 
         def pad(arr: pa.Array, width: int) -> pa.Array:
@@ -177,7 +193,11 @@ class JavaDatePattern:
                 pieces.append(t.text)
             elif t.letter == "y":
                 y = pc.year(ts)
-                pieces.append(pad(pc.subtract(y, pc.multiply(pc.divide(y, 100), 100)), 2) if t.count == 2 else pad(y, t.count))
+                pieces.append(
+                    pad(pc.subtract(y, pc.multiply(pc.divide(y, 100), 100)), 2)
+                    if t.count == 2
+                    else pad(y, t.count)
+                )
             elif t.letter == "M":
                 if t.count > 2:
                     raise ConfigError(f"output pattern {self.pattern!r}: month names are not supported")
@@ -202,7 +222,10 @@ class JavaDatePattern:
                 pieces.append(pc.utf8_slice_codeunits(pc.utf8_rpad(frac, t.count, "0"), 0, t.count))
             else:  # offset letters
                 pieces.append(pc.strftime(ts, format="%z"))
-        arrays = [p if isinstance(p, (pa.Array, pa.ChunkedArray)) else pa.array([p] * len(micros), pa.string()) for p in pieces]
+        arrays = [
+            p if isinstance(p, (pa.Array, pa.ChunkedArray)) else pa.array([p] * len(micros), pa.string())
+            for p in pieces
+        ]
         if not arrays:
             return pa.repeat(pa.scalar("", pa.string()), len(micros))
         return pc.binary_join_element_wise(*arrays, "")

@@ -35,9 +35,7 @@ def escape_path_name(values: pa.Array) -> pa.Array:
     return out
 
 
-def partition_segment(
-    values: pa.Array, field: str, *, hive_style: bool, url_encode: bool
-) -> pa.Array:
+def partition_segment(values: pa.Array, field: str, *, hive_style: bool, url_encode: bool) -> pa.Array:
     """One field's part of the partition path: default for null/empty, escaping, ``field=``."""
     empty = pc.fill_null(pc.equal(values, ""), True)
     if url_encode:

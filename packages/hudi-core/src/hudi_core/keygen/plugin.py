@@ -22,14 +22,32 @@ class CoreKeyGenerators:
         )
         from hudi_core.keygen.timestamp import TimestampBasedKeyGenerator
 
-        register("SIMPLE", SimpleKeyGenerator,
-                 aliases=(_PKG + "SimpleKeyGenerator", _PKG + "SimpleAvroKeyGenerator"))
-        register("COMPLEX", ComplexKeyGenerator,
-                 aliases=(_PKG + "ComplexKeyGenerator", _PKG + "ComplexAvroKeyGenerator"))
-        register("NON_PARTITION", NonpartitionedKeyGenerator,
-                 aliases=(_PKG + "NonpartitionedKeyGenerator", _PKG + "NonpartitionedAvroKeyGenerator",
-                          "NONPARTITIONED"))
-        register("TIMESTAMP", TimestampBasedKeyGenerator,
-                 aliases=(_PKG + "TimestampBasedKeyGenerator", _PKG + "TimestampBasedAvroKeyGenerator"))
-        register("CUSTOM", CustomKeyGenerator,
-                 aliases=(_PKG + "CustomKeyGenerator", _PKG + "CustomAvroKeyGenerator"))
+        register(
+            "SIMPLE",
+            SimpleKeyGenerator,
+            aliases=(_PKG + "SimpleKeyGenerator", _PKG + "SimpleAvroKeyGenerator"),
+        )
+        register(
+            "COMPLEX",
+            ComplexKeyGenerator,
+            aliases=(_PKG + "ComplexKeyGenerator", _PKG + "ComplexAvroKeyGenerator"),
+        )
+        register(
+            "NON_PARTITION",
+            NonpartitionedKeyGenerator,
+            aliases=(
+                _PKG + "NonpartitionedKeyGenerator",
+                _PKG + "NonpartitionedAvroKeyGenerator",
+                "NONPARTITIONED",
+            ),
+        )
+        register(
+            "TIMESTAMP",
+            TimestampBasedKeyGenerator,
+            aliases=(_PKG + "TimestampBasedKeyGenerator", _PKG + "TimestampBasedAvroKeyGenerator"),
+        )
+        register(
+            "CUSTOM",
+            CustomKeyGenerator,
+            aliases=(_PKG + "CustomKeyGenerator", _PKG + "CustomAvroKeyGenerator"),
+        )

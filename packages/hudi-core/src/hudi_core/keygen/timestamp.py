@@ -41,9 +41,7 @@ class TimestampPartitioner:
             # 0.14 persisted only the date formats (spec 7.3): an input format implies DATE_STRING.
             ts_type = "DATE_STRING" if input_fmt else ""
         if ts_type not in _TYPES:
-            raise ConfigError(
-                f"{TS.TIMESTAMP_TYPE.key}={ts_type!r} is not one of {', '.join(_TYPES)}"
-            )
+            raise ConfigError(f"{TS.TIMESTAMP_TYPE.key}={ts_type!r} is not one of {', '.join(_TYPES)}")
         self.timestamp_type = ts_type
         if ts_type == "UNIX_TIMESTAMP":
             unit = "SECONDS"
@@ -61,9 +59,7 @@ class TimestampPartitioner:
             unit = "MILLISECONDS"
         self.unit = unit
         delim = config.get_str(TS.INPUT_DATE_FORMAT_DELIMITER) or ","
-        self.input_patterns = [
-            JavaDatePattern(p.strip()) for p in re.split(delim, input_fmt) if p.strip()
-        ]
+        self.input_patterns = [JavaDatePattern(p.strip()) for p in re.split(delim, input_fmt) if p.strip()]
         if ts_type in ("DATE_STRING", "MIXED") and not self.input_patterns:
             raise ConfigError(f"{TS.INPUT_DATE_FORMAT.key} is required when the type is {ts_type}")
         output_fmt = config.get_str(TS.OUTPUT_DATE_FORMAT) or ""
@@ -77,8 +73,9 @@ class TimestampPartitioner:
     def _numbers_to_micros(self, values: pa.Array) -> np.ndarray:
         # Java first takes longValue() and converts to millis (TimeUnit.convert truncates).
         longs = np.asarray(
-            pc.fill_null(values.cast(pa.float64()) if not pa.types.is_integer(values.type) else values, 0)
-            .to_numpy(zero_copy_only=False)
+            pc.fill_null(
+                values.cast(pa.float64()) if not pa.types.is_integer(values.type) else values, 0
+            ).to_numpy(zero_copy_only=False)
         )
         longs = np.trunc(longs).astype(np.int64)
         per_unit = _UNIT_MICROS[self.unit]
@@ -118,12 +115,15 @@ class TimestampPartitioner:
         t = values.type
         if pa.types.is_timestamp(t):
             micros = np.asarray(
-                pc.fill_null(values.cast(pa.timestamp("us", t.tz), safe=False).cast(pa.int64()), 0)
-                .to_numpy(zero_copy_only=False)
+                pc.fill_null(values.cast(pa.timestamp("us", t.tz), safe=False).cast(pa.int64()), 0).to_numpy(
+                    zero_copy_only=False
+                )
             )
             micros = (micros // 1000) * 1000
         elif pa.types.is_date(t):
-            days = np.asarray(pc.fill_null(values.cast(pa.date32()).cast(pa.int32()), 0).to_numpy(zero_copy_only=False))
+            days = np.asarray(
+                pc.fill_null(values.cast(pa.date32()).cast(pa.int32()), 0).to_numpy(zero_copy_only=False)
+            )
             micros = days.astype(np.int64) * 86_400_000_000
         elif pa.types.is_string(t) or pa.types.is_large_string(t):
             strings = values.cast(pa.string())

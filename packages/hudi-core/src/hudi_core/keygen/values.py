@@ -66,7 +66,9 @@ def _floats_to_strings(arr: pa.Array) -> pa.Array:
     plain = pc.and_(pc.greater_equal(absval, 1e-3), pc.less(absval, 1e7))
     plain = pc.fill_null(plain, False)
     needs_dot = pc.invert(pc.match_substring(text, "."))
-    text = pc.if_else(pc.and_(plain, pc.fill_null(needs_dot, False)), pc.binary_join_element_wise(text, ".0", ""), text)
+    text = pc.if_else(
+        pc.and_(plain, pc.fill_null(needs_dot, False)), pc.binary_join_element_wise(text, ".0", ""), text
+    )
     other = pc.and_(pc.invert(plain), arr.is_valid())
     if pc.any(other).as_py():
         # Scientific notation, zero, NaN and infinities: rare in keys, done per distinct value.

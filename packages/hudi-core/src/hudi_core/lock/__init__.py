@@ -39,7 +39,9 @@ class FileSystemLockProvider:
 
     Safe where ``create_if_absent`` is atomic (local disk, S3 conditional puts)."""
 
-    def __init__(self, storage: Storage, base_path: str, options: Any = None, *, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self, storage: Storage, base_path: str, options: Any = None, *, timeout_s: float = 60.0
+    ) -> None:
         self.storage = storage
         self.path = f"{base_path.rstrip('/')}/.hoodie/lock"
         self.timeout_s = timeout_s

@@ -137,9 +137,7 @@ class PluginManager:
                     _dist: str = dist,
                     _version: str = version,
                 ) -> None:
-                    comp = Component(
-                        _kind, name.upper(), factory, tuple(aliases), _plugin, _dist, _version
-                    )
+                    comp = Component(_kind, name.upper(), factory, tuple(aliases), _plugin, _dist, _version)
                     table[_kind][comp.name] = comp
 
                 impl.function(register=register)

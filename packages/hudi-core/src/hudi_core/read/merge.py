@@ -158,7 +158,9 @@ def _java_class(dt: pa.DataType) -> str:
     return str(dt)
 
 
-def _merge(table: HudiTable, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool) -> pa.Table:
+def _merge(
+    table: HudiTable, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool
+) -> pa.Table:
     from hudi_core.log.format import BlockType
 
     config = table.config

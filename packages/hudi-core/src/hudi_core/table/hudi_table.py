@@ -207,9 +207,7 @@ class HudiTable:
             return parsed
         return None
 
-    def schema(
-        self, as_of: str | None = None, *, timeline: ActiveTimeline | None = None
-    ) -> pa.Schema | None:
+    def schema(self, as_of: str | None = None, *, timeline: ActiveTimeline | None = None) -> pa.Schema | None:
         """The table's Arrow schema without meta fields, or None for a table with no schema yet."""
         avro = self.avro_schema(as_of, timeline=timeline)
         return avro_to_arrow(avro) if avro is not None else None
@@ -257,7 +255,9 @@ class HudiTable:
 
     # -- table services (hudi_core.compaction, hudi_core.clean) ---------------------------------
 
-    def schedule_compaction(self, options: Mapping[str, Any] | None = None, *, force: bool = False) -> str | None:
+    def schedule_compaction(
+        self, options: Mapping[str, Any] | None = None, *, force: bool = False
+    ) -> str | None:
         """Schedule a compaction when the trigger fires (always with ``force``); returns its
         instant, or None when nothing was scheduled. MERGE_ON_READ only."""
         from hudi_core.compaction import schedule_compaction
@@ -315,7 +315,9 @@ class HudiTable:
         """Replace the partitions ``data`` touches with ``data``."""
         return self._write(data, "insert_overwrite", options)
 
-    def insert_overwrite_table(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+    def insert_overwrite_table(
+        self, data: pa.Table, *, options: Mapping[str, Any] | None = None
+    ) -> WriteResult:
         """Replace the whole table with ``data``."""
         return self._write(data, "insert_overwrite_table", options)
 

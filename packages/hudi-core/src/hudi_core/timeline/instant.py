@@ -158,9 +158,7 @@ class InstantTimeGenerator:
 
     def _format(self, now: float) -> str:
         dt = (
-            _dt.datetime.fromtimestamp(now, _dt.timezone.utc)
-            if self.utc
-            else _dt.datetime.fromtimestamp(now)
+            _dt.datetime.fromtimestamp(now, _dt.timezone.utc) if self.utc else _dt.datetime.fromtimestamp(now)
         )
         return dt.strftime("%Y%m%d%H%M%S") + f"{dt.microsecond // 1000:03d}"
 

@@ -58,9 +58,7 @@ class Timeline(Sequence[Instant]):
         return self.commits().completed()
 
     def pending_compactions(self) -> Timeline:
-        return Timeline(
-            i for i in self._instants if i.action == Action.COMPACTION and not i.is_completed
-        )
+        return Timeline(i for i in self._instants if i.action == Action.COMPACTION and not i.is_completed)
 
     def timestamps(self) -> list[str]:
         return [i.timestamp for i in self._instants]

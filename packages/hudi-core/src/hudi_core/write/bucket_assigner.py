@@ -178,7 +178,7 @@ def assign(
             plan.hash_map[(part, hb)] = info.number
         return plan
     by_fg: dict[tuple[str, str], int] = {}
-    for (part, fid, base) in sorted(profile.updates):
+    for part, fid, base in sorted(profile.updates):
         info = BucketInfo(len(buckets), part, fid, base, update_io)
         buckets.append(info)
         by_fg[(part, fid)] = info.number

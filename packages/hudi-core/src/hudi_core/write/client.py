@@ -210,7 +210,11 @@ class WriteClient:
         return records
 
     def _combine(self, op: str) -> bool:
-        opt = WriteOptions.COMBINE_BEFORE_UPSERT if op in ("upsert", "delete") else WriteOptions.COMBINE_BEFORE_INSERT
+        opt = (
+            WriteOptions.COMBINE_BEFORE_UPSERT
+            if op in ("upsert", "delete")
+            else WriteOptions.COMBINE_BEFORE_INSERT
+        )
         return bool(self.config.get(opt))
 
     def _run(self, data: pa.Table, op: str) -> WriteResult:
@@ -234,7 +238,11 @@ class WriteClient:
         has_data = bool(table.timeline.completed_commits())
         replaced: dict[str, list[str]] = {}
         if op in ("insert_overwrite", "insert_overwrite_table"):
-            parts = view.partitions() if op == "insert_overwrite_table" else pc.unique(records.column(PARTITION_PATH)).to_pylist()
+            parts = (
+                view.partitions()
+                if op == "insert_overwrite_table"
+                else pc.unique(records.column(PARTITION_PATH)).to_pylist()
+            )
             replaced = _file_groups_of(view, parts) if has_data else {}
             tagged = tag_locations(records, index, None)
         elif op == "upsert" or is_delete or isinstance(index, BucketIndex):
@@ -247,7 +255,9 @@ class WriteClient:
         if pack and profile.inserts and has_data:
             small = _small_files(view, list(profile.inserts), cfg, is_mor=table.config.is_mor)
         avg = average_record_size(_recent_commits(table), cfg)
-        plan = assign(profile, small, cfg, is_mor=table.config.is_mor, avg_record_size=avg, pack_small_files=pack)
+        plan = assign(
+            profile, small, cfg, is_mor=table.config.is_mor, avg_record_size=avg, pack_small_files=pack
+        )
         inflight = write_inflight(table, requested, profile, op)
 
         labelled = assign_buckets(tagged, plan)
@@ -264,7 +274,9 @@ class WriteClient:
             rows = _rows_by_bucket(labelled)
             # the handles never read the location columns: do not copy them into every task
             payload = labelled.drop_columns([c for c in _LOCATION_COLUMNS if c in labelled.column_names])
-            results = self._map_buckets([(ctx, plan.buckets[i], _BucketRows(payload, pos, by_key)) for i, pos in rows])
+            results = self._map_buckets(
+                [(ctx, plan.buckets[i], _BucketRows(payload, pos, by_key)) for i, pos in rows]
+            )
         else:
             order = None
             if by_key:
@@ -280,7 +292,6 @@ class WriteClient:
             deleted=sum(s.deleted for s in statuses), files_written=len(statuses),
             replaced_file_groups=sum(len(v) for v in replaced.values()), statuses=statuses,
         )  # fmt: skip
-
 
     def _run_stream(self, source: Iterator[pa.RecordBatch | pa.Table], op: str) -> WriteResult:
         from hudi_core.fs_view import FileSystemView
@@ -335,8 +346,9 @@ class WriteClient:
             deleted=sum(s.deleted for s in statuses), files_written=len(statuses), statuses=statuses,
         )  # fmt: skip
 
-
-    def _map_buckets(self, work: list[tuple[WriteContext, BucketInfo, pa.Table | _BucketRows]]) -> list[list[WriteStatus]]:
+    def _map_buckets(
+        self, work: list[tuple[WriteContext, BucketInfo, pa.Table | _BucketRows]]
+    ) -> list[list[WriteStatus]]:
         if self._progress is None:
             return list(self.engine.map(_write_task, work))
         tick = self._progress(len(work))
@@ -410,7 +422,9 @@ def _split_by_bucket(
     bounds = np.flatnonzero(np.diff(sb)) + 1
     starts = np.concatenate([[0], bounds])
     ends = np.concatenate([bounds, [len(sb)]])
-    return [(buckets[int(sb[s])], sorted_tbl.slice(int(s), int(e - s))) for s, e in zip(starts, ends, strict=True)]
+    return [
+        (buckets[int(sb[s])], sorted_tbl.slice(int(s), int(e - s))) for s, e in zip(starts, ends, strict=True)
+    ]
 
 
 def _file_groups_of(view: FileSystemView, partitions: list[str]) -> dict[str, list[str]]:
@@ -422,7 +436,9 @@ def _file_groups_of(view: FileSystemView, partitions: list[str]) -> dict[str, li
     return out
 
 
-def _small_files(view: FileSystemView, partitions: list[str], cfg: HoodieConfig, *, is_mor: bool) -> list[SmallFile]:
+def _small_files(
+    view: FileSystemView, partitions: list[str], cfg: HoodieConfig, *, is_mor: bool
+) -> list[SmallFile]:
     limit = int(cfg.get(WriteOptions.PARQUET_SMALL_FILE_LIMIT))
     if limit <= 0:
         return []

@@ -81,7 +81,9 @@ def workload_metadata(profile: WorkloadProfile, operation: str) -> CommitMetadat
     parts = set(profile.inserts) | {p for p, _, _ in profile.updates}
     for part in sorted(parts):
         stats = meta.partition_to_write_stats.setdefault(part, [])
-        stats.append(WriteStat(file_id="", path=None, partition_path=None, num_inserts=profile.inserts.get(part, 0)))
+        stats.append(
+            WriteStat(file_id="", path=None, partition_path=None, num_inserts=profile.inserts.get(part, 0))
+        )
         for (p, fid, base), (upd, _dels) in sorted(profile.updates.items()):
             if p == part:
                 stats.append(WriteStat(file_id=fid, path=None, partition_path=None, prev_commit=base,

@@ -52,7 +52,9 @@ def deduplicate(data: pa.Table, config: HoodieConfig) -> pa.Table:
     same = None
     for k in keys:
         col = sorted_tbl.column(k).combine_chunks()
-        eq = pc.fill_null(pc.equal(col.slice(0, len(col) - 1), col.slice(1)), False).to_numpy(zero_copy_only=False)
+        eq = pc.fill_null(pc.equal(col.slice(0, len(col) - 1), col.slice(1)), False).to_numpy(
+            zero_copy_only=False
+        )
         same = eq if same is None else (same & eq)
     assert same is not None
     last[:-1] = ~same

@@ -172,8 +172,7 @@ def evolve_schema(
     missing = [f for f in required if f and f.split(".")[0] not in input_schema.names]
     if missing:
         raise SchemaMismatchError(
-            f"input data has no column(s) {missing} (needed for keys / ordering); its columns "
-            f"are {cols}"
+            f"input data has no column(s) {missing} (needed for keys / ordering); its columns are {cols}"
         )
     if table_schema is None:
         return pa.schema([input_schema.field(n).with_nullable(True) for n in cols])

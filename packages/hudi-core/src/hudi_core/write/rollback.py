@@ -137,7 +137,9 @@ def _requests_from_listing(table: HudiTable, inst: Instant) -> list[_Request]:
                 if stat.prev_commit == x:
                     reqs.append(_Request(part, files_to_delete=[f"{puri}/{name}"]))
                 else:
-                    size = table.storage.size(f"{puri}/{name}") if table.storage.exists(f"{puri}/{name}") else -1
+                    size = (
+                        table.storage.size(f"{puri}/{name}") if table.storage.exists(f"{puri}/{name}") else -1
+                    )
                     reqs.append(_Request(part, file_id=stat.file_id, base_instant=stat.prev_commit,
                                          log_blocks={f"{puri}/{name}": size}))  # fmt: skip
             elif name:
@@ -153,7 +155,9 @@ def _requests_from_listing(table: HudiTable, inst: Instant) -> list[_Request]:
     return reqs
 
 
-def rollback_instant(table: HudiTable, instant_time: str, *, rollback_time: str | None = None) -> RollbackResult:
+def rollback_instant(
+    table: HudiTable, instant_time: str, *, rollback_time: str | None = None
+) -> RollbackResult:
     """Roll back write instant ``instant_time`` (pending, or the latest completed one)."""
     started = time.monotonic()
     inst = _find(table, instant_time)
@@ -166,14 +170,23 @@ def rollback_instant(table: HudiTable, instant_time: str, *, rollback_time: str 
                 "depend on it; roll those back first (newest first)"
             )
     markers = MarkerFiles(table.storage, table.meta_path, instant_time)
-    reqs = _requests_from_markers(table, instant_time, markers) if markers.exists() else _requests_from_listing(table, inst)
+    reqs = (
+        _requests_from_markers(table, instant_time, markers)
+        if markers.exists()
+        else _requests_from_listing(table, inst)
+    )
     r = rollback_time or tl.new_instant_time()
     storage = table.storage
     plan = {
         "instantToRollback": {"commitTime": instant_time, "action": inst.action},
         "RollbackRequests": [
-            {"partitionPath": q.partition, "fileId": q.file_id or "", "latestBaseInstant": q.base_instant or "",
-             "filesToBeDeleted": q.files_to_delete, "logBlocksToBeDeleted": q.log_blocks}
+            {
+                "partitionPath": q.partition,
+                "fileId": q.file_id or "",
+                "latestBaseInstant": q.base_instant or "",
+                "filesToBeDeleted": q.files_to_delete,
+                "logBlocksToBeDeleted": q.log_blocks,
+            }
             for q in reqs
         ],
         "version": 1,
@@ -190,20 +203,26 @@ def rollback_instant(table: HudiTable, instant_time: str, *, rollback_time: str 
 
     for q in reqs:
         for path in q.files_to_delete:
-            (pm(q.partition)["successDeleteFiles"] if storage.delete(path) else pm(q.partition)["failedDeleteFiles"]).append(path)
+            (
+                pm(q.partition)["successDeleteFiles"]
+                if storage.delete(path)
+                else pm(q.partition)["failedDeleteFiles"]
+            ).append(path)
             result.deleted_files.append(path)
         if q.log_blocks:
             assert q.file_id is not None and q.base_instant is not None
             header = {HeaderKey.INSTANT_TIME: r, HeaderKey.TARGET_INSTANT_TIME: instant_time,
                       HeaderKey.COMMAND_BLOCK_TYPE: ROLLBACK_COMMAND}  # fmt: skip
             block = encode_block(BlockType.COMMAND, header, encode_command_block())
-            writer = LogWriter(storage, _partition_uri(table, q.partition), q.file_id, q.base_instant, UNKNOWN_WRITE_TOKEN)
+            writer = LogWriter(
+                storage, _partition_uri(table, q.partition), q.file_id, q.base_instant, UNKNOWN_WRITE_TOKEN
+            )
             res = writer.append([block])
             pm(q.partition)["rollbackLogFiles"][res.path] = res.file_size
             result.rollback_log_files[res.path] = res.file_size
             for path, size in q.log_blocks.items():
-                pm(q.partition)["logFilesFromFailedCommit"][path] = size if size >= 0 else (
-                    storage.size(path) if storage.exists(path) else 0
+                pm(q.partition)["logFilesFromFailedCommit"][path] = (
+                    size if size >= 0 else (storage.size(path) if storage.exists(path) else 0)
                 )
 
     tl.delete_instant(inst)

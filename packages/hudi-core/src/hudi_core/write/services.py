@@ -31,8 +31,10 @@ def run_post_commit_services(table: HudiTable, options: Mapping[str, Any], *, de
     policy = str(cfg.get_str(CleanOptions.POLICY) or "KEEP_LATEST_COMMITS").upper()
     # Cheap check first: with fewer commits than retained there is nothing to clean, and
     # planning a clean lists every partition.
-    if policy != "KEEP_LATEST_FILE_VERSIONS" and earliest_commit_to_retain(
-        tl, cfg, utc=table.config.utc_timeline
-    ) is None and not tl.filter(actions=["clean"]).pending():
+    if (
+        policy != "KEEP_LATEST_FILE_VERSIONS"
+        and earliest_commit_to_retain(tl, cfg, utc=table.config.utc_timeline) is None
+        and not tl.filter(actions=["clean"]).pending()
+    ):
         return
     clean(table, config=opts)

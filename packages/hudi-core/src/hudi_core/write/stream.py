@@ -251,7 +251,9 @@ class StreamWriter:
         """Keys this instant wrote that now move to another partition: their copy is deleted
         (the split's delete), so the in-instant index must not find it there again. A file still
         open is closed, so the key cannot come back into the file that holds its deleted copy."""
-        moved = pc.fill_null(pc.not_equal(loc_part, part), False).to_numpy(zero_copy_only=False) & (hit_ord >= 0)
+        moved = pc.fill_null(pc.not_equal(loc_part, part), False).to_numpy(zero_copy_only=False) & (
+            hit_ord >= 0
+        )
         for o in np.unique(hit_ord[moved]).tolist():
             self._index.moved_out(o, keys.take(pa.array(np.flatnonzero(moved & (hit_ord == o)))))
             if self._index.is_open(o):
@@ -332,7 +334,9 @@ class StreamWriter:
             return
         self._merge(part, fid, base, records, key)
 
-    def _merge(self, part: str, fid: str, base: str, records: pa.Table, key: Hashable, *, index: bool = False) -> None:
+    def _merge(
+        self, part: str, fid: str, base: str, records: pa.Table, key: Hashable, *, index: bool = False
+    ) -> None:
         """Merge ``records`` into the group's base file; a file this instant wrote before is
         merged again and superseded (deleted, its write stat replaced). ``index``: the merge adds
         new keys, the in-instant index learns the file."""
@@ -426,7 +430,10 @@ class StreamWriter:
     def _collect(self, s: WriteStatus) -> None:
         """A finished base file or log append of this instant."""
         if s.io_type in ("CREATE", "MERGE"):
-            self._written[(s.stat.partition_path or "", s.stat.file_id)] = (len(self.statuses), _path_of(self.ctx, s))
+            self._written[(s.stat.partition_path or "", s.stat.file_id)] = (
+                len(self.statuses),
+                _path_of(self.ctx, s),
+            )
         self.statuses.append(s)
 
     def finish(self) -> list[WriteStatus]:
@@ -470,5 +477,3 @@ def _destinations(tagged: pa.Table) -> tuple[list[tuple[str, ...]], np.ndarray]:
 def _path_of(ctx: WriteContext, s: WriteStatus) -> str:
     rel = s.stat.path or ""
     return f"{ctx.base_uri}/{rel}"
-
-

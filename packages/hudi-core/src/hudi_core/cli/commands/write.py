@@ -15,7 +15,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                        description="Write FILE.parquet into the table (created when it does not exist) "
                                    "and print the instant and counts as JSON.")  # fmt: skip
     p.add_argument("base_uri", help="table base path or URI")
-    p.add_argument("--operation", default="upsert", choices=OPERATIONS, help="write operation (default upsert)")
+    p.add_argument(
+        "--operation", default="upsert", choices=OPERATIONS, help="write operation (default upsert)"
+    )
     p.add_argument("--input", required=True, metavar="FILE.parquet", help="the records (delete: the keys)")
     p.add_argument("--record-key", default=None, help="record key field(s) (needed to create the table)")
     p.add_argument("--partition-by", default=None, help="partition field(s)")
@@ -55,7 +57,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         if not args.record_key and "hoodie.datasource.write.recordkey.field" not in options:
             raise ConfigError(f"no table at {args.base_uri}: pass --record-key (and --name) to create one")
-        name = args.name or options.get("hoodie.datasource.write.table.name") or args.base_uri.rstrip("/").rsplit("/", 1)[-1]
+        name = (
+            args.name
+            or options.get("hoodie.datasource.write.table.name")
+            or args.base_uri.rstrip("/").rsplit("/", 1)[-1]
+        )
         table = HudiTable.create(
             args.base_uri, name=name, table_type=args.type or options.get("hoodie.datasource.write.table.type", "COPY_ON_WRITE"),
             record_key_fields=args.record_key or options["hoodie.datasource.write.recordkey.field"],

@@ -19,24 +19,36 @@ _BATCH_ROWS = 65536
 
 
 def write_bucket(
-    ctx: WriteContext, bucket: BucketInfo, records: pa.Table, *, task_id: int | None = None,
+    ctx: WriteContext,
+    bucket: BucketInfo,
+    records: pa.Table,
+    *,
+    task_id: int | None = None,
     attempt: TaskAttempt | None = None,
 ) -> list[WriteStatus]:
     """Write the records of one bucket; returns the write statuses of the files written.
 
     ``attempt`` names the task attempt (write token, seqnos); without it the task id (default:
     the bucket number) is both partition and attempt id of a local task."""
-    tid: TaskAttempt | int = attempt if attempt is not None else (bucket.number if task_id is None else task_id)
+    tid: TaskAttempt | int = (
+        attempt if attempt is not None else (bucket.number if task_id is None else task_id)
+    )
     if bucket.io_type == CREATE:
         flag = records.column(DELETE_FLAG)
         # the filter copies every column: skip it when there is nothing to drop (inserts)
-        live = records if flag.null_count == 0 and not pc.any(flag).as_py() else records.filter(pc.invert(flag))
+        live = (
+            records if flag.null_count == 0 and not pc.any(flag).as_py() else records.filter(pc.invert(flag))
+        )
         return write_new_file(ctx, bucket.partition_path, bucket.file_id, _batches(live), task_id=tid)
     assert bucket.base_instant is not None
     if bucket.io_type == MERGE:
-        return merge_file_group(ctx, bucket.partition_path, bucket.file_id, bucket.base_instant, records, task_id=tid)
+        return merge_file_group(
+            ctx, bucket.partition_path, bucket.file_id, bucket.base_instant, records, task_id=tid
+        )
     if bucket.io_type == APPEND:
-        return append_to_file_group(ctx, bucket.partition_path, bucket.file_id, bucket.base_instant, records, task_id=tid)
+        return append_to_file_group(
+            ctx, bucket.partition_path, bucket.file_id, bucket.base_instant, records, task_id=tid
+        )
     raise ValueError(f"unknown bucket IO type {bucket.io_type!r}")
 
 

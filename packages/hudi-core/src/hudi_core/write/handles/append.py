@@ -39,9 +39,14 @@ from hudi_core.write.records import (
 __all__ = ["NATURAL_DELETE", "append_to_file_group"]
 
 
-
 def append_to_file_group(
-    ctx: WriteContext, partition: str, file_id: str, base_instant: str, records: pa.Table, *, task_id: TaskAttempt | int
+    ctx: WriteContext,
+    partition: str,
+    file_id: str,
+    base_instant: str,
+    records: pa.Table,
+    *,
+    task_id: TaskAttempt | int,
 ) -> list[WriteStatus]:
     storage = ctx.storage
     attempt = as_attempt(task_id, ctx.stage_id)
@@ -67,7 +72,9 @@ def append_to_file_group(
         for start in range(0, table.num_rows, step):
             part = table.slice(start, step)
             if fmt == "parquet":
-                content = parquet_out.parquet_block_content(part, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)))
+                content = parquet_out.parquet_block_content(
+                    part, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION))
+                )
                 blocks.append(encode_block(BlockType.PARQUET_DATA, header, content))
             else:
                 content = encode_avro_data_block(part, ctx.avro_schema_with_meta)
@@ -84,7 +91,9 @@ def append_to_file_group(
                 continue
             ordering = None if nat else part.column(str(ctx.ordering_field)).combine_chunks()
             content = encode_delete_block(
-                part.column(RECORD_KEY).combine_chunks(), part.column(PARTITION_PATH).combine_chunks(), ordering
+                part.column(RECORD_KEY).combine_chunks(),
+                part.column(PARTITION_PATH).combine_chunks(),
+                ordering,
             )
             blocks.append(encode_block(BlockType.DELETE, header, content))
     if not blocks:

@@ -106,7 +106,13 @@ class WriteStatus:
 
 
 def meta_columns(
-    n: int, *, instant: str, task_id: int, record_keys: pa.Array, partitions: pa.Array, file_name: str,
+    n: int,
+    *,
+    instant: str,
+    task_id: int,
+    record_keys: pa.Array,
+    partitions: pa.Array,
+    file_name: str,
     seqno_start: int = 0,
 ) -> list[pa.Array]:
     """The five meta columns of ``n`` newly written records (vectorised)."""

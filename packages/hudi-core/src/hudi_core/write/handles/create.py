@@ -66,7 +66,12 @@ class CreateHandle:
 
 
 def write_new_file(
-    ctx: WriteContext, partition: str, file_id: str, batches: Iterable[pa.Table], *, task_id: TaskAttempt | int
+    ctx: WriteContext,
+    partition: str,
+    file_id: str,
+    batches: Iterable[pa.Table],
+    *,
+    task_id: TaskAttempt | int,
 ) -> list[WriteStatus]:
     """Drive a create handle over ``batches`` through ``hoodie.write.executor.type``."""
     handle = CreateHandle(ctx, partition, file_id, task_id)

@@ -28,6 +28,7 @@ from hudi_core.write.records import DELETE_FLAG, PARTITION_PATH, RECORD_KEY, con
 
 __all__ = ["merge_file_group"]
 
+
 def _base_file_path(ctx: WriteContext, partition: str, file_id: str, base_instant: str) -> str | None:
     prefix = f"{file_id}_"
     suffix = f"_{base_instant}.parquet"
@@ -43,7 +44,13 @@ MERGE_BATCH_ROWS = 65536
 
 
 def merge_file_group(
-    ctx: WriteContext, partition: str, file_id: str, base_instant: str, records: pa.Table, *, task_id: TaskAttempt | int,
+    ctx: WriteContext,
+    partition: str,
+    file_id: str,
+    base_instant: str,
+    records: pa.Table,
+    *,
+    task_id: TaskAttempt | int,
     base_path: str | None = None,
 ) -> list[WriteStatus]:
     """Rewrite the group's base file at ``base_instant`` (or the file at ``base_path``: a file this
@@ -56,7 +63,9 @@ def merge_file_group(
     storage = ctx.storage
     base_path = base_path or _base_file_path(ctx, partition, file_id, base_instant)
     if base_path is None:
-        raise FileNotFoundError(f"no base file of file group {file_id} at instant {base_instant} in {partition!r}")
+        raise FileNotFoundError(
+            f"no base file of file group {file_id} at instant {base_instant} in {partition!r}"
+        )
     attempt = as_attempt(task_id, ctx.stage_id)
     name = BaseFileName(file_id, attempt.token, ctx.instant).name
     state = _MergeState(ctx, records, name, attempt.partition_id)
@@ -90,7 +99,11 @@ class _MergeState:
         self.keys = records.column(RECORD_KEY).combine_chunks().cast(pa.string())
         self.is_delete = records.column(DELETE_FLAG).combine_chunks().to_numpy(zero_copy_only=False)
         self.matched = np.zeros(records.num_rows, dtype=bool)
-        payload = Payload(ctx.payload) if ctx.payload in {p.value for p in Payload} else Payload.OVERWRITE_WITH_LATEST
+        payload = (
+            Payload(ctx.payload)
+            if ctx.payload in {p.value for p in Payload}
+            else Payload.OVERWRITE_WITH_LATEST
+        )
         order = ctx.ordering_field
         self.payload = payload
         self.order = order if (payload.honours_ordering_on_update and order and order in records.column_names

@@ -39,7 +39,14 @@ from hudi_core.io.base_file import (
 )
 from hudi_core.schema.avro_schema import META_FIELDS
 
-__all__ = ["PARQUET_GZIP_LEVEL", "BaseFileOut", "dictionary_columns", "file_table", "footer_of", "write_parquet"]
+__all__ = [
+    "PARQUET_GZIP_LEVEL",
+    "BaseFileOut",
+    "dictionary_columns",
+    "file_table",
+    "footer_of",
+    "write_parquet",
+]
 
 #: zlib's default level, used by Hudi's (Hadoop) gzip codec
 PARQUET_GZIP_LEVEL = 6
@@ -97,11 +104,15 @@ def file_table(table: pa.Table, avro_schema: dict[str, Any], *, populate_meta_fi
         )
     if not populate_meta_fields:
         for i in range(4):
-            table = table.set_column(i, pa.field(META_FIELDS[i], pa.string()), pa.nulls(table.num_rows, pa.string()))
+            table = table.set_column(
+                i, pa.field(META_FIELDS[i], pa.string()), pa.nulls(table.num_rows, pa.string())
+            )
     return _cast(table, _file_schema(table, avro_schema)).replace_schema_metadata(None)
 
 
-def footer_of(keys: pa.Array | pa.ChunkedArray | None, avro_schema_with_meta: dict[str, Any], config: Any) -> dict[str, str]:
+def footer_of(
+    keys: pa.Array | pa.ChunkedArray | None, avro_schema_with_meta: dict[str, Any], config: Any
+) -> dict[str, str]:
     """Hudi's footer keys; ``keys`` None (no meta fields): no bloom filter, no min/max keys."""
     footer: dict[str, str] = {}
     if keys is not None:

@@ -51,9 +51,13 @@ class _OpenFile:
             record_keys=data.column(RECORD_KEY), partitions=data.column(PARTITION_PATH), file_name=self.name,
             seqno_start=self.rows,
         )  # fmt: skip
-        table = file_table(with_meta(data, metas, ctx.schema), ctx.avro_schema, populate_meta_fields=ctx.populate_meta_fields)
+        table = file_table(
+            with_meta(data, metas, ctx.schema), ctx.avro_schema, populate_meta_fields=ctx.populate_meta_fields
+        )
         if self._writer is None:
-            self._writer = open_writer(self._sink, table, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION)))
+            self._writer = open_writer(
+                self._sink, table, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION))
+            )
         self._writer.write_table(table, row_group_size=max(1, table.num_rows))
         if ctx.populate_meta_fields:
             self.keys.append(table.column(RECORD_KEY).combine_chunks())

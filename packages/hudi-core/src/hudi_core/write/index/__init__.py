@@ -58,14 +58,17 @@ def index_for(config: HoodieConfig, record_key_fields: list[str]) -> Index:
     if kind == "SIMPLE":
         return SimpleIndex()
     if kind == "GLOBAL_SIMPLE":
-        return SimpleIndex(
-            "GLOBAL_SIMPLE", True, bool(config.get(IndexOptions.GLOBAL_UPDATE_PARTITION_PATH))
-        )
+        return SimpleIndex("GLOBAL_SIMPLE", True, bool(config.get(IndexOptions.GLOBAL_UPDATE_PARTITION_PATH)))
     raise ConfigError(f"hoodie.index.type={kind!r} is not supported; use one of {', '.join(KINDS)}")
 
 
 def tag_locations(
-    data: pa.Table, index: Index, view: FileSystemView | None, *, drop_orphan_deletes: bool = True, split: bool = True
+    data: pa.Table,
+    index: Index,
+    view: FileSystemView | None,
+    *,
+    drop_orphan_deletes: bool = True,
+    split: bool = True,
 ) -> pa.Table:
     """Add FILE_ID, BASE_INSTANT (null for new keys) and LOCATION_PARTITION to ``data``.
 
@@ -83,7 +86,9 @@ def tag_locations(
         if view is not None
         else existing_key_locations_empty()
     )
-    return tag_with_locations(data, existing, index, view, drop_orphan_deletes=drop_orphan_deletes, split=split)
+    return tag_with_locations(
+        data, existing, index, view, drop_orphan_deletes=drop_orphan_deletes, split=split
+    )
 
 
 def tag_with_locations(
@@ -117,7 +122,9 @@ def existing_key_locations_empty() -> pa.Table:
 
 def _tag_bucket(data: pa.Table, index: BucketIndex, view: FileSystemView | None) -> pa.Table:
     buckets = index.bucket_ids(data.column(RECORD_KEY))
-    work = data.drop_columns([c for c in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION, BUCKET_NUM) if c in data.column_names])
+    work = data.drop_columns(
+        [c for c in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION, BUCKET_NUM) if c in data.column_names]
+    )
     work = work.append_column(BUCKET_NUM, pa.array(buckets, pa.int32()))
     parts = work.column(PARTITION_PATH).combine_chunks().dictionary_encode()
     pdict = {v: i for i, v in enumerate(parts.dictionary.to_pylist())}
@@ -138,9 +145,15 @@ def _tag_bucket(data: pa.Table, index: BucketIndex, view: FileSystemView | None)
     found = pos >= 0
     if not found.any():
         null = pa.nulls(work.num_rows, pa.string())
-        return work.append_column(FILE_ID, null).append_column(BASE_INSTANT, null).append_column(LOCATION_PARTITION, null)
+        return (
+            work.append_column(FILE_ID, null)
+            .append_column(BASE_INSTANT, null)
+            .append_column(LOCATION_PARTITION, null)
+        )
     at = pa.array(np.where(found, pos, 0), mask=~found)
     work = work.append_column(FILE_ID, pa.array(fids, pa.string()).take(at))
     work = work.append_column(BASE_INSTANT, pa.array(bases, pa.string()).take(at))
-    loc = pc.if_else(pa.array(found), work.column(PARTITION_PATH).combine_chunks(), pa.scalar(None, pa.string()))
+    loc = pc.if_else(
+        pa.array(found), work.column(PARTITION_PATH).combine_chunks(), pa.scalar(None, pa.string())
+    )
     return work.append_column(LOCATION_PARTITION, loc)

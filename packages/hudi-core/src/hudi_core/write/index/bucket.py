@@ -57,7 +57,11 @@ def java_string_hashes(values: pa.Array) -> np.ndarray:
     offsets = np.frombuffer(ascii_vals.buffers()[1], dtype=np.int32)[
         ascii_vals.offset : ascii_vals.offset + n + 1
     ]
-    data = np.frombuffer(ascii_vals.buffers()[2], dtype=np.uint8) if ascii_vals.buffers()[2] else np.zeros(0, np.uint8)
+    data = (
+        np.frombuffer(ascii_vals.buffers()[2], dtype=np.uint8)
+        if ascii_vals.buffers()[2]
+        else np.zeros(0, np.uint8)
+    )
     lengths = np.diff(offsets)
     if int(lengths.min()) == int(lengths.max()) > 0:
         # one length (UUIDs, zero-padded ids: the common case): the bytes are an (n x length)

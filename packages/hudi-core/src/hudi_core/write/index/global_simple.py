@@ -45,7 +45,11 @@ def live_locations(view: FileSystemView, existing: pa.Table) -> pa.Table:
     from hudi_core.read.merge import merge_file_slice
 
     involved = existing.filter(pc.is_in(keys, value_set=repeated))
-    groups = set(zip(involved.column(LOCATION_PARTITION).to_pylist(), involved.column(FILE_ID).to_pylist(), strict=True))
+    groups = set(
+        zip(
+            involved.column(LOCATION_PARTITION).to_pylist(), involved.column(FILE_ID).to_pylist(), strict=True
+        )
+    )
     stale = []
     for s in view.latest_merged_file_slices(partitions=sorted({p for p, _ in groups})):
         if (s.partition_path, s.file_id) not in groups or not s.log_files:
@@ -76,7 +80,9 @@ def split_partition_changes(tagged: pa.Table, *, update_partition_path: bool) ->
     moved_rows = tagged.filter(moved)
     if not update_partition_path:
         fixed = moved_rows.set_column(
-            moved_rows.column_names.index(PARTITION_PATH), PARTITION_PATH, moved_rows.column(LOCATION_PARTITION)
+            moved_rows.column_names.index(PARTITION_PATH),
+            PARTITION_PATH,
+            moved_rows.column(LOCATION_PARTITION),
         )
         return pa.concat_tables([stay, fixed])
     # delete at the old location ...
@@ -87,7 +93,9 @@ def split_partition_changes(tagged: pa.Table, *, update_partition_path: bool) ->
         deletes.column_names.index(DELETE_FLAG), DELETE_FLAG, pa.array([True] * deletes.num_rows, pa.bool_())
     )
     deletes = deletes.set_column(
-        deletes.column_names.index(NATURAL_DELETE), NATURAL_DELETE, pa.array([True] * deletes.num_rows, pa.bool_())
+        deletes.column_names.index(NATURAL_DELETE),
+        NATURAL_DELETE,
+        pa.array([True] * deletes.num_rows, pa.bool_()),
     )
     # ... and, unless the incoming row is itself a delete, an insert into the new partition
     inserts = moved_rows.filter(pc.invert(moved_rows.column(DELETE_FLAG)))

@@ -68,7 +68,9 @@ def _may_hold(view: FileSystemView, path: str, wanted: pa.Array) -> bool:
     return True
 
 
-def _slice_keys(view: FileSystemView, s: FileGroupLocation, wanted: pa.Array | None = None) -> pa.Table | None:
+def _slice_keys(
+    view: FileSystemView, s: FileGroupLocation, wanted: pa.Array | None = None
+) -> pa.Table | None:
     if s.base_file is None:
         return None
     path = s.base_file.path
@@ -117,7 +119,9 @@ def _composite(keys: pa.ChunkedArray | pa.Array, parts: pa.ChunkedArray | pa.Arr
 def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.Table:
     """``data`` with FILE_ID, BASE_INSTANT and LOCATION_PARTITION from ``existing`` (nulls for
     new keys), rows kept in input order."""
-    data = data.drop_columns([c for c in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION) if c in data.column_names])
+    data = data.drop_columns(
+        [c for c in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION) if c in data.column_names]
+    )
     if existing.num_rows == 0:  # nothing stored (e.g. bulk_insert): every key is new
         out = data
         for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
@@ -127,7 +131,9 @@ def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.T
     # the merge handle updates every copy in that file, as Java's merge handle does.
     existing = existing.select([RECORD_KEY, FILE_ID, BASE_INSTANT, LOCATION_PARTITION])
     existing = existing.group_by(existing.column_names, use_threads=False).aggregate([])
-    right_key = _composite(existing.column(RECORD_KEY), None if global_ else existing.column(LOCATION_PARTITION))
+    right_key = _composite(
+        existing.column(RECORD_KEY), None if global_ else existing.column(LOCATION_PARTITION)
+    )
     if len(right_key) == 0 or pc.count_distinct(right_key).as_py() == len(right_key):
         # every key at one location: a hash lookup, no join and no re-sort
         left_key = _composite(data.column(RECORD_KEY), None if global_ else data.column(PARTITION_PATH))
