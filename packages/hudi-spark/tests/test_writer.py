@@ -577,3 +577,38 @@ def test_input_size_is_what_spark_reads_and_unknown_for_an_rdd(spark: Any, tmp_p
     assert _input_bytes(spark.createDataFrame(spark.sparkContext.parallelize([(1,)]), "a int")) == float(
         "inf"
     )
+
+
+@pytest.mark.parametrize(
+    ("keys", "extra"),
+    [("uuid", ONE_GROUP_AT_A_TIME), ("n", {}), ("n", ONE_GROUP_AT_A_TIME)],
+    ids=["jvm-hash-by-group", "arrow-udf-hash", "arrow-udf-hash-by-group"],
+)
+def test_bucket_upsert_with_is_deleted_rows_same_as_local_engine(
+    spark: Any, tmp_path: Path, keys: str, extra: dict[str, str]
+) -> None:
+    """Upserts carrying ``_hoodie_is_deleted``: rows flagged true delete their key (one names a
+    key that does not exist). Every way a BUCKET write finds a row's file group before the
+    tasks tag it (the JVM's hash, the Arrow UDF, a spilling task's own grouping) keeps one
+    group per row, flagged or not."""
+    import hudi_spark
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = {**_opts("MERGE_ON_READ", "BUCKET"), "hoodie.datasource.write.recordkey.field": keys}
+    (_, first), (_, second), (_, deletes) = _batches()  # deletes: k1 (nyc), k2 (la), k45 (sf)
+    deletes = pa.concat_tables([deletes, deletes.slice(0, 1).set_column(0, "uuid", pa.array(["k99"]))])
+    flagged = [*[False] * second.num_rows, *[True] * deletes.num_rows]
+    batches = [
+        first.append_column("_hoodie_is_deleted", pa.array([False] * first.num_rows)),
+        pa.concat_tables([second, deletes]).append_column("_hoodie_is_deleted", pa.array(flagged)),
+    ]
+    for data in batches:
+        data = data.append_column("n", pc.cast(pc.utf8_slice_codeunits(data.column("uuid"), 1), pa.int64()))
+        if not HudiTable.exists(local):
+            HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields=keys,
+                             partition_fields="city", ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
+        WriteClient(HudiTable.open(local), opts).write(data, operation="upsert")
+        hudi_spark.write(spark.createDataFrame(data).repartition(2), remote, operation="upsert", options={**opts, **extra})
+    assert _rows(remote) == _rows(local)
+    kept = {r[0] for r in _rows(remote)}
+    assert not kept & {"k1", "k2", "k45", "k99"} and {"k0", "k3", "k31", "k49"} <= kept

@@ -139,16 +139,9 @@ def hash_buckets(columns: pa.Array, *, config: Mapping[str, str], record_key_fie
     """The BUCKET index's hash bucket of each row (an Arrow UDF over a struct of the key and
     partition columns): core's key generator and bucket index, so Spark can shuffle by it while
     the other columns stay in the JVM."""
-    from hudi_core.config.property import HoodieConfig
-    from hudi_core.keygen import key_generator_for
-    from hudi_core.write.index import BUCKET_NUM, index_for, tag_locations
-    from hudi_core.write.records import prepare
-
-    conf = HoodieConfig(config)
     data = pa.Table.from_struct_array(columns)
-    records = prepare(data, key_generator_for(conf), conf)
-    tagged = tag_locations(records, index_for(conf, record_key_fields), None)
-    return tagged.column(BUCKET_NUM).combine_chunks().cast(pa.int32())
+    _, buckets = _paths_and_buckets(data, config, record_key_fields)
+    return pa.array(buckets, pa.int32())
 
 
 def file_group_ids(batch: pa.RecordBatch, *, config: Mapping[str, str], record_key_fields: list[str]) -> Any:
@@ -157,23 +150,30 @@ def file_group_ids(batch: pa.RecordBatch, *, config: Mapping[str, str], record_k
     groups in one run of :func:`by_group`, which writes them together as any run's groups."""
     import numpy as np
     import pandas as pd
-    from hudi_core.config.property import HoodieConfig
-    from hudi_core.keygen import key_generator_for
-    from hudi_core.write.index import BUCKET_NUM, index_for, tag_locations
-    from hudi_core.write.records import PARTITION_PATH, prepare
 
-    conf = HoodieConfig(config)
     data = pa.Table.from_batches([batch])
     data = data.drop_columns([c for c in data.column_names if c.startswith("_hoodie_w_")])
-    tagged = tag_locations(
-        prepare(data, key_generator_for(conf), conf), index_for(conf, record_key_fields), None
-    )
-    paths = pd.util.hash_array(
-        np.asarray(tagged.column(PARTITION_PATH).to_numpy(zero_copy_only=False), dtype=object)
-    )
-    buckets = tagged.column(BUCKET_NUM).to_numpy(zero_copy_only=False).astype(np.uint64)
+    paths, buckets = _paths_and_buckets(data, config, record_key_fields)
+    hashes = pd.util.hash_array(np.asarray(paths.to_numpy(zero_copy_only=False), dtype=object))
     with np.errstate(over="ignore"):
-        return (paths * np.uint64(31) + buckets).view(np.int64)
+        return (hashes * np.uint64(31) + buckets.astype(np.uint64)).view(np.int64)
+
+
+def _paths_and_buckets(
+    data: pa.Table, config: Mapping[str, str], record_key_fields: list[str]
+) -> tuple[pa.ChunkedArray, Any]:
+    """Core's partition path and hash bucket of every row of ``data``, one for each row (rows
+    flagged deleted included: tagging would drop those it finds nothing to delete for)."""
+    from hudi_core.config.property import HoodieConfig
+    from hudi_core.keygen import key_generator_for
+    from hudi_core.write.index import index_for
+    from hudi_core.write.records import PARTITION_PATH, RECORD_KEY, prepare
+
+    conf = HoodieConfig(config)
+    records = prepare(data, key_generator_for(conf), conf)
+    return records.column(PARTITION_PATH), index_for(conf, record_key_fields).bucket_ids(
+        records.column(RECORD_KEY)
+    )
 
 
 def dedupe_task(
