@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -226,3 +227,18 @@ def test_file_group_ids_name_each_partition_and_hash_bucket_the_same_in_every_ba
         g: {ids[groups.index(g)]} for g in set(groups)
     }
     assert len(set(ids)) == 12
+
+
+def test_by_group_refuses_a_grouping_that_does_not_name_every_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    monkeypatch.setenv("SPARK_LOCAL_DIRS", str(tmp_path))
+
+    def short(batch: pa.RecordBatch) -> Any:
+        return np.zeros(batch.num_rows - 1, dtype=np.int64)
+
+    with pytest.raises(ValueError, match="groups for 4 rows"):
+        list(stages.by_group(iter(_interleaved()), column=short, steps=[iter], max_bytes=1))
+    assert list(tmp_path.iterdir()) == []

@@ -608,7 +608,9 @@ def test_bucket_upsert_with_is_deleted_rows_same_as_local_engine(
             HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields=keys,
                              partition_fields="city", ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
         WriteClient(HudiTable.open(local), opts).write(data, operation="upsert")
-        hudi_spark.write(spark.createDataFrame(data).repartition(2), remote, operation="upsert", options={**opts, **extra})
+        hudi_spark.write(
+            spark.createDataFrame(data).repartition(2), remote, operation="upsert", options={**opts, **extra}
+        )
     assert _rows(remote) == _rows(local)
     kept = {r[0] for r in _rows(remote)}
     assert not kept & {"k1", "k2", "k45", "k99"} and {"k0", "k3", "k31", "k49"} <= kept

@@ -336,6 +336,8 @@ class _Spill:
             self.writer = pa.ipc.new_file(self.sink, batch.schema)
         if callable(self.column):
             g = np.asarray(self.column(batch))
+            if len(g) != batch.num_rows:  # a grouping that lost rows would misplace the rest
+                raise ValueError(f"{self.column!r} gave {len(g)} groups for {batch.num_rows} rows")
         else:
             g = batch.column(self.column).to_numpy(zero_copy_only=False)
         order = np.argsort(g, kind="stable")
