@@ -580,21 +580,33 @@ def test_input_size_is_what_spark_reads_and_unknown_for_an_rdd(spark: Any, tmp_p
 
 
 @pytest.mark.parametrize(
-    ("keys", "extra"),
-    [("uuid", ONE_GROUP_AT_A_TIME), ("n", {}), ("n", ONE_GROUP_AT_A_TIME)],
-    ids=["jvm-hash-by-group", "arrow-udf-hash", "arrow-udf-hash-by-group"],
+    ("table_type", "index", "keys", "extra"),
+    [
+        ("MERGE_ON_READ", "BUCKET", "uuid", ONE_GROUP_AT_A_TIME),
+        ("MERGE_ON_READ", "BUCKET", "n", {}),
+        ("COPY_ON_WRITE", "BUCKET", "n", ONE_GROUP_AT_A_TIME),
+        ("COPY_ON_WRITE", "SIMPLE", "uuid", {}),
+        ("MERGE_ON_READ", "GLOBAL_SIMPLE", "uuid", JOIN_LOOKUP),
+    ],
+    ids=[
+        "jvm-hash-by-group",
+        "arrow-udf-hash",
+        "cow-arrow-udf-hash-by-group",
+        "cow-simple",
+        "mor-global-join",
+    ],
 )
-def test_bucket_upsert_with_is_deleted_rows_same_as_local_engine(
-    spark: Any, tmp_path: Path, keys: str, extra: dict[str, str]
+def test_upsert_with_is_deleted_rows_same_as_local_engine(
+    spark: Any, tmp_path: Path, table_type: str, index: str, keys: str, extra: dict[str, str]
 ) -> None:
     """Upserts carrying ``_hoodie_is_deleted``: rows flagged true delete their key (one names a
     key that does not exist). Every way a BUCKET write finds a row's file group before the
     tasks tag it (the JVM's hash, the Arrow UDF, a spilling task's own grouping) keeps one
-    group per row, flagged or not."""
+    group per row, flagged or not; the SIMPLE indexes tag them as the local engine does."""
     import hudi_spark
 
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
-    opts = {**_opts("MERGE_ON_READ", "BUCKET"), "hoodie.datasource.write.recordkey.field": keys}
+    opts = {**_opts(table_type, index), "hoodie.datasource.write.recordkey.field": keys}
     (_, first), (_, second), (_, deletes) = _batches()  # deletes: k1 (nyc), k2 (la), k45 (sf)
     deletes = pa.concat_tables([deletes, deletes.slice(0, 1).set_column(0, "uuid", pa.array(["k99"]))])
     flagged = [*[False] * second.num_rows, *[True] * deletes.num_rows]
@@ -605,7 +617,7 @@ def test_bucket_upsert_with_is_deleted_rows_same_as_local_engine(
     for data in batches:
         data = data.append_column("n", pc.cast(pc.utf8_slice_codeunits(data.column("uuid"), 1), pa.int64()))
         if not HudiTable.exists(local):
-            HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields=keys,
+            HudiTable.create(local, name="trips", table_type=table_type, record_key_fields=keys,
                              partition_fields="city", ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
         WriteClient(HudiTable.open(local), opts).write(data, operation="upsert")
         hudi_spark.write(
