@@ -171,9 +171,8 @@ def _paths_and_buckets(
 
     conf = HoodieConfig(config)
     records = prepare(data, key_generator_for(conf), conf)
-    return records.column(PARTITION_PATH), index_for(conf, record_key_fields).bucket_ids(
-        records.column(RECORD_KEY)
-    )
+    index = index_for(conf, record_key_fields)
+    return records.column(PARTITION_PATH), index.bucket_ids(records.column(RECORD_KEY))
 
 
 def dedupe_task(
