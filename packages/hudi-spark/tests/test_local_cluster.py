@@ -33,7 +33,7 @@ SCRIPT = textwrap.dedent(
     # the BUCKET index's own plan (JVM hash, repartitionById; each task spills and writes one
     # group at a time, in the executors' local directories)
     bopts = {**opts, "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "3",
-             "hoodie.spark.write.task.max.bytes": "1"}
+             "hoodie.spark.write.task.max.bytes": "1", "hoodie.spark.write.single.task.max.bytes": "0"}
     for data in (first, second):
         hudi_spark.write(spark.createDataFrame(data).repartition(4), path + "_bucket", operation="upsert", options=bopts)
     pids = spark.sparkContext.parallelize(range(8), 8).map(lambda _: os.getppid()).distinct().collect()

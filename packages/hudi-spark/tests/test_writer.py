@@ -26,6 +26,9 @@ def _opts(table_type: str, index: str = "SIMPLE") -> dict[str, str]:
         "hoodie.datasource.write.precombine.field": "ts",
         "hoodie.index.type": index,
         "hoodie.bucket.index.num.buckets": "2",
+        # these inputs are tiny: without this a BUCKET write would run in one task (see
+        # test_a_tiny_bucket_write_runs_in_one_task); here rows meet through the shuffle
+        "hoodie.spark.write.single.task.max.bytes": "0",
     }
 
 
@@ -626,3 +629,28 @@ def test_upsert_with_is_deleted_rows_same_as_local_engine(
     assert _rows(remote) == _rows(local)
     kept = {r[0] for r in _rows(remote)}
     assert not kept & {"k1", "k2", "k45", "k99"} and {"k0", "k3", "k31", "k49"} <= kept
+
+
+def test_a_tiny_bucket_write_runs_in_one_task_same_as_local_engine(spark: Any, tmp_path: Path) -> None:
+    """An input under hoodie.spark.write.single.task.max.bytes (a small micro-batch) is written
+    by one task, with no shuffle: every data file of a commit carries the same write token. The
+    table is the local engine's, precombine ties and deletes included."""
+    import hudi_spark
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = {**_opts("MERGE_ON_READ", "BUCKET"), "hoodie.spark.write.single.task.max.bytes": str(1 << 20)}
+    tokens = []
+    for op, data in _batches():
+        if not HudiTable.exists(local):
+            HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
+        WriteClient(HudiTable.open(local), opts).write(data, operation=op)
+        res = hudi_spark.write(spark.createDataFrame(data).repartition(3), remote, operation=op, options=opts)
+        tokens.append({Path(f).name.split("_")[-2 if f.endswith(".parquet") else -1] for f in res.files})
+    assert _rows(remote) == _rows(local)
+    assert [len(t) for t in tokens] == [1, 1, 1]
+    # the same writes through the shuffle use both of the session's cores
+    shuffled = str(tmp_path / "shuffled")
+    res = hudi_spark.write(spark.createDataFrame(_batches()[0][1]).repartition(3), shuffled, operation="upsert",
+                           options={**opts, "hoodie.spark.write.single.task.max.bytes": "0"})  # fmt: skip
+    assert len({Path(f).name.split("_")[-2] for f in res.files}) == 2

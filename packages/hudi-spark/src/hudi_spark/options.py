@@ -40,6 +40,14 @@ class SparkOptions:
         group="spark",
     )  # fmt: skip
 
+    SINGLE_TASK_MAX_BYTES = ConfigProperty(
+        "hoodie.spark.write.single.task.max.bytes", 512 * 1024,
+        "A BUCKET index write whose input Spark estimates at no more than this many bytes runs "
+        "in one task, with no shuffle: for a small micro-batch a shuffle stage costs more than "
+        "it spreads (5k-row upserts on local[2]: 0.21 s against 0.27 s; even near 50k rows, "
+        "~850 KB of parquet). 0 always shuffles.",
+        group="spark",
+    )  # fmt: skip
     INDEX_LOOKUP = ConfigProperty(
         "hoodie.spark.index.lookup", "auto",
         "SIMPLE / GLOBAL_SIMPLE tagging: 'join' co-groups the records with every existing key of "

@@ -310,7 +310,9 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     """BUCKET index with one hop into Python for the rows: the hash bucket is computed in the
     JVM (one string key field) or by an Arrow UDF over the key and partition columns only; Spark
     shuffles the untouched rows by (partition columns, bucket), adding the input position for
-    precombine ties; then one task function per group keys, tags, precombines and writes them."""
+    precombine ties; then one task function per group keys, tags, precombines and writes them.
+    An input no larger than ``hoodie.spark.write.single.task.max.bytes`` skips the shuffle: one
+    task writes every file group."""
     from hudi_core.write.index import BUCKET_NUM, index_for
     from pyspark.sql import functions as F
     from pyspark.sql.functions import arrow_udf
@@ -328,35 +330,41 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     def buckets(columns: pa.Array) -> pa.Array:  # type hints tell Spark it is a scalar Arrow UDF
         return stages.hash_buckets(columns, config=conf, record_key_fields=key_fields)
 
-    # Every DataFrame operation is a py4j round trip and an analysis of the plan in the JVM
-    # (~10 ms each, a fixed cost of every write): the shuffle's columns come from one projection
-    # of SQL expressions, and the tasks get only the bucket and the input position beside the
-    # rows (a task that spills finds its rows' file groups itself, stages.file_group_ids).
-    # The shuffle refers to the bucket column rather than repeating its expression: ``reflect``
-    # is not code-generated and never shared, and evaluating it twice made a 1M-row bulk_insert
-    # 0.4 s slower.
-    part_sql = [_quote(c) for c in parts]
-    seq_sql = (
-        [f"monotonically_increasing_id() AS {stages.INPUT_SEQ}"] if combine else []
-    )  # input order, for ties
-    bucket = _jvm_bucket(df, index_for(cfg, key_fields))
-    if bucket is not None:
-        staged = df.selectExpr("*", f"{bucket} AS {BUCKET_NUM}", *seq_sql)
-    else:
-        udf = arrow_udf(buckets, "int")(F.struct(*[F.col(c) for c in top]))
-        staged = df.select("*", udf.alias(BUCKET_NUM), *[F.expr(e) for e in seq_sql])
     job.inflight(_empty_profile())
-    # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs; four
-    # waves for larger ones, so the last wave's uneven ends idle a core for less time (10M rows
-    # on local[2]: 18.6 s with 8 tasks, 20.5 s with 4, 21.5 s with 2)
-    tasks = _hash_write_tasks(parallelism, size)
-    if hasattr(staged, "repartitionById"):  # pyspark >= 4.1
-        # a partition's hash buckets go to consecutive tasks: every task gets its share of
-        # every partition (a hash of the group would pile several groups on one task)
-        first = f"pmod(hash({', '.join(part_sql)}), {tasks})" if parts else "0"
-        shuffled = staged.repartitionById(tasks, F.expr(f"CAST(({first} + {BUCKET_NUM}) % {tasks} AS INT)"))
+    if size <= int(cfg.get(SparkOptions.SINGLE_TASK_MAX_BYTES)):
+        # a tiny input (a small micro-batch): one task holds every file group, so there is no
+        # shuffle stage, no bucket column and no projection to plan; the task numbers the rows
+        # in input order itself (stages.prepare_task)
+        shuffled = df.coalesce(1)
     else:
-        shuffled = staged.repartition(tasks, F.expr(f"hash({', '.join([*part_sql, BUCKET_NUM])})"))
+        # Every DataFrame operation is a py4j round trip and an analysis of the plan in the JVM
+        # (~10 ms each, a fixed cost of every write): the shuffle's columns come from one
+        # projection of SQL expressions, and the tasks get only the bucket and the input
+        # position beside the rows (a task that spills finds its rows' file groups itself,
+        # stages.file_group_ids). The shuffle refers to the bucket column rather than repeating
+        # its expression: ``reflect`` is not code-generated and never shared, and evaluating it
+        # twice made a 1M-row bulk_insert 0.4 s slower.
+        part_sql = [_quote(c) for c in parts]
+        seq_sql = [f"monotonically_increasing_id() AS {stages.INPUT_SEQ}"] if combine else []  # ties
+        bucket = _jvm_bucket(df, index_for(cfg, key_fields))
+        if bucket is not None:
+            staged = df.selectExpr("*", f"{bucket} AS {BUCKET_NUM}", *seq_sql)
+        else:
+            udf = arrow_udf(buckets, "int")(F.struct(*[F.col(c) for c in top]))
+            staged = df.select("*", udf.alias(BUCKET_NUM), *[F.expr(e) for e in seq_sql])
+        # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs; four
+        # waves for larger ones, so the last wave's uneven ends idle a core for less time (10M
+        # rows on local[2]: 18.6 s with 8 tasks, 20.5 s with 4, 21.5 s with 2)
+        tasks = _hash_write_tasks(parallelism, size)
+        if hasattr(staged, "repartitionById"):  # pyspark >= 4.1
+            # a partition's hash buckets go to consecutive tasks: every task gets its share of
+            # every partition (a hash of the group would pile several groups on one task)
+            first = f"pmod(hash({', '.join(part_sql)}), {tasks})" if parts else "0"
+            shuffled = staged.repartitionById(
+                tasks, F.expr(f"CAST(({first} + {BUCKET_NUM}) % {tasks} AS INT)")
+            )
+        else:
+            shuffled = staged.repartition(tasks, F.expr(f"hash({', '.join([*part_sql, BUCKET_NUM])})"))
     steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
     groups = functools.partial(stages.file_group_ids, config=conf, record_key_fields=key_fields)
     steps = _per_group(steps, column=groups, task_max=int(cfg.get(SparkOptions.TASK_MAX_BYTES)))
