@@ -16,9 +16,8 @@ Stages (core functions; Spark only moves Arrow between them):
 from __future__ import annotations
 
 import functools
-import os
 import pickle
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import ConfigError
 
-from hudi_spark import stages
+from hudi_spark import simple_index, stages, write_tasks
 from hudi_spark.errors import task_error
 from hudi_spark.options import SparkOptions
 
@@ -38,11 +37,6 @@ if TYPE_CHECKING:
 __all__ = ["OPERATIONS", "SparkWriteResult", "write"]
 
 OPERATIONS = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table")
-#: fault injection for tests: the first attempt of every write task fails after writing its files
-FAIL_FIRST_ATTEMPT = "hoodie.spark.testing.fail.first.write.attempt"
-#: fault injection for tests: every write task fails after writing its files while this file exists
-FAIL_WHILE_EXISTS = "hoodie.spark.testing.fail.write.while.exists"
-_STATUS_SCHEMA = pa.schema([("bucket", pa.int64()), ("token", pa.string()), ("status", pa.binary())])
 
 
 @dataclass
@@ -217,16 +211,21 @@ def _run_pipeline(
         # own rows (Hudi's bulk_insert), no driver plan and no shuffle by file group
         tag = _tag_step(table, cfg, tagged_schema, lookup=False)
         write_new = functools.partial(
-            _write_new_task, ctx=ctx, avg_record_size=_avg_record_size(table, cfg), max_bytes=task_max
+            write_tasks.write_new_task,
+            ctx=ctx,
+            avg_record_size=_avg_record_size(table, cfg),
+            max_bytes=task_max,
         )
         job.inflight(_empty_profile())
         if combine:
             front = _by_key(_map(df, [prep], prepared_schema), key_tasks)
             written = _map(
-                front, [*_dedupe_by_key(dedupe, keyed_schema, task_max), tag, write_new], _STATUS_SCHEMA
+                front,
+                [*_dedupe_by_key(dedupe, keyed_schema, task_max), tag, write_new],
+                write_tasks.STATUS_SCHEMA,
             )
         else:
-            written = _map(df, [prep, tag, write_new], _STATUS_SCHEMA)
+            written = _map(df, [prep, tag, write_new], write_tasks.STATUS_SCHEMA)
         return _statuses(written)
     steps: list[Any] = [prep]
     keyed = df
@@ -238,7 +237,7 @@ def _run_pipeline(
         steps = []
         job.replaced = _replaced(keyed, table, op)
     # 3. index
-    if op in ("upsert", "delete") and has_commits and _lookup_in_tasks(cfg, key_tasks):
+    if op in ("upsert", "delete") and has_commits and simple_index.lookup_in_tasks(cfg, key_tasks):
         # core's tag_locations in the tasks holding the keys (footer-pruned reads, no co-group)
         tagged = _map(
             keyed,
@@ -247,7 +246,7 @@ def _run_pipeline(
         )
     elif op in ("upsert", "delete") and has_commits:
         keyed = _map(keyed, steps, keyed_schema) if steps else keyed
-        tagged = _join_existing(
+        tagged = simple_index.join_existing(
             keyed, table, cfg, tagged_schema, max(parallelism * 2, key_tasks), job.instant
         )
     else:  # nothing to look up: every record is an insert (core's tagging without a view)
@@ -255,7 +254,7 @@ def _run_pipeline(
     tagged = tagged.persist()
     try:
         # 4. bucket assignment on the driver from counts; records labelled in tasks
-        plan, offsets, profile = _plan(tagged, table, cfg, op)
+        plan, offsets, profile = simple_index.plan_buckets(tagged, table, cfg, op)
         job.inflight(profile)
         assigned_schema = _with(tagged_schema, pa.field(BUCKET, pa.int64()))
         assigned = tagged.mapInArrow(
@@ -267,9 +266,11 @@ def _run_pipeline(
         # 5-6. shuffle by bucket; each task writes its buckets with core's handles
         n = max(1, min(len(plan.buckets), parallelism * 4))
         steps = _per_group(
-            [functools.partial(_write_task, ctx=ctx, buckets=plan.buckets)], column=BUCKET, task_max=task_max
+            [functools.partial(write_tasks.write_task, ctx=ctx, buckets=plan.buckets)],
+            column=BUCKET,
+            task_max=task_max,
         )
-        return _statuses(_map(assigned.repartition(n, F.col(BUCKET)), steps, _STATUS_SCHEMA))
+        return _statuses(_map(assigned.repartition(n, F.col(BUCKET)), steps, write_tasks.STATUS_SCHEMA))
     finally:
         tagged.unpersist()
 
@@ -365,10 +366,15 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
             )
         else:
             shuffled = staged.repartition(tasks, F.expr(f"hash({', '.join([*part_sql, BUCKET_NUM])})"))
-    steps = [prep, tag, *([dedupe] if combine else []), functools.partial(_write_hash_task, ctx=ctx)]
+    steps = [
+        prep,
+        tag,
+        *([dedupe] if combine else []),
+        functools.partial(write_tasks.write_hash_task, ctx=ctx),
+    ]
     groups = functools.partial(stages.file_group_ids, config=conf, record_key_fields=key_fields)
     steps = _per_group(steps, column=groups, task_max=int(cfg.get(SparkOptions.TASK_MAX_BYTES)))
-    return _statuses(_map(shuffled, steps, _STATUS_SCHEMA))
+    return _statuses(_map(shuffled, steps, write_tasks.STATUS_SCHEMA))
 
 
 def _with_group(df: DataFrame, *columns: str) -> DataFrame:
@@ -442,22 +448,6 @@ def _quote(column: str) -> str:
     return "`" + column.replace("`", "``") + "`"
 
 
-def _lookup_in_tasks(cfg: HoodieConfig, key_tasks: int) -> bool:
-    """SIMPLE / GLOBAL_SIMPLE: look keys up in the tasks holding them instead of co-grouping
-    them with every existing key (``hoodie.spark.index.lookup``). Each task reads the key
-    columns its keys may be in, so on few tasks this reads far less than the co-group ships
-    (a 100k-row upsert into 1M rows on local[2]: 2.2 s instead of 3.5 s); on many tasks with
-    random keys every task would read every file, and the co-group scales better."""
-    mode = str(cfg.get_str(SparkOptions.INDEX_LOOKUP) or "auto").lower()
-    if mode not in ("auto", "task", "join"):
-        raise ConfigError(f"{SparkOptions.INDEX_LOOKUP.key}={mode!r} is not one of auto, task, join")
-    return mode == "task" or (mode == "auto" and key_tasks <= _MAX_LOOKUP_TASKS)
-
-
-#: 'auto' looks keys up in tasks up to this many key tasks
-_MAX_LOOKUP_TASKS = 16
-
-
 def _tasks_for(size: float, parallelism: int, task_max: int) -> int:
     """Tasks for a shuffle of an input of ``size`` bytes: the parallelism, more when a task would
     hold more than ``task_max`` bytes (an unknown size keeps the parallelism)."""
@@ -498,8 +488,10 @@ def _write_hash_buckets(
     job.inflight(_empty_profile())
     shuffled = _with_group(front, PARTITION_PATH, BUCKET_NUM).repartition(tasks, F.col(GROUP))
     # the group id is only for the split: the tasks' steps see the columns they were given
-    steps = [stages.drop_columns_task(GROUP), *back, functools.partial(_write_hash_task, ctx=ctx)]
-    return _statuses(_map(shuffled, _per_group(steps, column=GROUP, task_max=task_max), _STATUS_SCHEMA))
+    steps = [stages.drop_columns_task(GROUP), *back, functools.partial(write_tasks.write_hash_task, ctx=ctx)]
+    return _statuses(
+        _map(shuffled, _per_group(steps, column=GROUP, task_max=task_max), write_tasks.STATUS_SCHEMA)
+    )
 
 
 def _nullable(schema: pa.Schema) -> pa.Schema:
@@ -545,87 +537,6 @@ def _arrow(df: DataFrame) -> pa.Schema:
     return to_arrow_schema(df.schema, timezone="UTC")
 
 
-def _join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema: pa.Schema, groups: int,
-                   view_key: str | None = None) -> DataFrame:  # fmt: skip
-    """SIMPLE / GLOBAL_SIMPLE: the records co-grouped with the existing key locations (read per
-    table partition in tasks) by key hash into ``groups`` groups, joined by core's ``join_locations``."""
-    from hudi_core.fs_view import FileSystemView
-    from hudi_core.write.records import RECORD_KEY
-    from pyspark.sql import functions as F
-
-    conf = cfg.to_dict()
-    spark = keyed.sparkSession
-    parts = FileSystemView(table).partitions()
-    part_df = spark.createDataFrame([(p,) for p in parts] or [("",)], "p string").repartition(
-        max(1, min(len(parts), groups))
-    )
-    existing = part_df.mapInArrow(
-        functools.partial(
-            stages.locations_task, base_uri=table.base_uri, config=conf, out_schema=_existing_schema(table)
-        ),
-        _spark_schema(_existing_schema(table)),
-    )
-    g = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % groups).alias("_g")
-    fn = functools.partial(stages.join_task, config=conf, record_key_fields=table.config.record_key_fields, out_schema=schema,
-                           base_uri=table.base_uri if table.config.is_mor else None, view_key=view_key)  # fmt: skip
-    return (
-        keyed.withColumn("_g", g).groupBy("_g")
-        .cogroup(existing.withColumn("_g", g).groupBy("_g"))
-        .applyInArrow(fn, _spark_schema(schema))
-    )  # fmt: skip
-
-
-def _existing_schema(table: HudiTable) -> pa.Schema:
-    from hudi_core.write.index.simple import LOCATIONS_SCHEMA
-
-    return LOCATIONS_SCHEMA
-
-
-def _plan(
-    tagged: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str
-) -> tuple[Any, dict[tuple[int, str], int], Any]:
-    """Workload profile from counts (one aggregation, collected), core's bucket plan, and each
-    task's insert offset within every partition path."""
-    from hudi_core.fs_view import FileSystemView
-    from hudi_core.write.bucket_assigner import WorkloadProfile, assign, average_record_size
-    from hudi_core.write.client import recent_commits, small_files
-    from hudi_core.write.records import BASE_INSTANT, DELETE_FLAG, FILE_ID, PARTITION_PATH
-    from pyspark.sql import functions as F
-
-    agg = (
-        tagged.groupBy(F.spark_partition_id().alias("pid"), PARTITION_PATH, FILE_ID, BASE_INSTANT)
-        .agg(F.count(F.lit(1)).alias("n"), F.sum(F.col(DELETE_FLAG).cast("long")).alias("d"))
-        .collect()
-    )
-    prof = WorkloadProfile()
-    inserts_by_task: list[tuple[str, int, int]] = []
-    for r in agg:
-        part, n, d = r[PARTITION_PATH], int(r["n"]), int(r["d"] or 0)
-        if r[FILE_ID] is None:
-            prof.inserts[part] = prof.inserts.get(part, 0) + n
-            inserts_by_task.append((part, int(r["pid"]), n))
-        else:
-            key = (part, r[FILE_ID], r[BASE_INSTANT])
-            upd, dels = prof.updates.get(key, (0, 0))
-            prof.updates[key] = (upd + n - d, dels + d)
-    pack = op in ("insert", "upsert")
-    smalls = []
-    if pack and prof.inserts and table.timeline.completed_commits():
-        smalls = small_files(FileSystemView(table), list(prof.inserts), cfg, is_mor=table.config.is_mor)
-    plan = assign(
-        prof, smalls, cfg, is_mor=table.config.is_mor,
-        avg_record_size=average_record_size(recent_commits(table), cfg), pack_small_files=pack,
-    )  # fmt: skip
-    # assign_task packs new records positionally: a task's records start after those of the
-    # tasks before it (by partition id) in the same partition path
-    offsets: dict[tuple[int, str], int] = {}
-    running: dict[str, int] = {}
-    for part, pid, n in sorted(inserts_by_task):
-        offsets[(pid, part)] = running.get(part, 0)
-        running[part] = running.get(part, 0) + n
-    return plan, offsets, prof
-
-
 def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa.Schema) -> Any:
     from hudi_core.schema.avro_schema import arrow_to_avro
     from hudi_core.write.dedupe import ordering_field
@@ -637,74 +548,3 @@ def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa
         avro_schema=arrow_to_avro(schema, table.name), schema=schema, options=cfg.to_dict(),
         ordering_field=ordering_field(cfg), payload=payload_for(cfg).value,
     )  # fmt: skip
-
-
-def _write_task(
-    batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[Any]
-) -> Iterator[pa.RecordBatch]:
-    """Stages 5-6 in a task: every bucket of this task through core's handles."""
-    table = stages._table_of(batches)
-    if table is None:
-        return
-    yield from _write_labelled(table, ctx, buckets)
-
-
-def _write_new_task(
-    batches: Iterator[pa.RecordBatch], *, ctx: Any, avg_record_size: int, max_bytes: int
-) -> Iterator[pa.RecordBatch]:
-    """bulk_insert in a task: core plans new file groups for this task's rows (sized by the
-    average record size) and the create handle writes them, sorted by partition and key as
-    core's bulk_insert does. The task's input partition can be large (Spark splits files by
-    their size on disk, a fraction of their rows'), so rows are taken ``max_bytes`` (Arrow) at a
-    time, each chunk written to new file groups of its own."""
-    from hudi_core.write.bucket_assigner import assign, assign_buckets, profile_of
-    from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
-
-    for table in stages.chunks(batches, max_bytes):
-        table = table.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
-        plan = assign(profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=avg_record_size,
-                      pack_small_files=False)  # fmt: skip
-        yield from _write_labelled(assign_buckets(table, plan), ctx, plan.buckets)
-        del table  # not held while the next chunk is read in
-
-
-def _write_hash_task(batches: Iterator[pa.RecordBatch], *, ctx: Any) -> Iterator[pa.RecordBatch]:
-    """Stages 4-6 in a task for the BUCKET index: this task holds every record of its
-    (partition, hash bucket) groups, so core plans and labels them here."""
-    from hudi_core.write.bucket_assigner import assign, assign_buckets, profile_of
-
-    table = stages._table_of(batches)
-    if table is None:
-        return
-    plan = assign(
-        profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=1, pack_small_files=False
-    )
-    yield from _write_labelled(assign_buckets(table, plan), ctx, plan.buckets)
-
-
-def _write_labelled(table: pa.Table, ctx: Any, buckets: list[Any]) -> Iterator[pa.RecordBatch]:
-    import pyarrow.compute as pc
-    from hudi_core.write.handles import write_bucket
-    from hudi_core.write.records import BUCKET
-
-    info = stages.task_info()
-    # Spark's ids make the write token <partitionId>-<stageId>-<taskAttemptId>: a retried or
-    # speculative attempt never collides with the files of another.
-    attempt = info.attempt
-    out = []
-    for number in pc.unique(table.column(BUCKET)).to_pylist():
-        records = table.filter(pc.equal(table.column(BUCKET), number))
-        for status in write_bucket(ctx, buckets[number], records, attempt=attempt):
-            out.append(pa.RecordBatch.from_pydict(
-                {"bucket": [number], "token": [info.write_token], "status": [pickle.dumps(status)]},
-                schema=_STATUS_SCHEMA,
-            ))  # fmt: skip
-    if ctx.options.get(FAIL_FIRST_ATTEMPT) == "true" and info.attempt_number == 0 and out:
-        # fault injection (tests): the first attempt dies after writing its files
-        raise RuntimeError(f"injected failure of task attempt {info.write_token} ({FAIL_FIRST_ATTEMPT})")
-    flag = ctx.options.get(FAIL_WHILE_EXISTS)
-    if flag and out and os.path.exists(flag):
-        raise RuntimeError(
-            f"injected failure of task attempt {info.write_token} ({FAIL_WHILE_EXISTS}={flag})"
-        )
-    yield from out

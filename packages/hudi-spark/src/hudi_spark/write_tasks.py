@@ -1,0 +1,106 @@
+"""The write stage's task functions: core's handles write a task's labelled rows, and each
+write status goes back to the driver as an Arrow row (:data:`STATUS_SCHEMA`).
+
+Module-level callables with picklable arguments only, like :mod:`hudi_spark.stages`.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from hudi_spark import stages
+
+__all__ = [
+    "FAIL_FIRST_ATTEMPT",
+    "FAIL_WHILE_EXISTS",
+    "STATUS_SCHEMA",
+    "write_hash_task",
+    "write_labelled",
+    "write_new_task",
+    "write_task",
+]
+
+#: fault injection for tests: the first attempt of every write task fails after writing its files
+FAIL_FIRST_ATTEMPT = "hoodie.spark.testing.fail.first.write.attempt"
+#: fault injection for tests: every write task fails after writing its files while this file exists
+FAIL_WHILE_EXISTS = "hoodie.spark.testing.fail.write.while.exists"
+#: a write task's output: one row per write status (pickled), with its bucket and write token
+STATUS_SCHEMA = pa.schema([("bucket", pa.int64()), ("token", pa.string()), ("status", pa.binary())])
+
+
+def write_task(
+    batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[Any]
+) -> Iterator[pa.RecordBatch]:
+    """Stages 5-6 in a task: every bucket of this task through core's handles."""
+    table = stages._table_of(batches)
+    if table is None:
+        return
+    yield from write_labelled(table, ctx, buckets)
+
+
+def write_new_task(
+    batches: Iterator[pa.RecordBatch], *, ctx: Any, avg_record_size: int, max_bytes: int
+) -> Iterator[pa.RecordBatch]:
+    """bulk_insert in a task: core plans new file groups for this task's rows (sized by the
+    average record size) and the create handle writes them, sorted by partition and key as
+    core's bulk_insert does. The task's input partition can be large (Spark splits files by
+    their size on disk, a fraction of their rows'), so rows are taken ``max_bytes`` (Arrow) at a
+    time, each chunk written to new file groups of its own."""
+    from hudi_core.write.bucket_assigner import assign, assign_buckets, profile_of
+    from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
+
+    for table in stages.chunks(batches, max_bytes):
+        table = table.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
+        plan = assign(profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=avg_record_size,
+                      pack_small_files=False)  # fmt: skip
+        yield from write_labelled(assign_buckets(table, plan), ctx, plan.buckets)
+        del table  # not held while the next chunk is read in
+
+
+def write_hash_task(batches: Iterator[pa.RecordBatch], *, ctx: Any) -> Iterator[pa.RecordBatch]:
+    """Stages 4-6 in a task for the BUCKET index: this task holds every record of its
+    (partition, hash bucket) groups, so core plans and labels them here."""
+    from hudi_core.write.bucket_assigner import assign, assign_buckets, profile_of
+
+    table = stages._table_of(batches)
+    if table is None:
+        return
+    plan = assign(
+        profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=1, pack_small_files=False
+    )
+    yield from write_labelled(assign_buckets(table, plan), ctx, plan.buckets)
+
+
+def write_labelled(table: pa.Table, ctx: Any, buckets: list[Any]) -> Iterator[pa.RecordBatch]:
+    """The rows of each bucket (core's ``BUCKET`` label) through core's ``write_bucket``; one
+    status row per write status, with the task's write token."""
+    import pyarrow.compute as pc
+    from hudi_core.write.handles import write_bucket
+    from hudi_core.write.records import BUCKET
+
+    info = stages.task_info()
+    # Spark's ids make the write token <partitionId>-<stageId>-<taskAttemptId>: a retried or
+    # speculative attempt never collides with the files of another.
+    attempt = info.attempt
+    out = []
+    for number in pc.unique(table.column(BUCKET)).to_pylist():
+        records = table.filter(pc.equal(table.column(BUCKET), number))
+        for status in write_bucket(ctx, buckets[number], records, attempt=attempt):
+            out.append(pa.RecordBatch.from_pydict(
+                {"bucket": [number], "token": [info.write_token], "status": [pickle.dumps(status)]},
+                schema=STATUS_SCHEMA,
+            ))  # fmt: skip
+    if ctx.options.get(FAIL_FIRST_ATTEMPT) == "true" and info.attempt_number == 0 and out:
+        # fault injection (tests): the first attempt dies after writing its files
+        raise RuntimeError(f"injected failure of task attempt {info.write_token} ({FAIL_FIRST_ATTEMPT})")
+    flag = ctx.options.get(FAIL_WHILE_EXISTS)
+    if flag and out and os.path.exists(flag):
+        raise RuntimeError(
+            f"injected failure of task attempt {info.write_token} ({FAIL_WHILE_EXISTS}={flag})"
+        )
+    yield from out
