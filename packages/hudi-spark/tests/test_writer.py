@@ -637,6 +637,9 @@ def test_a_tiny_bucket_write_runs_in_one_task_same_as_local_engine(spark: Any, t
     table is the local engine's, precombine ties and deletes included."""
     import hudi_spark
 
+    def tokens_of(files: list[str]) -> set[str]:  # base: id_token_instant.parquet; log: ...log.N_token
+        return {Path(f).name.split("_")[-2 if f.endswith(".parquet") else -1] for f in files}
+
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
     opts = {**_opts("MERGE_ON_READ", "BUCKET"), "hoodie.spark.write.single.task.max.bytes": str(1 << 20)}
     tokens = []
@@ -646,11 +649,11 @@ def test_a_tiny_bucket_write_runs_in_one_task_same_as_local_engine(spark: Any, t
                              partition_fields="city", ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
         WriteClient(HudiTable.open(local), opts).write(data, operation=op)
         res = hudi_spark.write(spark.createDataFrame(data).repartition(3), remote, operation=op, options=opts)
-        tokens.append({Path(f).name.split("_")[-2 if f.endswith(".parquet") else -1] for f in res.files})
+        tokens.append(tokens_of(res.files))
     assert _rows(remote) == _rows(local)
     assert [len(t) for t in tokens] == [1, 1, 1]
-    # the same writes through the shuffle use both of the session's cores
+    # the same rows through the shuffle are written by several tasks (one per core here)
     shuffled = str(tmp_path / "shuffled")
     res = hudi_spark.write(spark.createDataFrame(_batches()[0][1]).repartition(3), shuffled, operation="upsert",
                            options={**opts, "hoodie.spark.write.single.task.max.bytes": "0"})  # fmt: skip
-    assert len({Path(f).name.split("_")[-2] for f in res.files}) == 2
+    assert len(tokens_of(res.files)) >= 2
