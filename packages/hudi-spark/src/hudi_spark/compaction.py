@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from hudi_spark.errors import task_error
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -75,8 +77,6 @@ class AsyncCompactor:
                 HudiTable.open(self.base_uri, options=self.options), instant, config=self._config()
             )
         except BaseException as e:  # kept for the caller: the plan stays requested and is retried
-            from hudi_spark.errors import task_error
-
             self.errors.append(task_error(e))
             raise
         self.completed.append(instant)

@@ -70,9 +70,9 @@ class HudiArrowWriter(DataSourceArrowWriter):
         from hudi_core.write.handles import write_bucket
         from hudi_core.write.records import PARTITION_PATH, conform_to_schema, prepare
 
-        from hudi_spark.stages import _table_of, task_info
+        from hudi_spark.stages import table_of, task_info
 
-        data = _table_of(iterator)
+        data = table_of(iterator)
         statuses: list[Any] = []
         if data is not None:
             conf = HoodieConfig(self.ctx.options)

@@ -26,6 +26,7 @@ __all__ = [
     "file_group_ids",
     "hash_buckets",
     "prepare_task",
+    "table_of",
     "tag_task",
     "task_info",
 ]
@@ -71,7 +72,8 @@ def chain(
     return out
 
 
-def _table_of(batches: Iterable[pa.RecordBatch], schema: pa.Schema | None = None) -> pa.Table | None:
+def table_of(batches: Iterable[pa.RecordBatch]) -> pa.Table | None:
+    """A task's non-empty batches as one table; None when it has no rows."""
     batches = [b for b in batches if b.num_rows]
     if not batches:
         return None  # pa.Table.from_batches([]) needs a schema: empty partitions happen after hashing
@@ -184,7 +186,7 @@ def dedupe_task(
     from hudi_core.config.property import HoodieConfig
     from hudi_core.write.dedupe import deduplicate
 
-    table = _table_of(batches)
+    table = table_of(batches)
     if table is None:
         return
     if INPUT_SEQ in table.column_names:

@@ -37,7 +37,7 @@ def write_task(
     batches: Iterator[pa.RecordBatch], *, ctx: Any, buckets: list[Any]
 ) -> Iterator[pa.RecordBatch]:
     """Stages 5-6 in a task: every bucket of this task through core's handles."""
-    table = stages._table_of(batches)
+    table = stages.table_of(batches)
     if table is None:
         return
     yield from write_labelled(table, ctx, buckets)
@@ -67,7 +67,7 @@ def write_hash_task(batches: Iterator[pa.RecordBatch], *, ctx: Any) -> Iterator[
     (partition, hash bucket) groups, so core plans and labels them here."""
     from hudi_core.write.bucket_assigner import assign, assign_buckets, profile_of
 
-    table = stages._table_of(batches)
+    table = stages.table_of(batches)
     if table is None:
         return
     plan = assign(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import pickle
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -390,7 +390,9 @@ def _hash_write_tasks(parallelism: int, size: float) -> int:
     return parallelism * (1 if size < _SMALL_INPUT_BYTES else 4)
 
 
-def _per_group(steps: list[Any], *, column: str | Any, task_max: int) -> list[Any]:
+def _per_group(
+    steps: list[Any], *, column: str | Callable[[pa.RecordBatch], Any], task_max: int
+) -> list[Any]:
     """``steps`` wrapped so a task holds at most ``task_max`` bytes of its rows: past that it
     spills them to local disk and runs ``steps`` on a few whole groups (values of the integer
     ``column``, or of a function of a batch) at a time (``stages.by_group``)."""
