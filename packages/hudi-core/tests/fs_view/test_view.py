@@ -172,3 +172,40 @@ def test_pending_compaction_without_new_logs_still_reads_the_previous_slice(tmp_
     merged = next(s for s in view.latest_merged_file_slices() if s.file_id == fid)
     assert merged.base_instant == base_instant and len(merged.log_files) == 1
     assert table.read().num_rows == 4
+
+
+@pytest.mark.parametrize("hive", [False, True])
+def test_rows_of_null_and_slashed_partition_values_are_found(tmp_path: Path, hive: bool) -> None:
+    """A null or empty value goes to ``__HIVE_DEFAULT_PARTITION__`` and a ``/`` in a value that is
+    not URL-encoded nests a folder: Hudi finds both by their partition metadata, so reads and
+    later updates must too (no row vanishes, no key gets a second file group)."""
+    import pyarrow as pa
+    from hudi_core.write.client import WriteClient
+
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                             partition_fields="city", ordering_field="ts",
+                             options={"hoodie.datasource.write.hive_style_partitioning": str(hive).lower()})  # fmt: skip
+    rows = pa.table({"id": ["a", "b", "c", "d"], "ts": [1, 1, 1, 1], "city": ["sf", None, "", "x/y"]})
+    WriteClient(table).write(rows, operation="upsert")
+    prefix = "city=" if hive else ""
+    default = f"{prefix}__HIVE_DEFAULT_PARTITION__"
+    assert FileSystemView(HudiTable.open(table.base_uri)).partitions() == sorted(
+        [f"{prefix}sf", default, f"{prefix}x/y"]
+    )
+    assert sorted(HudiTable.open(table.base_uri).read().column("id").to_pylist()) == ["a", "b", "c", "d"]
+    WriteClient(HudiTable.open(table.base_uri)).write(
+        pa.table({"id": ["b", "d"], "ts": [2, 2], "city": [None, "x/y"]}, schema=rows.schema),
+        operation="upsert",
+    )
+    after = HudiTable.open(table.base_uri)
+    assert sorted(zip(*after.read().select(["id", "ts"]).to_pydict().values(), strict=True)) == [
+        ("a", 1), ("b", 2), ("c", 1), ("d", 2),
+    ]  # fmt: skip
+    assert len(FileSystemView(after).latest_file_slices()) == 3  # the updates found their file groups
+
+
+def test_underscore_folders_without_data_are_not_partitions(tmp_path: Path) -> None:
+    table = HudiTable.open(str(copy_corpus_table(COW, tmp_path)))
+    (Path(table.base_uri) / "_temporary" / "0").mkdir(parents=True)
+    (Path(table.base_uri) / "10" / "_spark_metadata").mkdir()
+    assert FileSystemView(table).partitions() == ["10", "20", "30"]

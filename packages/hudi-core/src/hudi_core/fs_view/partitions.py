@@ -32,33 +32,29 @@ def _holds_data(names: list[str]) -> bool:
     )
 
 
-def list_partitions(
-    storage: Storage, base_uri: str, *, partitioned: bool, depth: int | None = None
-) -> list[str]:
+def list_partitions(storage: Storage, base_uri: str, *, partitioned: bool) -> list[str]:
     """Relative partition paths, sorted; ``[""]`` for a non-partitioned table.
 
-    A directory is a partition when it holds a ``.hoodie_partition_metadata`` file or Hudi data
-    files, or when it is a leaf; hidden directories (``.hoodie``) are never walked. ``depth``
-    (the number of partition fields) stops the walk early when the layout is one folder per field.
+    As Hudi's file-system listing: every directory but hidden ones (``.hoodie``) is walked, at
+    any depth (a value with ``/`` in it, not URL-encoded, nests), and one holding a
+    ``.hoodie_partition_metadata`` file or Hudi data files is a partition. So is an empty leaf,
+    unless it is in a folder whose name starts with ``_`` (``_temporary``): Hive's
+    ``__HIVE_DEFAULT_PARTITION__`` holds data like any other partition.
     """
     if not partitioned:
         return [""]
     base = base_uri.rstrip("/")
     out: list[str] = []
-    stack: list[tuple[str, int]] = [("", 0)]
+    stack = [""]
     while stack:
-        rel, level = stack.pop()
+        rel = stack.pop()
         entries = storage.list(f"{base}/{rel}" if rel else base)
-        dirs = [e for e in entries if e.is_dir and not e.name.startswith((".", "_"))]
+        dirs = [e.name for e in entries if e.is_dir and not e.name.startswith(".")]
         files = [e.name for e in entries if not e.is_dir]
-        if rel and (_holds_data(files) or not dirs):
+        if rel and (_holds_data(files) or not (dirs or any(p.startswith("_") for p in rel.split("/")))):
             out.append(rel)
             continue
-        if depth is not None and rel and level >= depth:
-            out.append(rel)
-            continue
-        for d in dirs:
-            stack.append((f"{rel}/{d.name}" if rel else d.name, level + 1))
+        stack.extend(f"{rel}/{d}" if rel else d for d in dirs)
     return sorted(out)
 
 

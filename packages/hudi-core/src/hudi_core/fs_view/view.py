@@ -107,12 +107,9 @@ class FileSystemView:
     def partitions(self) -> list[str]:
         """Relative partition paths (``""`` for a non-partitioned table)."""
         if self._partitions is None:
-            cfg = self.table.config
-            fields = cfg.partition_fields
             self._partitions = list_partitions(
-                self.table.storage, self.table.base_uri, partitioned=cfg.is_partitioned,
-                depth=len(fields) if fields and cfg.hive_style else None,
-            )  # fmt: skip
+                self.table.storage, self.table.base_uri, partitioned=self.table.config.is_partitioned
+            )
         return self._partitions
 
     def _list(self, partition: str) -> tuple[list[BaseFile], list[LogFile]]:
