@@ -77,6 +77,44 @@ def test_query_types_time_travel_and_pruning(spark: Any, compat_root: Path) -> N
     assert by_schema.toArrow().column_names == ["uuid", "city"]
 
 
+COW = "tables/sample_cow/v6_simplekeygen_nonhivestyle"  # 3 rows at FIRST, 1 more + 1 update at LAST
+FIRST, LAST = "20240418172802262", "20240418172804498"
+
+
+def _incremental(spark: Any, path: str, begin: str, end: str | None = None) -> Any:
+    reader = (
+        spark.read.format("hudi")
+        .option("hoodie.datasource.query.type", "incremental")
+        .option("hoodie.datasource.read.begin.instanttime", begin)
+    )
+    if end is not None:
+        reader = reader.option("hoodie.datasource.read.end.instanttime", end)
+    return reader.load(path)
+
+
+def test_incremental_from_000_and_ranges_without_commits(spark: Any, compat_root: Path) -> None:
+    from hudi_core.table import HudiTable
+
+    path = str(compat_root / COW)
+    every = _incremental(spark, path, "000").toArrow()
+    _same(every, HudiTable.open(path).read("incremental", start="000"))
+    assert every.num_rows == 4 and _incremental(spark, path, "0").count() == 4
+    # nothing new since the begin instant: no rows (Hudi's incremental pull loop), same columns
+    for begin, end in [(LAST, None), ("20250101000000000", None), (LAST, FIRST)]:
+        df = _incremental(spark, path, begin, end)
+        assert (df.count(), df.columns) == (0, every.column_names), (begin, end)
+
+
+def test_as_of_instant_in_hudis_forms_only(spark: Any, compat_root: Path) -> None:
+    path = str(compat_root / COW)
+    at = spark.read.format("hudi").option("as.of.instant", "2024-04-18 17:28:02").load(path)
+    assert set(at.toArrow().column("_hoodie_commit_time").to_pylist()) == {FIRST}
+    for bad in ("2024-13-45", "202404181728"):
+        with pytest.raises(Exception, match=rf"as\.of\.instant='{bad}' is not an instant time") as err:
+            spark.read.format("hudi").option("as.of.instant", bad).load(path).count()
+        assert "'yyyy-MM-dd HH:mm:ss[.SSS]' or 'yyyy-MM-dd'" in str(err.value)
+
+
 def test_bad_query_type_names_the_value(spark: Any, compat_root: Path) -> None:
     path = str(compat_root / V6[0]["table_path"])
     with pytest.raises(Exception, match="bogus"):

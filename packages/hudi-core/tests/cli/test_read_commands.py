@@ -57,6 +57,33 @@ def test_read_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--output" in capsys.readouterr().err
 
 
+def test_read_incremental_with_nothing_new_prints_no_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    from hudi_core import HudiTable
+
+    last = HudiTable.open(_path(TRIPS)).timeline.completed_commits().last()
+    assert last is not None
+    rc = main(["read", _path(TRIPS), "--query", "incremental", "--start", last.timestamp,
+               "--format", "table", "--columns", "_hoodie_commit_time,rider"])  # fmt: skip
+    out = capsys.readouterr().out.splitlines()
+    assert rc == 0
+    assert out == ["_hoodie_commit_time  rider", "(0 rows)"]
+
+
+def test_read_incremental_from_000_reads_every_commit(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["read", _path(TRIPS), "--query", "incremental", "--start", "000", "--format", "table"])
+    assert rc == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "(8 rows)"
+
+
+@pytest.mark.parametrize("as_of", ["2024-13-45", "202404181728"])
+def test_read_refuses_an_as_of_outside_hudis_forms(as_of: str, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["read", _path(TRIPS), "--as-of", as_of, "--format", "table"])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert f"as_of={as_of!r} is not an instant time" in err
+    assert "'yyyy-MM-dd HH:mm:ss[.SSS]' or 'yyyy-MM-dd'" in err and len(err.strip().splitlines()) == 1
+
+
 def test_file_slices_json_lists_base_and_log_files(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["file-slices", _path(TRIPS), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)

@@ -13,6 +13,8 @@ from hudi_core.read.query import _plan
 from hudi_core.testing.corpus import corpus_root
 
 HIVE_COW = "tables/sample_cow/v6_complexkeygen_hivestyle"
+COW = "tables/sample_cow/v6_simplekeygen_nonhivestyle"  # 3 rows at FIRST, 1 more + 1 update at LAST
+FIRST, LAST = "20240418172802262", "20240418172804498"
 NO_META = "tables/sample_mor_parquet/v6_simplekeygen_hivestyle_no_metafields"
 
 
@@ -92,3 +94,50 @@ def test_projection_on_a_merged_mor_slice_still_applies_log_updates() -> None:
     }  # fmt: skip
     inc = table.read("incremental", start="20250331030642808", columns=["rider"])
     assert inc.column("rider").to_pylist() == ["rider-D"]
+
+
+@pytest.mark.parametrize("start", ["000", "0"])
+def test_incremental_from_000_reads_every_commit(start: str) -> None:
+    out = _open(COW).read("incremental", start=start, columns=["id", "_hoodie_commit_time"])
+    assert out.num_rows == 4
+    assert set(out.column("_hoodie_commit_time").to_pylist()) == {FIRST, LAST}
+
+
+@pytest.mark.parametrize(
+    ("start", "end"),
+    [(LAST, None), ("20250101000000000", None), (LAST, FIRST), (FIRST, FIRST)],
+    ids=["start-at-latest", "start-after-latest", "start-after-end", "start-equals-end"],
+)
+def test_incremental_range_without_commits_is_empty_with_the_tables_columns(
+    start: str, end: str | None
+) -> None:
+    """An incremental pull that finds nothing new returns no rows, as Hudi does, not an error."""
+    table = _open(COW)
+    every = table.read("incremental", start="000")
+    out = table.read("incremental", start=start, end=end)
+    assert out.num_rows == 0
+    assert out.schema == every.schema
+    assert out.column_names[0] == "_hoodie_commit_time" and "name" in out.column_names
+    projected = table.read("incremental", start=start, end=end, columns=["id", "_hoodie_commit_time"])
+    assert (projected.num_rows, projected.column_names) == (0, ["id", "_hoodie_commit_time"])
+
+
+@pytest.mark.parametrize(
+    ("as_of", "rows"),
+    [(FIRST, 3), ("20240418172802", 0), ("2024-04-18 17:28:02.262", 3), ("2024-04-18 17:28:02", 3),
+     ("2024-04-18", 0), ("2024-04-19", 4)],
+)  # fmt: skip
+def test_time_travel_accepts_hudis_instant_forms(as_of: str, rows: int) -> None:
+    # "yyyy-MM-dd HH:mm:ss" covers its whole second (Hudi completes it with 999 ms)
+    assert _open(COW).read(as_of=as_of).num_rows == rows
+
+
+@pytest.mark.parametrize(
+    "as_of",
+    ["2024-13-45", "2024-02-30", "202404181728", "20241345000000000", "2024-04-18T17:28:02", "yesterday"],
+)
+def test_time_travel_refuses_other_instant_forms_naming_the_accepted_ones(as_of: str) -> None:
+    with pytest.raises(QueryError) as err:
+        _open(COW).read(as_of=as_of)
+    assert f"as_of={as_of!r} is not an instant time" in str(err.value)
+    assert "yyyyMMddHHmmssSSS, yyyyMMddHHmmss, 'yyyy-MM-dd HH:mm:ss[.SSS]' or 'yyyy-MM-dd'" in str(err.value)

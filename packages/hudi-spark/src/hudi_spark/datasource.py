@@ -9,7 +9,7 @@ declared schema (Spark compares nullability too).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,9 +17,10 @@ import pyarrow as pa
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError
 from hudi_core.schema.avro_schema import META_FIELDS
+from hudi_core.timeline.instant import format_query_instant, format_range_instant
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from hudi_spark.options import ReadOptions, normalize_instant
+from hudi_spark.options import ReadOptions
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -58,14 +59,15 @@ class ReadSpec:
                 f"{ReadOptions.QUERY_TYPE.key}={qtype!r} is not one of {', '.join(_QUERY_TYPES)}"
             )
 
-        def instant(prop: Any) -> str | None:
+        def instant(prop: Any, parse: Callable[..., str]) -> str | None:
             raw = lower.get(prop.key.lower())
-            return normalize_instant(raw, option=prop.key) if raw else None
+            return parse(raw, option=prop.key) if raw else None
 
+        # as Hudi: as.of.instant in its time-travel forms; begin/end compared as strings ("000")
         as_of, start, end = (
-            instant(ReadOptions.AS_OF_INSTANT),
-            instant(ReadOptions.BEGIN_INSTANT),
-            instant(ReadOptions.END_INSTANT),
+            instant(ReadOptions.AS_OF_INSTANT, format_query_instant),
+            instant(ReadOptions.BEGIN_INSTANT, format_range_instant),
+            instant(ReadOptions.END_INSTANT, format_range_instant),
         )
         if qtype == "incremental" and start is None:
             raise ConfigError(
@@ -176,11 +178,14 @@ class HudiDataSource(DataSource):
         return ReadSpec.from_options(self.options)
 
     def schema(self) -> StructType:
+        from hudi_core.read import incremental_schema_instant
         from pyspark.sql.pandas.types import from_arrow_schema
 
         spec = self._spec()
         table = spec.open_table()
-        as_of = spec.end if spec.query_type == "incremental" else spec.as_of
+        as_of = spec.as_of
+        if spec.query_type == "incremental":
+            as_of = incremental_schema_instant(table.timeline.completed_commits(), spec.start, spec.end)
         schema = table_arrow_schema(table, as_of)
         if spec.columns:
             missing = [c for c in spec.columns if c not in schema.names]

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from hudi_core.read.filters import FilterError
 from hudi_core.read.merge import merge_file_slice
-from hudi_core.read.query import QUERY_TYPES, QueryError, iter_batches, plan_splits, read_table
+from hudi_core.read.query import (
+    QUERY_TYPES,
+    QueryError,
+    incremental_schema_instant,
+    iter_batches,
+    plan_splits,
+    read_table,
+)
 from hudi_core.read.splits import ReadContext, Split, read_split
 
 __all__ = [
@@ -14,6 +21,7 @@ __all__ = [
     "QueryError",
     "ReadContext",
     "Split",
+    "incremental_schema_instant",
     "iter_batches",
     "merge_file_slice",
     "plan_splits",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from hudi_core.config.table import TableOptions
-from hudi_core.errors import HudiError
+from hudi_core.errors import ConfigError, HudiError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.partitions import partition_values
 from hudi_core.fs_view.view import FileSystemView
@@ -20,15 +19,22 @@ from hudi_core.read.parallel import ordered_map, read_parallelism
 from hudi_core.read.splits import COMMIT_TIME, ReadContext, Split, read_split
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.commit_metadata import CommitMetadata
-from hudi_core.timeline.timeline import ActiveTimeline
+from hudi_core.timeline.instant import format_query_instant, format_range_instant
+from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable
 
-__all__ = ["QUERY_TYPES", "QueryError", "iter_batches", "plan_splits", "read_table"]
+__all__ = [
+    "QUERY_TYPES",
+    "QueryError",
+    "incremental_schema_instant",
+    "iter_batches",
+    "plan_splits",
+    "read_table",
+]
 
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
-_INSTANT_RE = re.compile(r"^\d{1,17}$")
 
 
 class QueryError(HudiError):
@@ -75,13 +81,23 @@ def _needed_columns(plan: _Plan) -> list[str]:
 
 
 def _check_instant(name: str, value: str | None) -> str | None:
+    """``as_of`` in one of Hudi's time-travel forms; ``start``/``end`` as Hudi compares them."""
     if value is None:
         return None
-    value = str(value).strip()
-    digits = value.replace("-", "").replace(":", "").replace(" ", "").replace("T", "").replace(".", "")
-    if not _INSTANT_RE.match(digits):
-        raise QueryError(f"{name}={value!r} is not an instant time (yyyyMMddHHmmssSSS)")
-    return digits
+    try:
+        if name == "as_of":
+            return format_query_instant(value, option=name)
+        return format_range_instant(value, option=name)
+    except ConfigError as e:
+        raise QueryError(str(e)) from None
+
+
+def incremental_schema_instant(completed: Timeline, start: str | None, end: str | None) -> str | None:
+    """The instant whose schema an incremental query over ``(start, end]`` reads with: ``end``,
+    or the latest schema (None) when the range holds no completed commit, as Hudi does."""
+    if end is None or len(completed.between(start or "0", end)) == 0:
+        return None
+    return end
 
 
 def _plan(
@@ -117,7 +133,11 @@ def _plan(
         )
     view = FileSystemView(table)
     timeline = view.timeline if isinstance(view.timeline, ActiveTimeline) else None
-    schema = slice_schema(table, as_of if qt != "incremental" else end, timeline=timeline)
+    if qt == "incremental":
+        schema_at = incremental_schema_instant(view.visible.completed, start, end)
+    else:
+        schema_at = as_of
+    schema = slice_schema(table, schema_at, timeline=timeline)
     visible_cols = [n for n in schema.names if with_meta or n not in META_FIELDS]
     if columns is not None:
         cols = [c.strip() for c in columns if c and c.strip()]
@@ -176,8 +196,8 @@ def _incremental_slices(plan: _Plan, partitions: list[str]) -> list[FileSlice]:
         return []
     plan.start = plan.start or "0"
     plan.end = plan.end or last.timestamp
-    if plan.start >= plan.end:
-        raise QueryError(f"incremental range ({plan.start}, {plan.end}] is empty: start must be before end")
+    # Nothing committed in the range (start at or after end, e.g. an incremental pull that
+    # finds nothing new): Hudi returns no rows, not an error.
     instants = completed.between(plan.start, plan.end)
     if len(instants) == 0:
         return []

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import (
+    QUERY_INSTANT_FORMATS,
     Action,
     Instant,
     InstantTimeGenerator,
     State,
+    format_query_instant,
+    format_range_instant,
     instant_to_datetime,
     new_instant_time,
     parse_instant_file_name,
@@ -15,6 +18,7 @@ from hudi_core.timeline.instant import (
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 __all__ = [
+    "QUERY_INSTANT_FORMATS",
     "Action",
     "ActiveTimeline",
     "CommitMetadata",
@@ -23,6 +27,8 @@ __all__ = [
     "State",
     "Timeline",
     "WriteStat",
+    "format_query_instant",
+    "format_range_instant",
     "instant_to_datetime",
     "new_instant_time",
     "parse_instant_file_name",

@@ -9,13 +9,16 @@ import threading
 import time
 from dataclasses import dataclass
 
-from hudi_core.errors import TimelineError
+from hudi_core.errors import ConfigError, TimelineError
 
 __all__ = [
+    "QUERY_INSTANT_FORMATS",
     "Action",
     "Instant",
     "InstantTimeGenerator",
     "State",
+    "format_query_instant",
+    "format_range_instant",
     "new_instant_time",
     "parse_instant_file_name",
 ]
@@ -193,3 +196,59 @@ def instant_to_datetime(ts: str, *, utc: bool = False) -> _dt.datetime:
         ts = ts + "999"
     dt = _dt.datetime.strptime(ts[:14], "%Y%m%d%H%M%S").replace(microsecond=int(ts[14:17]) * 1000)
     return dt.replace(tzinfo=_dt.timezone.utc) if utc else dt
+
+
+#: the forms a time-travel instant may take (Hudi's ``HoodieSqlCommonUtils.formatQueryInstant``)
+QUERY_INSTANT_FORMATS = "yyyyMMddHHmmssSSS, yyyyMMddHHmmss, 'yyyy-MM-dd HH:mm:ss[.SSS]' or 'yyyy-MM-dd'"
+
+_DIGITS_RE = re.compile(r"^[0-9]{14}(?:[0-9]{3})?$")
+_DATE_TIME_RE = re.compile(
+    r"^([0-9]{4})-([0-9]{2})-([0-9]{2})(?: ([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{3}))?)?$"
+)
+_RANGE_DIGITS_RE = re.compile(r"^[0-9]{1,17}$")
+
+
+def format_query_instant(value: str, *, option: str = "as_of") -> str:
+    """A time-travel instant as 17 digits, from the forms Hudi accepts (anything else raises
+    :class:`ConfigError` naming ``option``)::
+
+        20240418172802262        -> 20240418172802262
+        20240418172802           -> 20240418172802000
+        2024-04-18 17:28:02.262  -> 20240418172802262
+        2024-04-18 17:28:02      -> 20240418172802999  (the whole second, as Hudi pads it)
+        2024-04-18               -> 20240418000000000
+    """
+    text = str(value).strip()
+    if _DIGITS_RE.match(text):
+        parts = [text[0:4], text[4:6], text[6:8], text[8:10], text[10:12], text[12:14], text[14:] or "000"]
+    elif m := _DATE_TIME_RE.match(text):
+        y, mo, d, h, mi, s, ms = m.groups()
+        if h is None:
+            h, mi, s, ms = "00", "00", "00", "000"
+        # Hudi completes "yyyy-MM-dd HH:mm:ss" with 999 ms: the whole second is included
+        parts = [y, mo, d, h, mi, s, ms or "999"]
+    else:
+        raise ConfigError(f"{option}={value!r} is not an instant time; use {QUERY_INSTANT_FORMATS}")
+    year, month, day, hour, minute, second = (int(p) for p in parts[:6])
+    try:
+        _dt.datetime(year, month, day, hour, minute, second)
+    except ValueError as e:
+        raise ConfigError(
+            f"{option}={value!r} is not an instant time ({e}); use {QUERY_INSTANT_FORMATS}"
+        ) from None
+    return "".join(parts)
+
+
+def format_range_instant(value: str, *, option: str) -> str:
+    """The begin or end of an incremental range. Hudi compares these with instant times as
+    strings, so any run of up to 17 digits is kept as given (``000``: from the beginning); the
+    date forms of :func:`format_query_instant` are converted to 17 digits."""
+    text = str(value).strip()
+    if _RANGE_DIGITS_RE.match(text):
+        return text
+    if "-" in text:
+        return format_query_instant(text, option=option)
+    raise ConfigError(
+        f"{option}={value!r} is not an instant time; use up to 17 digits of yyyyMMddHHmmssSSS "
+        f"(000 for the beginning) or 'yyyy-MM-dd[ HH:mm:ss[.SSS]]'"
+    )

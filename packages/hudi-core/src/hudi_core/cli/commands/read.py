@@ -17,8 +17,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                        description="Run a query and write the result to a parquet file.")  # fmt: skip
     p.add_argument("base_uri", help="table base path or URI")
     p.add_argument("--query", default="snapshot", choices=["snapshot", "read_optimized", "incremental"])
-    p.add_argument("--as-of", default=None, metavar="T", help="time travel: the table as of instant T")
-    p.add_argument("--start", default=None, metavar="T", help="incremental: after instant T (exclusive)")
+    p.add_argument("--as-of", default=None, metavar="T",
+                   help="time travel: the table as of instant T (yyyyMMddHHmmss[SSS], "
+                        "'yyyy-MM-dd HH:mm:ss[.SSS]' or yyyy-MM-dd)")  # fmt: skip
+    p.add_argument("--start", default=None, metavar="T",
+                   help="incremental: after instant T (exclusive; 000 for the beginning)")  # fmt: skip
     p.add_argument("--end", default=None, metavar="T", help="incremental: up to instant T (inclusive)")
     p.add_argument("--columns", default=None, help="comma-separated columns to return")
     p.add_argument("--filter", action="append", default=[], metavar="EXPR",
