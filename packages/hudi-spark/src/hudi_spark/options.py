@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 from hudi_core.config.property import ConfigProperty
-from hudi_core.errors import ConfigError
 
-__all__ = ["ReadOptions", "SparkOptions", "StreamOptions", "normalize_instant"]
+__all__ = ["ReadOptions", "SparkOptions", "StreamOptions"]
 
 
 def _r(key: str, default: object, doc: str, *aliases: str) -> ConfigProperty:  # type: ignore[type-arg]
@@ -65,15 +62,3 @@ class StreamOptions:
         "Streaming MOR: run scheduled compactions in the background.", group="compaction",
     )  # fmt: skip
 
-
-_INSTANT_FORMATS = (17, 14, 8)
-
-
-def normalize_instant(value: str, *, option: str) -> str:
-    """``20240418173213674``, ``2024-04-18 17:32:13.674`` or ``2024-04-18`` -> 17 digits."""
-    digits = re.sub(r"[^0-9]", "", value or "")
-    if len(digits) not in _INSTANT_FORMATS and not (8 < len(digits) < 17):
-        raise ConfigError(
-            f"{option}={value!r} is not an instant time; use yyyyMMddHHmmssSSS or 'yyyy-MM-dd HH:mm:ss.SSS'"
-        )
-    return digits.ljust(17, "0")
