@@ -50,6 +50,12 @@ class SparkCommit:
         assert self.requested is not None
         return self.requested.timestamp
 
+    @property
+    def action(self) -> str:
+        """The instant's action: commit, deltacommit or replacecommit."""
+        assert self.requested is not None
+        return str(self.requested.action)
+
     def already_committed(self) -> bool:
         """A replayed streaming batch (same query id and batch id) is written once only."""
         q, b = self.extra.get(QUERY_KEY), self.extra.get(BATCH_KEY)

@@ -30,11 +30,10 @@ class _Written(WriterCommitMessage):
 
 class HudiArrowWriter(DataSourceArrowWriter):
     def __init__(self, options: dict[str, str], schema: Any, overwrite: bool) -> None:
-        from hudi_core.write.records import evolve_schema
+        from hudi_core.table import HudiTable
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        from hudi_spark.commit import SparkCommit
-        from hudi_spark.writer import _write_context, open_or_create
+        from hudi_spark.table_ops import forget_new_table, open_or_create
 
         opts = {k: v for k, v in options.items() if k.lower() != "path"}
         base = options.get("path")
@@ -48,16 +47,61 @@ class HudiArrowWriter(DataSourceArrowWriter):
         if not base:
             raise ConfigError('df.write.format("hudi") needs a path: .save("<base path>")')
         arrow = to_arrow_schema(schema, timezone="UTC")
+        created = not HudiTable.exists(base, options=opts)
         table = open_or_create(base, opts, arrow)
+        try:
+            self._start(table, base, opts, op, arrow)
+        except BaseException:
+            if created:
+                forget_new_table(base, opts)
+            raise
+        self.created = created
+
+    def _start(self, table: Any, base: str, opts: dict[str, str], op: str, arrow: pa.Schema) -> None:
+        """Check the write against the table (as ``hudi_spark.write`` does), then start the instant."""
+        from hudi_core.config.write import IndexOptions, WriteOptions
+        from hudi_core.write.bucket_assigner import WorkloadProfile
+        from hudi_core.write.client import check_option_conflicts
+        from hudi_core.write.dedupe import ordering_field
+        from hudi_core.write.records import evolve_schema
+
+        from hudi_spark.commit import SparkCommit
+        from hudi_spark.writer import _write_context
+
+        check_option_conflicts(table, opts)
         cfg = table.write_config(opts)
-        commit_schema = evolve_schema(table.schema(), arrow, required=table.config.record_key_fields)
+        # each task writes the rows it is given, with no shuffle: anything that must bring rows
+        # together (a bucket's file group, a key's duplicates, a small file's new inserts) cannot
+        # be done here
+        need = None
+        if str(cfg.get_str(IndexOptions.TYPE)).upper() == "BUCKET":
+            need = "the BUCKET index (each bucket is one file group, written by one task)"
+        elif cfg.get(WriteOptions.COMBINE_BEFORE_INSERT):
+            need = "hoodie.combine.before.insert (duplicates of a key meet in one task)"
+        elif (
+            op == "insert"
+            and table.timeline.completed_commits()
+            and int(cfg.get(WriteOptions.PARQUET_SMALL_FILE_LIMIT)) > 0
+        ):
+            need = "an insert into a table with data (new records go to its small files first; "
+            need += "hoodie.parquet.small.file.limit=0 turns that off, or use bulk_insert)"
+        if need:
+            raise ConfigError(
+                f'df.write.format("hudi") cannot write {need}: use hudi_spark.write(df, base_uri, '
+                f"operation={op!r}, options=...), which shuffles the rows"
+            )
+        required = [
+            *table.config.record_key_fields,
+            *(table.config.partition_fields if table.config.is_partitioned else []),
+        ]
+        if ordering_field(cfg) and table.config.ordering_field:
+            required.append(ordering_field(cfg))
+        commit_schema = evolve_schema(table.schema(), arrow, required=required)
         job = SparkCommit(table, cfg, op, commit_schema, {})
         job.start()
-        from hudi_core.write.bucket_assigner import WorkloadProfile
-
         job.inflight(WorkloadProfile())
         self.base, self.options, self.op = base, opts, op
-        self.instant, self.action = job.instant, job.requested.action  # type: ignore[union-attr]
+        self.instant, self.action = job.instant, job.action
         self.schema_ = commit_schema
         self.ctx = _write_context(table, cfg, job.instant, commit_schema)
 
@@ -97,8 +141,15 @@ class HudiArrowWriter(DataSourceArrowWriter):
         return job
 
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        from hudi_spark.table_ops import run_table_services
+
         statuses = [s for m in messages if isinstance(m, _Written) for s in pickle.loads(m.statuses)]
         self._job().commit(statuses)
+        run_table_services(self.base, self.options, action=self.action)
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        from hudi_spark.table_ops import forget_new_table
+
         self._job().abort()
+        if self.created:
+            forget_new_table(self.base, self.options)

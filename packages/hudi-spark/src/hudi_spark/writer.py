@@ -26,7 +26,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import ConfigError
 
-from hudi_spark import simple_index, stages, write_tasks
+from hudi_spark import simple_index, stages, table_ops, write_tasks
 from hudi_spark.errors import task_error
 from hudi_spark.options import SparkOptions
 
@@ -36,7 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = ["OPERATIONS", "SparkWriteResult", "write"]
 
-OPERATIONS = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table")
+OPERATIONS = (
+    "upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table", "delete_partition",
+)  # fmt: skip
 
 
 @dataclass
@@ -53,36 +55,6 @@ class SparkWriteResult:
     skipped: bool = False  # the write was a replay already committed
 
 
-def _opt(options: Mapping[str, str], *keys: str) -> str | None:
-    for k in keys:
-        if options.get(k):
-            return str(options[k])
-    return None
-
-
-def open_or_create(base_uri: str, options: Mapping[str, str], schema: pa.Schema) -> HudiTable:
-    """Open the table, or create it from Hudi Spark's write options on the first write."""
-    from hudi_core.table import HudiTable
-
-    if HudiTable.exists(base_uri, options=options):
-        return HudiTable.open(base_uri, options=options)
-    name = _opt(options, "hoodie.table.name", WriteOptions.TABLE_NAME.key)
-    keys = _opt(options, WriteOptions.RECORDKEY_FIELD.key, "hoodie.table.recordkey.fields")
-    if not name or not keys:
-        raise ConfigError(
-            f"no Hudi table at {base_uri!r}: to create it pass hoodie.table.name and "
-            f"{WriteOptions.RECORDKEY_FIELD.key} (got name={name!r}, record key={keys!r})"
-        )
-    return HudiTable.create(
-        base_uri, name=name,
-        table_type=_opt(options, WriteOptions.TABLE_TYPE.key, "hoodie.table.type") or "COPY_ON_WRITE",
-        record_key_fields=keys,
-        partition_fields=_opt(options, WriteOptions.PARTITIONPATH_FIELD.key, "hoodie.table.partition.fields"),
-        ordering_field=_opt(options, WriteOptions.PRECOMBINE_FIELD.key, "hoodie.table.precombine.field"),
-        options=options, schema=schema,
-    )  # fmt: skip
-
-
 def _spark_schema(schema: pa.Schema) -> Any:
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -94,39 +66,73 @@ def _with(schema: pa.Schema, *fields: pa.Field) -> pa.Schema:
     return pa.schema([f for f in schema if f.name not in names] + list(fields))
 
 
+def _operation(operation: str | None, options: Mapping[str, str]) -> str:
+    """The write's operation: the ``operation`` argument or ``hoodie.datasource.write.operation``
+    (they must agree when both are given), upsert by default as in Hudi."""
+    given = options.get(WriteOptions.OPERATION.key)
+    op = (operation or given or "upsert").lower().strip()
+    if operation and given and given.lower().strip() != op:
+        raise ConfigError(
+            f"operation={operation!r} contradicts {WriteOptions.OPERATION.key}={given!r}; give one of them"
+        )
+    if op not in OPERATIONS:
+        raise ConfigError(f"operation {op!r} is not one of {', '.join(OPERATIONS)}")
+    return op
+
+
 def write(
     df: DataFrame,
     base_uri: str,
     *,
-    operation: str = "upsert",
+    operation: str | None = None,
     options: Mapping[str, Any] | None = None,
     extra_metadata: Mapping[str, str] | None = None,
 ) -> SparkWriteResult:
     """Write ``df`` to the Hudi table at ``base_uri`` as one commit (deltacommit on MOR),
-    creating the table from the options on the first write.
+    creating the table from the options on the first write; then Hudi's post-commit services
+    (inline compaction when asked for, the automatic clean). ``operation`` defaults to
+    ``hoodie.datasource.write.operation``, else upsert.
 
     >>> hudi_spark.write(df, "/data/trips", operation="upsert", options={
     ...     "hoodie.table.name": "trips", "hoodie.datasource.write.recordkey.field": "uuid",
     ...     "hoodie.datasource.write.partitionpath.field": "city",
     ...     "hoodie.datasource.write.precombine.field": "ts"})  # doctest: +SKIP
     """
+    from hudi_core.table import HudiTable
+
+    opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
+    op = _operation(operation, opts)
+    created = not HudiTable.exists(base_uri, options=opts)
+    input_schema = _arrow(df)
+    data_schema = pa.schema(
+        [f for f in input_schema if not f.name.startswith("_hoodie_") or f.name == "_hoodie_is_deleted"]
+    )
+    table = table_ops.open_or_create(base_uri, opts, data_schema)
+    try:
+        result, action = _write(df, table, op, opts, input_schema, extra_metadata)
+    except BaseException:
+        if created:
+            table_ops.forget_new_table(base_uri, opts)
+        raise
+    if result.instant is not None and action:  # (delete_partition ran them in core)
+        table_ops.run_table_services(base_uri, opts, action=action)
+    return result
+
+
+def _write(
+    df: DataFrame, table: HudiTable, op: str, opts: dict[str, str], input_schema: pa.Schema,
+    extra_metadata: Mapping[str, str] | None,
+) -> tuple[SparkWriteResult, str]:  # fmt: skip
     from hudi_core.write.client import check_option_conflicts
     from hudi_core.write.dedupe import ordering_field
     from hudi_core.write.records import evolve_schema
 
     from hudi_spark.commit import SparkCommit
 
-    op = operation.lower().strip()
-    if op not in OPERATIONS:
-        raise ConfigError(f"operation {operation!r} is not one of {', '.join(OPERATIONS)}")
-    opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
-    input_schema = _arrow(df)
-    data_schema = pa.schema(
-        [f for f in input_schema if not f.name.startswith("_hoodie_") or f.name == "_hoodie_is_deleted"]
-    )
-    table = open_or_create(base_uri, opts, data_schema)
     check_option_conflicts(table, opts)
     cfg = table.write_config(opts)
+    if op == "delete_partition":
+        return table_ops.delete_partitions(df, table, cfg), ""
     key_fields = table.config.record_key_fields
     required = [*key_fields, *(table.config.partition_fields if table.config.is_partitioned else [])]
     order = ordering_field(cfg)
@@ -136,17 +142,17 @@ def write(
     if op == "delete":
         evolve_schema(None, input_schema, required=required)
         if table_schema is None:
-            return SparkWriteResult(None, op)
+            return SparkWriteResult(None, op), ""
         schema = table_schema
     else:
         schema = evolve_schema(table_schema, input_schema, required=required)
     job = SparkCommit(table, cfg, op, schema, dict(extra_metadata or {}))
     if job.already_committed():
-        return SparkWriteResult(None, op, skipped=True)
+        return SparkWriteResult(None, op, skipped=True), ""
     job.start()
     try:
         statuses = _run_pipeline(df, table, cfg, op, schema, job)
-        return job.commit(statuses)
+        return job.commit(statuses), job.action
     except BaseException as e:
         job.abort()
         error = task_error(e)  # a task's hudi_core error (a null key, ...) as itself

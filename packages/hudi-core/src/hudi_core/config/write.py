@@ -27,6 +27,11 @@ class WriteOptions:
         "hoodie.datasource.write.storage.type",
     )
     OPERATION = _w("hoodie.datasource.write.operation", "upsert", "Write operation.")
+    PARTITIONS_TO_DELETE = _w(
+        "hoodie.datasource.write.partitions.to.delete",
+        None,
+        "delete_partition: comma-separated partition paths.",
+    )
     RECORDKEY_FIELD = _w("hoodie.datasource.write.recordkey.field", None, "Record key field(s).")
     PARTITIONPATH_FIELD = _w("hoodie.datasource.write.partitionpath.field", None, "Partition field(s).")
     PRECOMBINE_FIELD = _w("hoodie.datasource.write.precombine.field", None, "Ordering field.")

@@ -86,6 +86,13 @@ _CONFLICTS = (
 def check_option_conflicts(table: HudiTable, options: Mapping[str, Any]) -> None:
     """A write option that contradicts the table's config is an error (not silently ignored)."""
     given = HoodieConfig(options)
+    for opt in (TableOptions.NAME, WriteOptions.TABLE_NAME):
+        name = given.raw(opt)
+        if name is not None and str(name).strip() != table.config.name:
+            raise ConfigError(
+                f"{opt.key}={name!r}: a Hudi table named {table.config.name!r} already exists at "
+                f"{table.base_uri}; write to it under its name, or choose another path"
+            )
     for opt, prop in _CONFLICTS:
         value = given.raw(opt)
         if value is None:

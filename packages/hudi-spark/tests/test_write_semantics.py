@@ -1,0 +1,181 @@
+"""What a Hudi Spark user expects around a write, beyond its rows: the operation option, table
+services after the commit, option conflicts, the key generator a new table gets, a rejected
+first write, delete_partition, and what ``df.write.format("hudi")`` refuses."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hudi_core.errors import ConfigError, SchemaMismatchError
+from hudi_core.table import HudiTable
+from hudi_core.write.client import WriteClient
+
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+
+OPTS = {
+    "hoodie.table.name": "trips",
+    "hoodie.datasource.write.recordkey.field": "uuid",
+    "hoodie.datasource.write.partitionpath.field": "city",
+    "hoodie.datasource.write.precombine.field": "ts",
+}
+
+
+def _batch(i: int, keys: tuple[str, ...] = ("a", "b")) -> pa.Table:
+    n = len(keys)
+    return pa.table({"uuid": list(keys), "ts": [i] * n, "city": ["sf"] * n, "v": [float(i)] * n})
+
+
+def _completed(path: str) -> list[str]:
+    return [i.action for i in HudiTable.open(path).timeline.completed()]
+
+
+def _rows(path: str) -> list[tuple[Any, ...]]:
+    data = HudiTable.open(path).read(columns=["uuid", "v"]).to_pydict()
+    return sorted(zip(data["uuid"], data["v"], strict=True))
+
+
+def _local(path: str, data: pa.Table, op: str, opts: dict[str, str]) -> None:
+    if not HudiTable.exists(path):
+        HudiTable.create(path, name="trips", table_type=opts.get("hoodie.datasource.write.table.type", "COPY_ON_WRITE"),
+                         record_key_fields="uuid", partition_fields="city", ordering_field="ts", options=opts)  # fmt: skip
+    WriteClient(HudiTable.open(path), opts).write(data, operation=op)
+
+
+@pytest.mark.parametrize(
+    ("table_type", "services"),
+    [
+        # inline compaction every 2 deltacommits (run as a Spark job)
+        ("MERGE_ON_READ", {"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "2"}),
+        # the automatic clean, keeping 2 commits
+        ("COPY_ON_WRITE", {"hoodie.cleaner.commits.retained": "2"}),
+    ],
+)
+def test_table_services_run_after_the_commit_as_on_the_local_engine(
+    spark: Any, tmp_path: Path, table_type: str, services: dict[str, str]
+) -> None:
+    import hudi_spark
+
+    opts = {**OPTS, "hoodie.datasource.write.table.type": table_type, **services}
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    for i in range(5):
+        _local(local, _batch(i), "upsert", opts)
+        hudi_spark.write(spark.createDataFrame(_batch(i)), remote, operation="upsert", options=opts)
+    assert _completed(remote) == _completed(local)
+    expected = ["commit", "commit", "commit", "commit", "clean", "commit", "clean"]
+    if table_type == "MERGE_ON_READ":
+        expected = ["deltacommit", "deltacommit", "compaction"] * 2 + ["deltacommit"]  # (a .commit file)
+    assert _completed(remote) == expected
+    files = lambda p: sorted(n for n in os.listdir(f"{p}/sf") if not n.startswith(".hoodie_partition"))  # noqa: E731
+    assert len(files(remote)) == len(files(local))
+    assert _rows(remote) == _rows(local) == [("a", 4.0), ("b", 4.0)]
+
+
+def test_the_operation_option_is_the_operation(spark: Any, tmp_path: Path) -> None:
+    import hudi_spark
+
+    path = str(tmp_path / "t")
+    hudi_spark.write(spark.createDataFrame(_batch(1)), path, options=OPTS)  # upsert by default
+    deletes = {**OPTS, "hoodie.datasource.write.operation": "delete"}
+    res = hudi_spark.write(spark.createDataFrame(_batch(2, ("a",))), path, options=deletes)
+    assert res.operation == "delete"
+    assert _rows(path) == [("b", 1.0)]
+    with pytest.raises(ConfigError, match=r"contradicts hoodie\.datasource\.write\.operation='delete'"):
+        hudi_spark.write(spark.createDataFrame(_batch(3)), path, operation="upsert", options=deletes)
+    assert _rows(path) == [("b", 1.0)]
+
+
+def test_a_write_under_another_table_name_is_refused(spark: Any, tmp_path: Path) -> None:
+    import hudi_spark
+
+    path = str(tmp_path / "t")
+    hudi_spark.write(spark.createDataFrame(_batch(1)), path, operation="upsert", options=OPTS)
+    with pytest.raises(ConfigError, match="a Hudi table named 'trips' already exists"):
+        hudi_spark.write(spark.createDataFrame(_batch(2)), path, operation="upsert",
+                         options={**OPTS, "hoodie.table.name": "other"})  # fmt: skip
+    assert _completed(path) == ["commit"]
+
+
+def test_a_rejected_first_write_leaves_no_table_behind(spark: Any, tmp_path: Path) -> None:
+    """The options of a write that failed do not stick to the path: the corrected retry
+    creates the table from its own options."""
+    import hudi_spark
+
+    path = str(tmp_path / "t")
+    df = spark.createDataFrame(_batch(1))
+    with pytest.raises(SchemaMismatchError, match="tss"):
+        hudi_spark.write(
+            df, path, operation="upsert", options={**OPTS, "hoodie.datasource.write.precombine.field": "tss"}
+        )
+    assert not HudiTable.exists(path)
+    hudi_spark.write(df, path, operation="upsert", options=OPTS)
+    assert HudiTable.open(path).config.ordering_field == "ts"
+    assert _rows(path) == [("a", 1.0), ("b", 1.0)]
+
+
+def test_a_new_table_partitioned_by_a_date_gets_the_simple_key_generator(spark: Any, tmp_path: Path) -> None:
+    """As Hudi's Spark datasource infers it: the partition path is the date's text, as core
+    writes it, not Flink's TimestampBased yyyyMMdd."""
+    import datetime
+
+    import hudi_spark
+
+    path = str(tmp_path / "t")
+    data = pa.table({"uuid": ["a"], "ts": [1], "day": [datetime.date(2024, 1, 5)]})
+    opts = {**OPTS, "hoodie.datasource.write.partitionpath.field": "day"}
+    hudi_spark.write(spark.createDataFrame(data), path, operation="upsert", options=opts)
+    table = HudiTable.open(path)
+    assert (
+        table.config.to_dict()["hoodie.table.keygenerator.class"]
+        == "org.apache.hudi.keygen.SimpleKeyGenerator"
+    )
+    assert sorted(p.name for p in Path(path).iterdir() if not p.name.startswith(".")) == ["2024-01-05"]
+
+
+def test_delete_partition_by_option_and_by_rows(spark: Any, tmp_path: Path) -> None:
+    import hudi_spark
+
+    path = str(tmp_path / "t")
+    data = pa.table(
+        {"uuid": list("abcde"), "ts": [1] * 5, "city": ["sf", "la", "nyc", "ny1", "sp"], "v": [1.0] * 5}
+    )
+    hudi_spark.write(spark.createDataFrame(data), path, operation="upsert", options=OPTS)
+    by_option = {**OPTS, "hoodie.datasource.write.partitions.to.delete": "sf,ny*"}
+    res = hudi_spark.write(
+        spark.createDataFrame(data.slice(0, 0)), path, operation="delete_partition", options=by_option
+    )
+    assert res.instant is not None
+    assert sorted(HudiTable.open(path).read(columns=["city"]).column("city").to_pylist()) == ["la", "sp"]
+    hudi_spark.write(
+        spark.createDataFrame(data.slice(1, 1)), path, operation="delete_partition", options=OPTS
+    )
+    assert HudiTable.open(path).read(columns=["city"]).column("city").to_pylist() == ["sp"]
+    assert _completed(path) == ["commit", "replacecommit", "replacecommit"]
+
+
+def test_dataframe_writer_refuses_what_it_cannot_write_without_a_shuffle(spark: Any, tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+
+    def save(options: dict[str, str], data: pa.Table | None = None) -> None:
+        df = spark.createDataFrame(_batch(1) if data is None else data)
+        df.write.format("hudi").options(**options).mode("append").save(path)
+
+    insert = {**OPTS, "hoodie.datasource.write.operation": "insert"}
+    with pytest.raises(Exception, match="BUCKET index"):
+        save({**insert, "hoodie.index.type": "BUCKET"})
+    assert not HudiTable.exists(path)  # the refused first write created nothing
+    with pytest.raises(Exception, match="no column"):  # the precombine field is required
+        save(insert, _batch(1).drop_columns(["ts"]))
+    save(insert)
+    with pytest.raises(Exception, match="small files"):  # Hudi would pack these into the first file
+        save(insert)
+    with pytest.raises(Exception, match=r"conflicts with the table's hoodie\.table\.recordkey\.fields"):
+        save(
+            {**insert, "hoodie.datasource.write.recordkey.field": "v", "hoodie.parquet.small.file.limit": "0"}
+        )
+    save({**insert, "hoodie.parquet.small.file.limit": "0"})  # new file groups only: duplicates, as in Hudi
+    assert _rows(path) == [("a", 1.0), ("a", 1.0), ("b", 1.0), ("b", 1.0)]
+    assert _completed(path) == ["commit", "commit"]
