@@ -3,6 +3,7 @@ as one commit, with the source checkpoint in the commit's extra metadata."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -54,12 +55,12 @@ def _snapshot(base: str) -> dict[str, int]:
     return {r["key"]: r["ts"] for r in rows}
 
 
-def _checkpoint_of_last_commit(base: str) -> str:
-    from hudi_spark.streamer import CHECKPOINT_KEY
-
+def _checkpoints_of_last_commit(base: str) -> tuple[str, str | None]:
+    """(HoodieStreamer's ``deltastreamer.checkpoint.key``, our exact position) of the last commit."""
     tl = HudiTable.open(base).timeline
     last = list(tl.completed_commits())[-1]
-    return str(CommitMetadata.from_json(tl.read_details(last)).extra_metadata[CHECKPOINT_KEY])
+    extra = CommitMetadata.from_json(tl.read_details(last)).extra_metadata
+    return str(extra["deltastreamer.checkpoint.key"]), extra.get("hoodie.py.streamer.checkpoint")
 
 
 def test_file_source_takes_new_files_each_round_and_a_restart_continues(spark: Any, tmp_path: Path) -> None:
@@ -74,7 +75,8 @@ def test_file_source_takes_new_files_each_round_and_a_restart_continues(spark: A
 
     first = streamer.run_round(0)
     assert first.instant is not None and first.rows == 4
-    assert _checkpoint_of_last_commit(base) == "1000000000:f2.json"
+    # Hudi's DFS checkpoint (newest file's modification time in epoch ms), and our exact position
+    assert _checkpoints_of_last_commit(base) == ("1000", "1000000000:f2.json")
     assert streamer.run_round(1).instant is None  # nothing new: no commit
 
     _drop(src, "f3", _rows(["k1", "k5"], 2), mtime_ns=2_000_000_000)  # updates k1, inserts k5
@@ -83,7 +85,7 @@ def test_file_source_takes_new_files_each_round_and_a_restart_continues(spark: A
     third = restarted.run_round(0)
     assert third.rows == 2
     assert _snapshot(base) == {"k1": 2, "k2": 1, "k3": 1, "k4": 1, "k5": 2}
-    assert _checkpoint_of_last_commit(base) == "2000000000:f3.json"
+    assert _checkpoints_of_last_commit(base) == ("2000", "2000000000:f3.json")
     assert restarted.run_round(1).instant is None
     assert len(list(HudiTable.open(base).timeline.completed_commits())) == 2
 
@@ -101,6 +103,141 @@ def test_file_source_formats_and_files_per_round(spark: Any, tmp_path: Path, fmt
     results = streamer.run(continuous=True, max_rounds=3)
     assert [r.rows for r in results] == [4, 2, 0]
     assert _snapshot(base) == {"k0a": 0, "k0b": 0, "k1a": 1, "k1b": 1, "k2a": 2, "k2b": 2}
+
+
+def _seed(spark: Any, base: str, extra_metadata: dict[str, str]) -> None:
+    """A table whose last commit carries ``extra_metadata`` (as another streamer left it)."""
+    from hudi_spark.writer import write
+
+    seed = spark.createDataFrame(_rows(["seed0", "seed1"], 0))
+    write(seed, base, operation="upsert", options=OPTS, extra_metadata=extra_metadata)
+
+
+@pytest.mark.parametrize(
+    ("extra", "ingested"),
+    [
+        # HoodieStreamer's DFS checkpoint: every file modified in or before that millisecond is done
+        ({"deltastreamer.checkpoint.key": "7000"}, ["c"]),
+        # an older commit of ours: <mtime_ns>:<file> in HoodieStreamer's key
+        ({"deltastreamer.checkpoint.key": "7000000100:a.json"}, ["b", "c"]),
+        # our exact position wins over Hudi's, which stopped before the millisecond a and b share
+        (
+            {"deltastreamer.checkpoint.key": "6999", "hoodie.py.streamer.checkpoint": "7000000100:a.json"},
+            ["b", "c"],
+        ),
+    ],
+    ids=["hudi", "legacy", "exact-wins"],
+)
+def test_file_source_resumes_from_each_checkpoint_form(
+    spark: Any, tmp_path: Path, extra: dict[str, str], ingested: list[str]
+) -> None:
+    from hudi_spark.streamer import FileSource, Streamer
+
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    # a and b within one millisecond (7000 ms), c later
+    for name, mtime_ns in (("a", 7_000_000_100), ("b", 7_000_000_200), ("c", 8_000_000_000)):
+        _drop(src, name, _rows([f"{name}1", f"{name}2"], 1), mtime_ns=mtime_ns)
+    _seed(spark, base, extra)
+
+    result = Streamer(spark, base, FileSource(str(src), "json"), OPTS).run_round(0)
+    assert sorted(_snapshot(base)) == sorted(
+        ["seed0", "seed1"] + [f"{n}{i}" for n in ingested for i in (1, 2)]
+    )
+    assert result.checkpoint == "8000"
+    assert _checkpoints_of_last_commit(base) == ("8000", "8000000000:c.json")
+
+
+def test_file_source_checkpoint_keeps_files_sharing_a_millisecond_for_hoodie_streamer(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A round that ends between two files of one millisecond writes Hudi's checkpoint one
+    millisecond earlier (HoodieStreamer resuming there re-reads rather than skips the second
+    file), and our exact position past the first."""
+    from hudi_spark.streamer import FileSource, Streamer
+
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    for name, mtime_ns in (("a", 7_000_000_100), ("b", 7_000_000_200), ("c", 8_000_000_000)):
+        _drop(src, name, _rows([f"{name}1", f"{name}2"], 1), mtime_ns=mtime_ns)
+    streamer = Streamer(spark, base, FileSource(str(src), "json", max_files=1), OPTS)
+
+    assert streamer.run_round(0).rows == 2
+    assert _checkpoints_of_last_commit(base) == ("6999", "7000000100:a.json")
+    assert streamer.run_round(1).rows == 2
+    assert _checkpoints_of_last_commit(base) == ("7000", "7000000200:b.json")
+    assert streamer.run_round(2).rows == 2
+    assert _checkpoints_of_last_commit(base) == ("8000", "8000000000:c.json")
+    assert sorted(_snapshot(base)) == ["a1", "a2", "b1", "b2", "c1", "c2"]
+
+
+def test_json_source_takes_every_file_below_the_folder_whatever_its_name(spark: Any, tmp_path: Path) -> None:
+    """As Hudi's DFSPathSelector: sub-folders too, any name (the format comes from the source),
+    except names starting with ``.`` or ``_`` (files and folders)."""
+    from hudi_spark.streamer import FileSource, Streamer
+
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    for folder in ("sub/deeper", "_temporary", ".hidden"):
+        (src / folder).mkdir(parents=True)
+
+    def put(rel: str, key: str, mtime_s: int, *, gz: bool = False) -> None:
+        data = (json.dumps({"key": key, "ts": 1, "part": "a"}) + "\n").encode()
+        (src / rel).write_bytes(gzip.compress(data) if gz else data)
+        os.utime(src / rel, ns=(mtime_s * 10**9, mtime_s * 10**9))
+
+    put("a.json", "plain", 1)
+    put("b.json.gz", "gzip", 2, gz=True)  # Spark reads .gz transparently
+    put("c.jsonl", "jsonl", 3)
+    put("part-00000", "no-extension", 4)
+    put("sub/deeper/d.json", "nested", 5)
+    put("_SUCCESS", "marker", 6)
+    put(".e.json", "hidden", 6)
+    put("_temporary/f.json", "temporary", 6)
+    put(".hidden/g.json", "hidden-folder", 6)
+
+    result = Streamer(spark, base, FileSource(str(src), "json"), OPTS).run_round(0)
+    assert result.rows == 5
+    assert sorted(_snapshot(base)) == ["gzip", "jsonl", "nested", "no-extension", "plain"]
+    assert _checkpoints_of_last_commit(base) == ("5000", "5000000000:sub/deeper/d.json")
+
+
+def test_file_source_skips_empty_files(spark: Any, tmp_path: Path) -> None:
+    """0-byte files are not read (Spark finds no columns in them) nor counted in a round's
+    files, but a round moves past them: one file per round never sticks at an empty file."""
+    from hudi_spark.streamer import FileSource, Streamer
+
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    empty = src / "f1.json"
+    empty.touch()
+    os.utime(empty, ns=(2 * 10**9, 2 * 10**9))
+    streamer = Streamer(spark, base, FileSource(str(src), "json", max_files=1), OPTS)
+    assert streamer.run_round(0).instant is None  # only an empty file: nothing to commit
+    assert not HudiTable.exists(base)
+
+    _drop(src, "f0", _rows(["k1", "k2"], 1), mtime_ns=1 * 10**9)
+    _drop(src, "f2", _rows(["k3", "k4"], 3), mtime_ns=3 * 10**9)
+    (src / "f3.json").touch()
+    os.utime(src / "f3.json", ns=(4 * 10**9, 4 * 10**9))
+    results = streamer.run(continuous=True, max_rounds=3)
+    assert [r.rows for r in results] == [2, 2, 0]
+    assert _snapshot(base) == {"k1": 1, "k2": 1, "k3": 3, "k4": 3}
+    # the newest file, empty, is behind the checkpoint
+    assert _checkpoints_of_last_commit(base) == ("4000", "4000000000:f3.json")
+
+
+def test_file_source_takes_a_file_uri(spark: Any, tmp_path: Path) -> None:
+    from hudi_spark.streamer import FileSource, Streamer
+
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    _drop(src, "f1", _rows(["k1", "k2"], 1), mtime_ns=10**9)
+    assert src.as_uri().startswith("file:///")
+    result = Streamer(spark, base, FileSource(src.as_uri(), "json"), OPTS).run_round(0)
+    assert result.rows == 2
+    assert _snapshot(base) == {"k1": 1, "k2": 1}
+    with pytest.raises(ConfigError, match="does not exist"):
+        FileSource((tmp_path / "nowhere").as_uri())
 
 
 def test_rate_source_rounds_update_earlier_rows(spark: Any, tmp_path: Path) -> None:
@@ -141,7 +278,9 @@ def test_cli_runs_one_round_into_a_merge_on_read_table(tmp_path: Path) -> None:
     assert "round 0: commit" in done.stderr
     assert _snapshot(base) == {"k1": 1, "k2": 1, "k3": 1, "k4": 1}
     assert HudiTable.open(base).config.table_type == "MERGE_ON_READ"
-    assert _checkpoint_of_last_commit(base).endswith(":f1.json")
+    hudi, exact = _checkpoints_of_last_commit(base)
+    mtime_ns = (src / "f1.json").stat().st_mtime_ns
+    assert (hudi, exact) == (str(mtime_ns // 10**6), f"{mtime_ns}:f1.json")
 
 
 def test_cli_takes_hoodie_streamer_style_flags(tmp_path: Path) -> None:

@@ -61,4 +61,3 @@ class StreamOptions:
         "hoodie.datasource.compaction.async.enable", True,
         "Streaming MOR: run scheduled compactions in the background.", group="compaction",
     )  # fmt: skip
-

@@ -2,33 +2,64 @@
 
 Each round reads what is new in a source, writes it as one commit (a deltacommit on MERGE_ON_READ)
 with :func:`hudi_spark.writer.write`, and records the source checkpoint in the commit's extra
-metadata, so a restarted streamer continues where the last completed commit stopped. Sources:
-a folder of JSON/CSV/parquet files (files newer than the checkpoint), or ``rate`` (N generated
-rows per round). Compaction is scheduled on the driver every N deltacommits and run in the
-background while the next rounds ingest.
+metadata, so a restarted streamer (ours or Hudi's HoodieStreamer) continues where the last completed
+commit stopped. Sources: a folder of JSON/CSV/parquet files (files newer than the checkpoint, as
+Hudi's ``DFSPathSelector`` picks them), or ``rate`` (N generated rows per round). Compaction is
+scheduled on the driver every N deltacommits and run in the background while the next rounds ingest.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from hudi_core.storage import FileInfo, Storage
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["CHECKPOINT_KEY", "FileSource", "RateSource", "RoundResult", "Streamer", "last_checkpoint"]
+__all__ = [
+    "CHECKPOINT_KEY",
+    "PY_CHECKPOINT_KEY",
+    "Checkpoint",
+    "FileSource",
+    "RateSource",
+    "RoundResult",
+    "Streamer",
+    "last_checkpoint",
+]
 
-#: the extra-metadata key HoodieStreamer keeps its source checkpoint under
+#: the extra-metadata key HoodieStreamer keeps its source checkpoint under (and resumes from)
 CHECKPOINT_KEY = "deltastreamer.checkpoint.key"
+#: our own, exact position in a folder source, ``<mtime_ns>:<path below the folder>``; wins over
+#: :data:`CHECKPOINT_KEY` when a commit has both
+PY_CHECKPOINT_KEY = "hoodie.py.streamer.checkpoint"
 _FORMATS = ("json", "csv", "parquet")
+#: names Hudi's DFSPathSelector leaves out, files and folders alike (``_SUCCESS``, ``.crc``...)
+_IGNORED_PREFIXES = (".", "_")
+_NS_PER_MS = 1_000_000
 
 
-def last_checkpoint(base_uri: str) -> str | None:
+@dataclass(frozen=True)
+class Checkpoint:
+    """Where a source stopped. ``hudi`` is the value HoodieStreamer keeps under
+    :data:`CHECKPOINT_KEY`; ``exact`` our finer position, where Hudi's value cannot say it."""
+
+    hudi: str
+    exact: str | None = None
+
+    def extra_metadata(self) -> dict[str, str]:
+        out = {CHECKPOINT_KEY: self.hudi}
+        if self.exact is not None:
+            out[PY_CHECKPOINT_KEY] = self.exact
+        return out
+
+
+def last_checkpoint(base_uri: str) -> Checkpoint | None:
     """The checkpoint of the newest completed commit that has one (None for a new table)."""
     from hudi_core.table import HudiTable
     from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -38,61 +69,123 @@ def last_checkpoint(base_uri: str) -> str | None:
     table = HudiTable.open(base_uri)
     tl = table.timeline
     for inst in reversed(list(tl.completed_commits())):
-        meta = CommitMetadata.from_json(tl.read_details(inst))
-        value = (meta.extra_metadata or {}).get(CHECKPOINT_KEY)
-        if value:
-            return str(value)
+        extra = CommitMetadata.from_json(tl.read_details(inst)).extra_metadata or {}
+        if value := extra.get(CHECKPOINT_KEY):
+            exact = extra.get(PY_CHECKPOINT_KEY)
+            return Checkpoint(str(value), str(exact) if exact else None)
     return None
+
+
+@dataclass(frozen=True, order=True)
+class _File:
+    """A source file; files sort by (modification time, path below the folder)."""
+
+    mtime_ns: int
+    rel: str
+    path: str = field(compare=False)
+    size: int = field(compare=False)
+
+
+def _resume_after(checkpoint: Checkpoint | None) -> tuple[int, str]:
+    """The (mtime_ns, path) position a checkpoint stands at: the files after it are new."""
+    if checkpoint is None:
+        return (-1, "")
+    value = checkpoint.exact or checkpoint.hudi
+    if value.removeprefix("-").isdigit():
+        # HoodieStreamer's: every file modified in or before this millisecond is done
+        return ((int(value) + 1) * _NS_PER_MS, "")
+    mtime, _, rel = value.partition(":")  # ours (older commits kept it in CHECKPOINT_KEY)
+    if not mtime.isdigit() or not rel:
+        raise ConfigError(
+            f"the table's last checkpoint {value!r} is not a folder source's (epoch milliseconds, "
+            "or <mtime_ns>:<file>); was the table written from another kind of source?"
+        )
+    return (int(mtime), rel)
 
 
 @dataclass
 class FileSource:
-    """New files of a folder (``*.json``, ``*.csv``, ``*.parquet``), oldest first.
+    """New files below a folder, oldest first, as Hudi's ``DFSPathSelector`` selects them: every
+    file in the folder and its sub-folders, read as ``fmt`` whatever its name, except names
+    starting with ``.`` or ``_`` and empty files. ``path`` is any URI hudi_core's storage serves.
 
-    The checkpoint is ``<mtime_ns>:<name>`` of the last file taken; files sort by (mtime, name),
-    so files sharing a modification time are neither skipped nor read twice.
+    HoodieStreamer's checkpoint is the newest taken file's modification time in epoch
+    milliseconds (one less when a file of that millisecond is left for the next round); ours,
+    which wins, is ``<mtime_ns>:<path>`` of the last file taken, so files
+    sharing a millisecond and rounds cut by ``max_files`` (non-empty files per round) are neither
+    skipped nor read twice.
     """
 
     path: str
     fmt: str = "json"
     max_files: int = 0
     schema: str | None = None
+    storage_options: Mapping[str, str] = field(default_factory=dict)
+    _storage: Storage = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        from hudi_core.storage import normalize_uri, storage_for
+
         if self.fmt not in _FORMATS:
             raise ConfigError(f"source format {self.fmt!r} is not one of {', '.join(_FORMATS)}")
-        if not os.path.isdir(self.path):
+        self.path = normalize_uri(self.path)
+        self._storage = storage_for(self.path, self.storage_options)
+        if not self._storage.is_dir(self.path):
             raise ConfigError(f"source folder {self.path!r} does not exist")
 
-    def _files(self) -> list[tuple[int, str]]:
-        out = []
-        for entry in os.scandir(self.path):
-            if (
-                entry.is_file()
-                and entry.name.endswith("." + self.fmt)
-                and not entry.name.startswith((".", "_"))
-            ):
-                out.append((entry.stat().st_mtime_ns, entry.name))
-        return sorted(out)
+    def _files(self) -> Iterator[_File]:
+        stack = [""]
+        while stack:
+            rel_dir = stack.pop()
+            for info in self._storage.list(self._storage.join(self.path, rel_dir)):
+                if info.name.startswith(_IGNORED_PREFIXES):
+                    continue
+                rel = f"{rel_dir}/{info.name}" if rel_dir else info.name
+                if info.is_dir:
+                    stack.append(rel)
+                elif (mtime_ns := _mtime_ns(self._storage, info)) is not None:
+                    yield _File(mtime_ns, rel, info.path, info.size)
 
-    def next_batch(self, spark: SparkSession, checkpoint: str | None) -> tuple[DataFrame | None, str | None]:
-        after: tuple[int, str] = (-1, "")
-        if checkpoint:
-            mtime, _, name = checkpoint.partition(":")
-            after = (int(mtime), name)
-        new = [f for f in self._files() if f > after]
-        if self.max_files:
-            new = new[: self.max_files]
-        if not new:
+    def next_batch(
+        self, spark: SparkSession, checkpoint: Checkpoint | None
+    ) -> tuple[DataFrame | None, Checkpoint | None]:
+        after = _resume_after(checkpoint)
+        new = sorted(f for f in self._files() if (f.mtime_ns, f.rel) > after)
+        taken: list[_File] = []
+        passed = 0  # new[:passed] are behind the new checkpoint: the taken files and empty ones
+        for i, f in enumerate(new):
+            if f.size > 0:
+                if self.max_files and len(taken) == self.max_files:
+                    break
+                taken.append(f)
+            passed = i + 1
+        if not taken:  # nothing but empty files: no commit, so the checkpoint stays
             return None, checkpoint
-        paths = [os.path.join(self.path, name) for _, name in new]
+        last = new[passed - 1]
+        ms = last.mtime_ns // _NS_PER_MS
+        if passed < len(new) and new[passed].mtime_ns // _NS_PER_MS == ms:
+            ms -= 1  # a file of that millisecond is left: HoodieStreamer must not skip it
         reader = spark.read
         if self.schema:
             reader = reader.schema(self.schema)
         if self.fmt == "csv":
             reader = reader.option("header", "true").option("inferSchema", "true")
-        df = reader.format(self.fmt).load(paths)  # (``reader.parquet`` takes no list)
-        return df, f"{new[-1][0]}:{new[-1][1]}"
+        df = reader.format(self.fmt).load([f.path for f in taken])  # (``reader.parquet`` takes no list)
+        return df, Checkpoint(str(ms), f"{last.mtime_ns}:{last.rel}")
+
+
+def _mtime_ns(storage: Storage, info: FileInfo) -> int | None:
+    """A file's modification time in ns; None when it went away meanwhile."""
+    from hudi_core.storage import LocalStorage
+
+    if isinstance(storage, LocalStorage):
+        # the listing's float seconds can round across a millisecond; the stat has it exactly
+        try:
+            return os.stat(storage.arrow_path(info.path)).st_mtime_ns
+        except FileNotFoundError:
+            return None
+    # other stores keep milliseconds (Hadoop) or seconds (object stores)
+    return round((info.mtime or 0.0) * 1000) * _NS_PER_MS
 
 
 @dataclass
@@ -102,10 +195,10 @@ class RateSource:
     rows_per_round: int = 1000
     keys: int = 0  # > 0: keys repeat modulo this many, so later rounds update earlier rows
 
-    def next_batch(self, spark: SparkSession, checkpoint: str | None) -> tuple[DataFrame, str]:
+    def next_batch(self, spark: SparkSession, checkpoint: Checkpoint | None) -> tuple[DataFrame, Checkpoint]:
         from pyspark.sql import functions as F
 
-        start = int(checkpoint) if checkpoint else 0
+        start = int(checkpoint.hudi) if checkpoint else 0
         end = start + self.rows_per_round
         df = spark.range(start, end).withColumnRenamed("id", "value")
         key = F.col("value") % self.keys if self.keys else F.col("value")
@@ -115,7 +208,7 @@ class RateSource:
             F.col("value").alias("ts"),
             (F.col("value") % 4).cast("string").alias("part"),
         )
-        return df, str(end)
+        return df, Checkpoint(str(end))
 
 
 @dataclass
@@ -123,7 +216,7 @@ class RoundResult:
     round: int
     instant: str | None
     rows: int
-    checkpoint: str | None
+    checkpoint: str | None  # HoodieStreamer's checkpoint after the round
     compaction_scheduled: str | None = None
 
 
@@ -145,11 +238,11 @@ class Streamer:
         checkpoint = last_checkpoint(self.base_uri)
         df, new_checkpoint = self.source.next_batch(self.spark, checkpoint)
         if df is None:
-            result = RoundResult(number, None, 0, checkpoint)
+            result = RoundResult(number, None, 0, checkpoint.hudi if checkpoint else None)
         else:
             res = write(df, self.base_uri, operation=self.operation, options=self.options,
-                        extra_metadata={CHECKPOINT_KEY: str(new_checkpoint)})  # fmt: skip
-            result = RoundResult(number, res.instant, res.num_records, new_checkpoint)
+                        extra_metadata=new_checkpoint.extra_metadata())  # fmt: skip
+            result = RoundResult(number, res.instant, res.num_records, new_checkpoint.hudi)
         if self.compactor is not None and result.instant is not None:
             result.compaction_scheduled = self.compactor.maybe_schedule()
         if self.on_round is not None:

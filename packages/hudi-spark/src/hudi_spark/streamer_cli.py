@@ -57,8 +57,8 @@ def _source(args: argparse.Namespace, options: Mapping[str, str]) -> Any:
         return RateSource(rows_per_round=args.rate_rows)
     path = args.source_path or next((options[k] for k in DFS_ROOT_KEYS if options.get(k)), None)
     if not path:
-        raise ConfigError(f"a file source needs --source-path <folder> (or {DFS_ROOT_KEYS[0]})")
-    return FileSource(path, fmt, args.max_files_per_round, args.source_schema)
+        raise ConfigError(f"a file source needs --source-path <folder or URI> (or {DFS_ROOT_KEYS[0]})")
+    return FileSource(path, fmt, args.max_files_per_round, args.source_schema, storage_options=options)
 
 
 def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
