@@ -19,7 +19,8 @@ def check_relative_path(rel: str, *, what: str = "path") -> str:
         if segment in ("", ".", ".."):
             raise UnsafePathError(
                 f"{what} {rel!r} has an empty, '.' or '..' segment and would escape the table's "
-                "base path; enable hoodie.datasource.write.partitionpath.urlencode or clean the value"
+                "base path; clean the value (hoodie.datasource.write.partitionpath.urlencode keeps a "
+                "'/' inside a value from making such a segment, but leaves a value of '.' or '..')"
             )
     return rel
 
