@@ -1,10 +1,11 @@
-"""``spark.read.format("hudi")`` (and a simple ``df.write.format("hudi")``) through PySpark's
-Python Data Source API.
+"""``spark.read.format("hudi")``, ``spark.readStream.format("hudi")`` (and a simple
+``df.write.format("hudi")``) through PySpark's Python Data Source API.
 
 Planning (``partitions``) is core's ``read.plan_splits`` (one split per file slice, merged across
 a pending compaction); each Spark input partition holds one split, or several small ones; each
 task reads its splits with core's ``read_split`` and yields Arrow batches cast to exactly the
-declared schema (Spark compares nullability too).
+declared schema (Spark compares nullability too). A streaming read is a run of incremental
+queries: its offsets are instant times, each micro-batch the commits after the last one read.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.instant import format_query_instant, format_range_instant
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 
 from hudi_spark.options import ReadOptions
 
@@ -156,6 +157,56 @@ class HudiReader(DataSourceReader):
             yield from conform(data, self.arrow_schema).to_batches()
 
 
+class HudiStreamReader(DataSourceStreamReader):
+    """``spark.readStream.format("hudi")``, as Hudi's streaming source: the offset is the last
+    commit read; each micro-batch is the incremental query ``(previous, latest]`` (on MOR the
+    latest value of each record changed in those commits). A new query starts after
+    ``hoodie.datasource.streaming.startOffset``: ``earliest`` (every commit), ``latest`` or an
+    instant time."""
+
+    def __init__(self, spec: ReadSpec, schema: StructType) -> None:
+        self.spec = spec
+        self.batch = HudiReader(spec, schema)
+
+    def _latest(self) -> str | None:
+        last = self.spec.open_table().timeline.completed_commits().last()
+        return last.timestamp if last is not None else None
+
+    def initialOffset(self) -> dict[str, str]:
+        key = ReadOptions.STREAMING_START.key.lower()  # Spark hands over option keys lower-cased
+        given = next((v for k, v in self.spec.options.items() if k.lower() == key), None)
+        start = str(given or ReadOptions.STREAMING_START.default).strip()
+        if start.lower() == "earliest":
+            return {"instant": "0"}
+        if start.lower() == "latest":
+            return {"instant": self._latest() or "0"}
+        return {"instant": format_range_instant(start, option=ReadOptions.STREAMING_START.key)}
+
+    def latestOffset(self, start: dict[str, str] | None = None, limit: Any = None) -> dict[str, str]:
+        """The newest commit (every new commit is read: no read limit is taken); PySpark < 4.2
+        calls this without arguments."""
+        latest = self._latest()
+        return {"instant": latest} if latest is not None else (start or self.initialOffset())
+
+    def partitions(self, start: dict[str, str], end: dict[str, str]) -> Sequence[InputPartition]:
+        from hudi_core.read import plan_splits
+
+        if start["instant"] >= end["instant"]:
+            return []
+        splits = plan_splits(self.spec.open_table(), "incremental", None, start=start["instant"], end=end["instant"],
+                             columns=self.batch.arrow_schema.names)  # fmt: skip
+        return [
+            SlicePartition(g)
+            for g in group_slices(splits, int(HoodieConfig(self.spec.options).get(ReadOptions.SPLIT_SIZE)))
+        ]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        return self.batch.read(partition)
+
+    def commit(self, end: dict[str, str]) -> None:
+        pass  # nothing to release: the table keeps its commits until they are cleaned
+
+
 def conform(data: pa.Table, target: pa.Schema) -> pa.Table:
     """Select and cast ``data`` to exactly ``target`` (names, types, nullability)."""
     columns = []
@@ -199,6 +250,9 @@ class HudiDataSource(DataSource):
     def reader(self, schema: StructType) -> DataSourceReader:
         # a user-given schema (spark.read.schema(...)) prunes columns too
         return HudiReader(self._spec(), schema)
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        return HudiStreamReader(self._spec(), schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> Any:
         from hudi_spark.datasource_writer import HudiArrowWriter

@@ -17,6 +17,10 @@ class ReadOptions:
     BEGIN_INSTANT = _r("hoodie.datasource.read.begin.instanttime", None, "Incremental: start (exclusive).")
     END_INSTANT = _r("hoodie.datasource.read.end.instanttime", None, "Incremental: end (inclusive).")
     COLUMNS = _r("hoodie.datasource.read.columns", None, "Comma-separated columns to read (pruning).")
+    STREAMING_START = _r(
+        "hoodie.datasource.streaming.startOffset", "earliest",
+        "readStream: where a new query starts, earliest, latest or an instant time (exclusive).",
+    )  # fmt: skip
     SPLIT_SIZE = _r(
         "hoodie.spark.read.split.bytes",
         128 * 1024 * 1024,

@@ -76,6 +76,7 @@ def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
     compactor = None
     if args.compact_every:  # a copy-on-write table is never compacted (the compactor checks)
         compactor = AsyncCompactor(spark, args.target_base_path, every=args.compact_every, options=options)
+        options = {**options, "hoodie.compact.inline": "false"}  # as Hudi: async compaction, not inline
 
     def report(r: RoundResult) -> None:
         what = f"commit {r.instant}: {r.rows} records" if r.instant else "nothing new"

@@ -86,6 +86,7 @@ def write_stream(
     if table_type in ("MERGE_ON_READ", "MOR") and bool(conf.get(StreamOptions.ASYNC_COMPACT)):
         compactor = AsyncCompactor(stream_df.sparkSession, base_uri,
                                    every=int(conf.get(CompactionOptions.MAX_DELTA_COMMITS)), options=opts)  # fmt: skip
+        opts = {**opts, "hoodie.compact.inline": "false"}  # as Hudi's streaming sink: async, not inline
     sink = StreamSink(base_uri, options=opts, checkpoint_location=checkpoint_location, operation=operation,
                       compactor=compactor)  # fmt: skip
     writer = stream_df.writeStream.foreachBatch(sink).option("checkpointLocation", checkpoint_location)
