@@ -163,6 +163,8 @@ def test_dataframe_writer_refuses_what_it_cannot_write_without_a_shuffle(spark: 
         df = spark.createDataFrame(_batch(1) if data is None else data)
         df.write.format("hudi").options(**options).mode("append").save(path)
 
+    with pytest.raises(Exception, match=r"operation 'upsert' \(Hudi's default"):  # not a silent bulk_insert
+        save(OPTS)
     insert = {**OPTS, "hoodie.datasource.write.operation": "insert"}
     with pytest.raises(Exception, match="BUCKET index"):
         save({**insert, "hoodie.index.type": "BUCKET"})

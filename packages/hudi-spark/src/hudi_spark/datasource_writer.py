@@ -37,9 +37,12 @@ class HudiArrowWriter(DataSourceArrowWriter):
 
         opts = {k: v for k, v in options.items() if k.lower() != "path"}
         base = options.get("path")
-        op = str(opts.get("hoodie.datasource.write.operation", "bulk_insert")).lower()
+        given = opts.get("hoodie.datasource.write.operation")
+        op = str(given or "upsert").lower()  # Hudi's default operation
         if op not in _SUPPORTED or overwrite:
             what = "mode('overwrite')" if overwrite else f"operation {op!r}"
+            if not given and not overwrite:
+                what += " (Hudi's default; set hoodie.datasource.write.operation=bulk_insert or insert)"
             raise ConfigError(
                 f'df.write.format("hudi") supports bulk_insert and insert in append mode, not {what}; '
                 "use hudi_spark.write(df, base_uri, operation=..., options=...) for upsert, delete and overwrites"
