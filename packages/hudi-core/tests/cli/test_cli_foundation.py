@@ -56,3 +56,30 @@ def test_missing_table_and_bad_arguments_are_one_line_errors(tmp_path: Path) -> 
     assert proc.returncode == 2 and "--record-key" in proc.stderr and "Traceback" not in proc.stderr
     proc = run("create", str(tmp_path / "y"), "--name", "y", "--record-key", "id", "--option", "novalue")
     assert proc.returncode == 1 and "KEY=VALUE" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_storage_refusal_is_a_one_line_error_and_a_bug_is_not_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What s3fs raises for a wrong secret (PermissionError: Forbidden) reads as the storage's
+    refusal, in one line; an error of our own code keeps its traceback."""
+    from hudi_core.table import HudiTable
+
+    base = str(tmp_path / "t")
+    assert main(["create", base, "--name", "t", "--record-key", "id"]) == 0
+    capsys.readouterr()
+
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise PermissionError("Forbidden")
+
+    monkeypatch.setattr(HudiTable, "open", forbidden)
+    assert main(["timeline", base]) == 1
+    err = capsys.readouterr().err
+    assert err == "hudi-py timeline: error: storage: PermissionError: Forbidden\n"
+
+    def bug(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(HudiTable, "open", bug)
+    with pytest.raises(ZeroDivisionError):
+        main(["timeline", base])

@@ -59,14 +59,15 @@ class Checkpoint:
         return out
 
 
-def last_checkpoint(base_uri: str) -> Checkpoint | None:
+def last_checkpoint(base_uri: str, options: Mapping[str, str] | None = None) -> Checkpoint | None:
     """The checkpoint of the newest completed commit that has one (None for a new table)."""
     from hudi_core.table import HudiTable
     from hudi_core.timeline.commit_metadata import CommitMetadata
 
-    if not HudiTable.exists(base_uri):
+    opts = dict(options or {})  # storage options (an s3:// table's credentials) included
+    if not HudiTable.exists(base_uri, options=opts):
         return None
-    table = HudiTable.open(base_uri)
+    table = HudiTable.open(base_uri, options=opts)
     tl = table.timeline
     for inst in reversed(list(tl.completed_commits())):
         extra = CommitMetadata.from_json(tl.read_details(inst)).extra_metadata or {}
@@ -235,7 +236,7 @@ class Streamer:
     def run_round(self, number: int = 0) -> RoundResult:
         from hudi_spark.writer import write
 
-        checkpoint = last_checkpoint(self.base_uri)
+        checkpoint = last_checkpoint(self.base_uri, self.options)
         df, new_checkpoint = self.source.next_batch(self.spark, checkpoint)
         if df is None:
             result = RoundResult(number, None, 0, checkpoint.hudi if checkpoint else None)

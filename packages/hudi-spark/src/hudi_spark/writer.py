@@ -123,7 +123,7 @@ def _write(
     df: DataFrame, table: HudiTable, op: str, opts: dict[str, str], input_schema: pa.Schema,
     extra_metadata: Mapping[str, str] | None,
 ) -> tuple[SparkWriteResult, str]:  # fmt: skip
-    from hudi_core.write.client import check_option_conflicts
+    from hudi_core.write.client import check_option_conflicts, check_write_options
     from hudi_core.write.dedupe import ordering_field
     from hudi_core.write.records import evolve_schema
 
@@ -131,6 +131,7 @@ def _write(
 
     check_option_conflicts(table, opts)
     cfg = table.write_config(opts)
+    check_write_options(cfg)
     if op == "delete_partition":
         return table_ops.delete_partitions(df, table, cfg), ""
     key_fields = table.config.record_key_fields

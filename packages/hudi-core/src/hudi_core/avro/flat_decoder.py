@@ -77,7 +77,14 @@ def _slices(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, string: bo
     out = wide.take(pa.array(np.arange(0, 2 * n, 2, dtype=dt)))
     if not small:
         out = out.cast(pa.binary())
-    return out.view(pa.string()) if string else out
+    if not string:
+        return out
+    text = out.view(pa.string())
+    try:  # Avro strings are UTF-8: bad bytes are a corrupt block, not data to pass on (or compact)
+        text.validate(full=True)
+    except pa.ArrowInvalid as e:
+        raise CorruptedLogBlockError(f"an Avro string value is not valid UTF-8 ({e})") from None
+    return text
 
 
 def _fixed_bytes(buf: np.ndarray, p: np.ndarray, size: int) -> np.ndarray:

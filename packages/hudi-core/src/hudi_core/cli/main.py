@@ -35,6 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: libraries whose errors mean the storage refused (credentials, endpoint), not a bug here
+_STORAGE_LIBRARIES = ("botocore", "aiobotocore", "s3fs", "fsspec", "hdfs_native")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -49,11 +53,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FileNotFoundError as e:
         print(f"hudi-py {args.command}: error: file not found: {e.filename or e}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        return 0
+    except OSError as e:  # the storage refused: permissions, credentials, the network
+        print(f"hudi-py {args.command}: error: storage: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:
+        if type(e).__module__.split(".")[0] not in _STORAGE_LIBRARIES:
+            raise  # a bug: its traceback is what to report
+        print(f"hudi-py {args.command}: error: storage: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"hudi-py {args.command}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

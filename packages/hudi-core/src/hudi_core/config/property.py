@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -13,6 +14,8 @@ __all__ = ["ConfigProperty", "HoodieConfig", "all_properties"]
 T = TypeVar("T")
 
 _REGISTRY: dict[str, ConfigProperty[Any]] = {}
+#: option keys whose values are credentials (masked in ``repr``)
+_SECRET_RE = re.compile(r"secret|password|token|access[._]?key|credential", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,9 @@ class HoodieConfig(Mapping[str, str]):
         return len(self._props)
 
     def __repr__(self) -> str:
-        return f"HoodieConfig({self._props!r})"
+        # credentials never show: a repr ends up in logs and tracebacks
+        shown = {k: "***" if _SECRET_RE.search(k) else v for k, v in self._props.items()}
+        return f"HoodieConfig({shown!r})"
 
     def raw(self, prop: ConfigProperty[Any]) -> str | None:
         for k in prop.keys:

@@ -54,6 +54,14 @@ class WriteOptions:
     LOGFILE_DATA_BLOCK_FORMAT = _w(
         "hoodie.logfile.data.block.format", "avro", "Log data block format: avro or parquet."
     )
+    CONCURRENCY_MODE = _w(
+        "hoodie.write.concurrency.mode",
+        "SINGLE_WRITER",
+        "SINGLE_WRITER only: one writer at a time per table.",
+    )
+    BULK_INSERT_SORT_MODE = _w(
+        "hoodie.bulkinsert.sort.mode", "NONE", "bulk_insert sort mode (core sorts by partition and key)."
+    )
     EXECUTOR_TYPE = _w("hoodie.write.executor.type", "SIMPLE", "SIMPLE, BOUNDED_IN_MEMORY or DISRUPTOR.")
     ENGINE = _w("hoodie.engine", "local", "Engine that runs the write: local or spark.")
     COMBINE_BEFORE_INSERT = _w("hoodie.combine.before.insert", False, "Deduplicate inserts.")

@@ -11,6 +11,7 @@ from hudi_core.table.file_names import PARTITION_METAFILE_PREFIX, BaseFileName, 
 __all__ = ["is_ignored_name", "list_partitions", "partition_values"]
 
 _IGNORED_SUFFIXES = (".crc",)
+_META_FOLDER = ".hoodie"
 _IGNORED_NAMES = {".DS_Store", "_SUCCESS"}
 
 
@@ -35,10 +36,10 @@ def _holds_data(names: list[str]) -> bool:
 def list_partitions(storage: Storage, base_uri: str, *, partitioned: bool) -> list[str]:
     """Relative partition paths, sorted; ``[""]`` for a non-partitioned table.
 
-    As Hudi's file-system listing: every directory but hidden ones (``.hoodie``) is walked, at
-    any depth (a value with ``/`` in it, not URL-encoded, nests), and one holding a
+    As Hudi's file-system listing: every directory but the ``.hoodie`` metadata folder is
+    walked, at any depth (a value with ``/`` in it, not URL-encoded, nests), and one holding a
     ``.hoodie_partition_metadata`` file or Hudi data files is a partition. So is an empty leaf,
-    unless it is in a folder whose name starts with ``_`` (``_temporary``): Hive's
+    unless it is in a folder whose name starts with ``_`` or ``.`` (``_temporary``): Hive's
     ``__HIVE_DEFAULT_PARTITION__`` holds data like any other partition.
     """
     if not partitioned:
@@ -49,9 +50,11 @@ def list_partitions(storage: Storage, base_uri: str, *, partitioned: bool) -> li
     while stack:
         rel = stack.pop()
         entries = storage.list(f"{base}/{rel}" if rel else base)
-        dirs = [e.name for e in entries if e.is_dir and not e.name.startswith(".")]
+        dirs = [e.name for e in entries if e.is_dir and (rel or e.name != _META_FOLDER)]
         files = [e.name for e in entries if not e.is_dir]
-        if rel and (_holds_data(files) or not (dirs or any(p.startswith("_") for p in rel.split("/")))):
+        if rel and (
+            _holds_data(files) or not (dirs or any(p.startswith(("_", ".")) for p in rel.split("/")))
+        ):
             out.append(rel)
             continue
         stack.extend(f"{rel}/{d}" if rel else d for d in dirs)

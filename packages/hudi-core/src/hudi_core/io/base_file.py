@@ -29,6 +29,7 @@ __all__ = [
     "BLOOM_TYPE_KEY",
     "MAX_KEY",
     "MIN_KEY",
+    "PARQUET_CODECS",
     "BaseFileResult",
     "java_min_max",
     "read_base_file",
@@ -44,7 +45,7 @@ BLOOM_TYPE_KEY = "hoodie_bloom_filter_type_code"
 AVRO_SCHEMA_KEY = "parquet.avro.schema"
 WRITER_MODEL_KEY = "writer.model.name"
 
-_CODECS = {
+PARQUET_CODECS = {
     "uncompressed": "none",
     "none": "none",
     "gzip": "gzip",
@@ -151,11 +152,11 @@ def write_base_file(
             f"a base file needs the meta columns {', '.join(META_FIELDS)} first, got "
             f"{', '.join(data.schema.names[:5])}; use hudi_core.io.meta.add_meta_columns"
         )
-    codec = _CODECS.get(compression.lower())
+    codec = PARQUET_CODECS.get(compression.lower())
     if codec is None:
         raise SchemaMismatchError(
             f"hoodie.parquet.compression.codec={compression!r} is not supported; use one of "
-            f"{', '.join(sorted(_CODECS))}"
+            f"{', '.join(sorted(PARQUET_CODECS))}"
         )
     if not populate_meta_fields:
         n = data.num_rows

@@ -46,7 +46,7 @@ def partition_segment(values: pa.Array, field: str, *, hive_style: bool, url_enc
     return out
 
 
-_UNSAFE = r"(^|/)\.{0,2}(/|$)|\\|\x00|://"
+_UNSAFE = r"(^|/)\.{0,2}(/|$)|\\|\x00|://|^\.hoodie(/|$)"
 
 
 def check_partition_paths(paths: pa.Array) -> pa.Array:

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.errors import CorruptedLogBlockError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
 from hudi_core.read.align import align_table
@@ -112,6 +113,12 @@ def valid_log_blocks(
                         stack.pop()
                 continue
             if kind not in (BlockType.AVRO_DATA, BlockType.PARQUET_DATA, BlockType.DELETE):
+                if kind == BlockType.HFILE_DATA and visible.is_committed(instant):
+                    # records of a committed write: skipping them would return stale values
+                    raise CorruptedLogBlockError(
+                        f"{lf.path}: a committed HFILE_DATA block (instant {instant}); HFile data "
+                        "blocks (Hudi's metadata-table format) are not readable here"
+                    )
                 log.warning("skipping %s block in %s: not readable here", kind.name, lf.path)
                 continue
             if not visible.is_committed(instant):

@@ -15,6 +15,8 @@ def check_relative_path(rel: str, *, what: str = "path") -> str:
         raise UnsafePathError(f"{what} {rel!r} contains a NUL or backslash character")
     if rel.startswith("/") or "://" in rel:
         raise UnsafePathError(f"{what} {rel!r} is absolute; it must be relative to the table")
+    if rel.split("/", 1)[0] == ".hoodie":
+        raise UnsafePathError(f"{what} {rel!r} would write into the table's metadata folder .hoodie")
     for segment in rel.split("/"):
         if segment in ("", ".", ".."):
             raise UnsafePathError(

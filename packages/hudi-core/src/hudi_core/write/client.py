@@ -114,6 +114,41 @@ def check_option_conflicts(table: HudiTable, options: Mapping[str, Any]) -> None
             )
 
 
+#: hoodie.bulkinsert.sort.mode values Hudi knows (core writes bulk_insert sorted by partition and key)
+_SORT_MODES = ("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION",
+               "PARTITION_PATH_REPARTITION_AND_SORT")  # fmt: skip
+_BLOCK_FORMATS = ("avro", "parquet")
+
+
+def check_write_options(config: HoodieConfig) -> None:
+    """Options naming a component or format are checked before a write starts, as Hudi does:
+    an unknown executor, log block format, parquet codec or bulk_insert sort mode is an error
+    even for a write that would not have used it (a MOR upsert writes no parquet file)."""
+    from hudi_core.config.executor import ExecutorOptions
+    from hudi_core.io.base_file import PARQUET_CODECS
+    from hudi_core.plugins.manager import get_plugin_manager
+
+    get_plugin_manager().component("executor", str(config.get_str(ExecutorOptions.TYPE) or "SIMPLE"))
+    mode = str(config.raw(WriteOptions.CONCURRENCY_MODE) or "SINGLE_WRITER").strip().upper()
+    if mode != "SINGLE_WRITER":
+        # accepting it would let a user believe concurrent writers are coordinated: they are
+        # not (no conflict check at commit, and a starting writer rolls back others' inflight
+        # instants, as Hudi's single-writer mode does)
+        raise ConfigError(
+            f"{WriteOptions.CONCURRENCY_MODE.key}={mode.lower()!r}: optimistic concurrency control "
+            "is not implemented; run one writer at a time per table (SINGLE_WRITER)"
+        )
+    checks = (
+        (WriteOptions.LOGFILE_DATA_BLOCK_FORMAT, _BLOCK_FORMATS, str.lower),
+        (WriteOptions.PARQUET_COMPRESSION, tuple(sorted(PARQUET_CODECS)), str.lower),
+        (WriteOptions.BULK_INSERT_SORT_MODE, _SORT_MODES, str.upper),
+    )
+    for prop, allowed, norm in checks:
+        value = config.get_str(prop)
+        if value is not None and norm(value.strip()) not in allowed:
+            raise ConfigError(f"{prop.key}={value!r} is not one of {', '.join(allowed)}")
+
+
 class WriteClient:
     """Writes Arrow data into a table.
 
@@ -132,6 +167,7 @@ class WriteClient:
         self.options = dict(options or {})
         self.table = table
         self.config = table.write_config(options)
+        check_write_options(self.config)
         self._engine = engine
         #: ``progress(total_buckets)`` returns a callback called as each bucket is written
         self._progress = progress

@@ -25,12 +25,12 @@ from hudi_core.bloom import build_bloom_filter
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import SchemaMismatchError
 from hudi_core.io.base_file import (
-    _CODECS,
     AVRO_SCHEMA_KEY,
     BLOOM_FILTER_KEY,
     BLOOM_TYPE_KEY,
     MAX_KEY,
     MIN_KEY,
+    PARQUET_CODECS,
     WRITER_MODEL_KEY,
     _bloom_settings,
     _cast,
@@ -85,10 +85,10 @@ def dictionary_columns(table: pa.Table) -> list[str]:
 
 
 def codec_options(codec_name: str) -> dict[str, Any]:
-    codec = _CODECS.get(codec_name.lower())
+    codec = PARQUET_CODECS.get(codec_name.lower())
     if codec is None:
         raise SchemaMismatchError(
-            f"hoodie.parquet.compression.codec={codec_name!r} is not supported; use one of {', '.join(sorted(_CODECS))}"
+            f"hoodie.parquet.compression.codec={codec_name!r} is not supported; use one of {', '.join(sorted(PARQUET_CODECS))}"
         )
     opts: dict[str, Any] = {"compression": codec}
     if codec == "gzip":
