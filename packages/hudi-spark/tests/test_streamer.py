@@ -226,6 +226,24 @@ def test_file_source_skips_empty_files(spark: Any, tmp_path: Path) -> None:
     assert _checkpoints_of_last_commit(base) == ("4000", "4000000000:f3.json")
 
 
+def test_a_file_with_no_rows_does_not_stop_the_streamer(spark: Any, tmp_path: Path) -> None:
+    """A non-empty file that holds no rows (blank lines) gives Spark no columns: the round
+    commits nothing and the next round goes past it (one file per round never sticks there)."""
+    from hudi_spark.streamer import FileSource, Streamer
+
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    (src / "f1.json").write_text("\n\n")
+    os.utime(src / "f1.json", ns=(1 * 10**9, 1 * 10**9))
+    _drop(src, "f2", _rows(["k1", "k2"], 2), mtime_ns=2 * 10**9)
+    results = Streamer(spark, base, FileSource(str(src), "json", max_files=1), OPTS).run(
+        continuous=True, max_rounds=2
+    )
+    assert [(r.instant is not None, r.rows) for r in results] == [(False, 0), (True, 2)]
+    assert _snapshot(base) == {"k1": 2, "k2": 2}
+    assert _checkpoints_of_last_commit(base) == ("2000", "2000000000:f2.json")
+
+
 def test_file_source_takes_a_file_uri(spark: Any, tmp_path: Path) -> None:
     from hudi_spark.streamer import FileSource, Streamer
 

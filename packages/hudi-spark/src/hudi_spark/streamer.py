@@ -232,18 +232,25 @@ class Streamer:
     operation: str = "upsert"
     compactor: Any = None  # hudi_spark.compaction.AsyncCompactor, for MERGE_ON_READ tables
     on_round: Callable[[RoundResult], None] | None = None
+    #: where the source stands past files that held no rows: nothing was committed for them, so
+    #: the next round starts here rather than at the table's checkpoint (a restart reads them
+    #: again, and again finds nothing)
+    _passed: Checkpoint | None = field(default=None, init=False, repr=False)
 
     def run_round(self, number: int = 0) -> RoundResult:
         from hudi_spark.writer import write
 
-        checkpoint = last_checkpoint(self.base_uri, self.options)
+        checkpoint = self._passed or last_checkpoint(self.base_uri, self.options)
         df, new_checkpoint = self.source.next_batch(self.spark, checkpoint)
+        if df is not None and not df.columns:  # files with no rows (blank lines, a bare header)
+            df, self._passed = None, new_checkpoint
         if df is None:
             result = RoundResult(number, None, 0, checkpoint.hudi if checkpoint else None)
         else:
             res = write(df, self.base_uri, operation=self.operation, options=self.options,
                         extra_metadata=new_checkpoint.extra_metadata())  # fmt: skip
             result = RoundResult(number, res.instant, res.num_records, new_checkpoint.hudi)
+            self._passed = None
         if self.compactor is not None and result.instant is not None:
             result.compaction_scheduled = self.compactor.maybe_schedule()
         if self.on_round is not None:
