@@ -83,3 +83,13 @@ def test_a_storage_refusal_is_a_one_line_error_and_a_bug_is_not_hidden(
     monkeypatch.setattr(HudiTable, "open", bug)
     with pytest.raises(ZeroDivisionError):
         main(["timeline", base])
+
+
+def test_a_refused_argument_never_echoes_a_credential() -> None:
+    res = run(
+        "timeline", "/nowhere", "--option", "hoodie.storage.s3.secret.key=s3cr3t", "AWS_SESSION_TOKEN=tok3n"
+    )
+    assert res.returncode == 2
+    assert "unrecognized arguments" in res.stderr
+    assert "s3cr3t" not in res.stderr and "tok3n" not in res.stderr
+    assert "hoodie.storage.s3.secret.key=***" in res.stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
 from collections.abc import Sequence
 
@@ -15,10 +16,17 @@ from hudi_core.errors import HudiError
 __all__ = ["build_parser", "main"]
 
 
+#: ``key=value`` where the key names a credential: argparse echoes arguments it refuses
+_CREDENTIAL_RE = re.compile(
+    r"([\w.\-]*(?:secret|password|token|access[._]?key|credential)[\w.\-]*=)\S+", re.I
+)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        shown = _CREDENTIAL_RE.sub(r"\1***", message)
+        self.exit(2, f"{self.prog}: error: {shown}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
