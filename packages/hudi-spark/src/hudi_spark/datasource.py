@@ -186,7 +186,9 @@ class HudiStreamReader(DataSourceStreamReader):
         """The newest commit (every new commit is read: no read limit is taken); PySpark < 4.2
         calls this without arguments."""
         latest = self._latest()
-        return {"instant": latest} if latest is not None else (start or self.initialOffset())
+        start = start or self.initialOffset()
+        # never behind where the query stands (a startOffset after the newest commit)
+        return {"instant": latest} if latest is not None and latest > start["instant"] else start
 
     def partitions(self, start: dict[str, str], end: dict[str, str]) -> Sequence[InputPartition]:
         from hudi_core.read import plan_splits
