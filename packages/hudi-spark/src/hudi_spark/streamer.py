@@ -250,7 +250,7 @@ class Streamer:
             res = write(df, self.base_uri, operation=self.operation, options=self.options,
                         extra_metadata=new_checkpoint.extra_metadata())  # fmt: skip
             result = RoundResult(number, res.instant, res.num_records, new_checkpoint.hudi)
-            self._passed = None
+            self._passed = None if res.instant else new_checkpoint  # (no commit holds it)
         if self.compactor is not None and result.instant is not None:
             result.compaction_scheduled = self.compactor.maybe_schedule()
         if self.on_round is not None:
