@@ -129,3 +129,30 @@ def test_cli_write_creates_then_rejects_conflicting_flags(
     with pytest.raises(ConfigError):
         HudiTable.open(base).upsert(pa.table({"id": [1], "p": ["a"], "ts": [2]}),
                                     options={"hoodie.datasource.write.precombine.field": "id"})  # fmt: skip
+
+
+@pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_nested_fields_evolve_as_top_level_ones(tmp_path: Path, ttype: str) -> None:
+    """Schema-on-write inside a struct, a list of structs and a map: a new nullable field, an
+    int widened to long; rows written before read the new field as null. A nested type that
+    cannot widen is still refused."""
+    t = _new(tmp_path, ttype, **{"hoodie.compact.inline": "false"})
+    old = pa.struct([("a", pa.int32())])
+    new = pa.struct([("a", pa.int64()), ("c", pa.float64())])
+    t.upsert(pa.table({"id": ["k1"], "p": ["x"], "ts": [1], "n": pa.array([{"a": 1}], old),
+                       "l": pa.array([[{"a": 1}]], pa.list_(old)), "m": pa.array([[("k", {"a": 1})]], pa.map_(pa.string(), old))}))  # fmt: skip
+    t.upsert(pa.table({"id": ["k2"], "p": ["x"], "ts": [2], "n": pa.array([{"a": 2**40, "c": 1.5}], new),
+                       "l": pa.array([[{"a": 2, "c": 2.5}]], pa.list_(new)),
+                       "m": pa.array([[("k", {"a": 3, "c": 3.5})]], pa.map_(pa.string(), new))}))  # fmt: skip
+    rows = HudiTable.open(t.base_uri).read(columns=["id", "n", "l", "m"]).sort_by("id").to_pylist()
+    assert rows == [
+        {"id": "k1", "n": {"a": 1, "c": None}, "l": [{"a": 1, "c": None}], "m": [("k", {"a": 1, "c": None})]},
+        {
+            "id": "k2",
+            "n": {"a": 2**40, "c": 1.5},
+            "l": [{"a": 2, "c": 2.5}],
+            "m": [("k", {"a": 3, "c": 3.5})],
+        },
+    ]
+    with pytest.raises(SchemaMismatchError, match="'n'"):
+        t.upsert(pa.table({"id": ["k3"], "p": ["x"], "ts": [3], "n": pa.array([{"a": "text"}])}))

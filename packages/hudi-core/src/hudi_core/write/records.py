@@ -152,11 +152,32 @@ def _compatible(old: pa.DataType, new: pa.DataType) -> pa.DataType | None:
         return old if old.precision >= new.precision else new
     if pa.types.is_dictionary(new):
         return _compatible(old, new.value_type)
-    if (pa.types.is_struct(old) and pa.types.is_struct(new)) or (
-        pa.types.is_list(old) and pa.types.is_list(new)
-    ):
-        return old if str(old) == str(new) else None
+    if pa.types.is_struct(old) and pa.types.is_struct(new):
+        return _merged_struct(old, new)
+    if pa.types.is_list(old) and pa.types.is_list(new):
+        item = _compatible(old.value_type, new.value_type)
+        return None if item is None else pa.list_(pa.field(old.value_field.name, item, nullable=True))
+    if pa.types.is_map(old) and pa.types.is_map(new) and old.key_type.equals(new.key_type):
+        item = _compatible(old.item_type, new.item_type)
+        return None if item is None else pa.map_(old.key_type, pa.field(old.item_field.name, item, nullable=True))
     return None
+
+
+def _merged_struct(old: pa.StructType, new: pa.StructType) -> pa.DataType | None:
+    """Schema-on-write inside a record, as at the top level: the table's fields (widened where
+    the input widens them, kept where the input lacks them), then the input's new fields, all
+    nullable; None when a shared field's types are incompatible."""
+    given = {new.field(i).name: new.field(i).type for i in range(new.num_fields)}
+    fields = []
+    for i in range(old.num_fields):
+        f = old.field(i)
+        t = _compatible(f.type, given[f.name]) if f.name in given else f.type
+        if t is None:
+            return None
+        fields.append(pa.field(f.name, t, nullable=True))
+    known = {f.name for f in fields}
+    fields += [pa.field(n, t, nullable=True) for n, t in given.items() if n not in known]
+    return pa.struct(fields)
 
 
 def evolve_schema(
