@@ -132,8 +132,14 @@ def test_add_meta_columns_and_footer_keys() -> None:
     ]
     back = read_base_file(storage, path, columns=["_hoodie_record_key", "id"], filters=[("id", ">", 1)])
     assert back.to_pylist() == [{"_hoodie_record_key": "k2", "id": 2}, {"_hoodie_record_key": "k1", "id": 3}]
-    # naive timestamps are stored as instants adjusted to UTC
-    assert read_base_file(storage, path).schema.field("ts").type == pa.timestamp("us", "UTC")
+    # a naive timestamp is Avro's local-timestamp-micros: parquet-avro marks it not adjusted to UTC
+    assert read_base_file(storage, path).schema.field("ts").type == pa.timestamp("us")
+    with storage.open_read(path) as f:
+        parquet_schema = pq.ParquetFile(f).schema
+    ts = parquet_schema.column(parquet_schema.names.index("ts")).logical_type
+    avro_ts = next(f for f in json.loads(footer["parquet.avro.schema"])["fields"] if f["name"] == "ts")
+    assert json.loads(ts.to_json())["isAdjustedToUTC"] is False
+    assert avro_ts["type"] == ["null", {"type": "long", "logicalType": "local-timestamp-micros"}]
 
 
 def test_bloom_config_selects_simple_filter() -> None:
@@ -225,3 +231,29 @@ def test_keys_we_generate_write_the_same_footer(tmp_path: Path, table_dir: str) 
         ours = pq.ParquetFile(out).metadata.metadata
         for key in (b"org.apache.hudi.bloomfilter", b"hoodie_min_record_key", b"hoodie_max_record_key"):
             assert ours[key] == theirs.metadata.metadata[key]
+
+
+def test_each_timestamp_is_stored_in_its_avro_types_unit() -> None:
+    """timestamp-millis is written as parquet MILLIS (not coerced to micros under a millis
+    schema, which hudi-rs then misreads), timestamp-micros as MICROS."""
+    storage = MemoryStorage()
+    data = pa.table({
+        "id": pa.array([1, 2], pa.int32()),
+        "t_ms": pa.array([1_700_000_000_123, -1_000], pa.timestamp("ms", "UTC")),
+        "t_us": pa.array([1_700_000_000_123_456, -1], pa.timestamp("us", "UTC")),
+    })  # fmt: skip
+    avro = arrow_to_avro(data.schema, "t")
+    with_meta = add_meta_columns(data, commit_time="20240101000000000", seqno_prefix="20240101000000000_0",
+                                 record_keys=pa.array(["a", "b"]), partition_paths="", file_name="f_0-0-0_1.parquet")  # fmt: skip
+    path = "memory://t/f_0-0-0_1.parquet"
+    write_base_file(storage, path, with_meta, avro_schema=avro)
+    with storage.open_read(path) as f:
+        schema = pq.ParquetFile(f).schema
+    units = {
+        n: json.loads(schema.column(schema.names.index(n)).logical_type.to_json())["timeUnit"]
+        for n in ("t_ms", "t_us")
+    }
+    assert units == {"t_ms": "milliseconds", "t_us": "microseconds"}
+    back = read_base_file(storage, path, columns=["t_ms", "t_us"])
+    assert back.column("t_ms").to_pylist() == data.column("t_ms").to_pylist()
+    assert back.column("t_us").to_pylist() == data.column("t_us").to_pylist()

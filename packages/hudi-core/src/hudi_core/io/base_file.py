@@ -107,11 +107,9 @@ def _file_schema(data: pa.Table, avro_schema: dict[str, Any]) -> pa.Schema:
             raise SchemaMismatchError(
                 f"column {name!r} is not in the Avro writer schema; add it to the schema or drop it"
             )
-        f = by_name[name]
-        if pa.types.is_timestamp(f.type) and f.type.tz is None:
-            # Avro timestamp-micros is an instant: parquet marks it adjusted to UTC
-            f = f.with_type(pa.timestamp(f.type.unit, "UTC"))
-        fields.append(f)
+        # Avro's timestamp-* come back zoned (parquet: adjusted to UTC), its local-timestamp-*
+        # naive (not adjusted), each in its own unit, as parquet-avro writes them
+        fields.append(by_name[name])
     return pa.schema(fields)
 
 
@@ -119,7 +117,12 @@ def _cast(data: pa.Table, schema: pa.Schema) -> pa.Table:
     columns = []
     for field in schema:
         col = data.column(field.name)
-        if pa.types.is_timestamp(col.type) and col.type.tz is None and pa.types.is_timestamp(field.type):
+        if (
+            pa.types.is_timestamp(col.type)
+            and col.type.tz is None
+            and pa.types.is_timestamp(field.type)
+            and field.type.tz
+        ):
             col = col.cast(pa.timestamp(col.type.unit, "UTC"))
         try:
             columns.append(col.cast(field.type) if col.type != field.type else col)
@@ -185,8 +188,8 @@ def write_base_file(
             compression=codec,
             store_schema=False,  # no ARROW:schema key: the footer key set matches Hudi's
             use_compliant_nested_type=True,
-            coerce_timestamps="us",
-            allow_truncated_timestamps=False,
+            # each column in its Avro type's unit (timestamp-millis -> MILLIS), not all micros
+            coerce_timestamps=None,
             write_statistics=True,
         )
         try:

@@ -159,7 +159,11 @@ def _compatible(old: pa.DataType, new: pa.DataType) -> pa.DataType | None:
         return None if item is None else pa.list_(pa.field(old.value_field.name, item, nullable=True))
     if pa.types.is_map(old) and pa.types.is_map(new) and old.key_type.equals(new.key_type):
         item = _compatible(old.item_type, new.item_type)
-        return None if item is None else pa.map_(old.key_type, pa.field(old.item_field.name, item, nullable=True))
+        return (
+            None
+            if item is None
+            else pa.map_(old.key_type, pa.field(old.item_field.name, item, nullable=True))
+        )
     return None
 
 

@@ -130,7 +130,7 @@ def footer_of(
 def open_writer(sink: Any, table: pa.Table, codec_name: str) -> pq.ParquetWriter:
     return pq.ParquetWriter(
         sink, table.schema, store_schema=False,  # no ARROW:schema key: the footer key set matches Hudi's
-        use_compliant_nested_type=True, coerce_timestamps="us", allow_truncated_timestamps=False,
+        use_compliant_nested_type=True, coerce_timestamps=None,  # each in its Avro unit
         write_statistics=True, use_dictionary=dictionary_columns(table), **codec_options(codec_name),
     )  # fmt: skip
 
