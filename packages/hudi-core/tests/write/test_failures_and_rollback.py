@@ -140,3 +140,52 @@ def test_rollback_latest_completed_commit(tmp_path: Path) -> None:
     assert _rows(t) == before
     assert not t.timeline.contains(r.instant)
     assert list(Path(t.base_uri).rglob(f"*_{r.instant}.parquet")) == []
+
+
+@pytest.mark.parametrize("cut", ["before_the_target_is_removed", "before_the_rollback_completes"])
+@pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_a_rollback_cut_short_is_finished_by_the_next_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ttype: str, cut: str
+) -> None:
+    """As Hudi: the pending rollback runs again from its plan, under its own instant, and
+    completes; no second rollback of the same write, nothing left pending."""
+    from hudi_core.timeline.timeline import ActiveTimeline
+
+    t = _table(tmp_path, ttype)
+    before = _rows(t)
+    with monkeypatch.context() as m:
+        _fail_before_commit(m)
+        with pytest.raises(Boom):
+            t.upsert(_update())
+    failed = next(i.timestamp for i in t.timeline.commits() if not i.is_completed)
+    with monkeypatch.context() as m:
+        if cut == "before_the_target_is_removed":
+
+            def delete_instant(self: Any, instant: Any) -> None:
+                raise Boom("the process dies while removing the failed instant")
+
+            m.setattr(ActiveTimeline, "delete_instant", delete_instant)
+        else:
+            complete = ActiveTimeline.complete
+
+            def complete_but_rollbacks(self: Any, instant: Any, content: bytes) -> Any:
+                if instant.action == "rollback":
+                    raise Boom("the process dies before the rollback completes")
+                return complete(self, instant, content)
+
+            m.setattr(ActiveTimeline, "complete", complete_but_rollbacks)
+        with pytest.raises(Boom):
+            t.rollback(failed)
+    pending = {i.timestamp: i.action for i in HudiTable.open(t.base_uri).timeline.pending()}
+    assert "rollback" in pending.values()  # cut short
+    assert (failed in pending) == (cut == "before_the_target_is_removed")
+    assert _rows(HudiTable.open(t.base_uri)) == before
+
+    HudiTable.open(t.base_uri).upsert(pa.table({"id": [20], "p": ["a"], "ts": [3], "v": ["w"]}))
+    tl = HudiTable.open(t.base_uri).timeline
+    assert list(tl.pending()) == []
+    rollbacks = [i for i in tl if i.action == "rollback"]
+    assert len(rollbacks) == 1
+    meta = deserialize("HoodieRollbackMetadata", tl.read_details(rollbacks[0]))
+    assert meta["commitsRollback"] == [failed]
+    assert _rows(HudiTable.open(t.base_uri)) == sorted([*before, (20, "a", "w")])

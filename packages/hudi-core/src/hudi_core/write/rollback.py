@@ -58,9 +58,10 @@ def _find(table: HudiTable, instant_time: str) -> Instant:
 
 
 def rollback_failed_writes(table: HudiTable) -> list[RollbackResult]:
-    """EAGER policy: roll back every pending commit/deltacommit/replacecommit (not clustering,
-    which has a plan in its requested file), newest first."""
-    out = []
+    """EAGER policy: first finish every rollback a crash cut short (from its saved plan, under
+    its own instant, as Hudi does), then roll back every pending commit/deltacommit/
+    replacecommit (not clustering, which has a plan in its requested file), newest first."""
+    out = [_resume(table, inst) for inst in table.timeline.pending() if inst.action == Action.ROLLBACK]
     tl = table.timeline
     for inst in reversed(list(tl.pending())):
         if inst.action not in _WRITE_ACTIONS:
@@ -69,6 +70,25 @@ def rollback_failed_writes(table: HudiTable) -> list[RollbackResult]:
             continue
         out.append(rollback_instant(table, inst.timestamp))
     return out
+
+
+def _resume(table: HudiTable, rollback: Instant) -> RollbackResult:
+    """Finish pending rollback ``rollback`` from the plan in its requested file, whether or not
+    the instant it rolls back is still on the timeline."""
+    tl = table.timeline
+    plan = deserialize(
+        "HoodieRollbackPlan", tl.storage.read_bytes(tl.path_of(rollback.with_state(State.REQUESTED)))
+    )
+    target = plan["instantToRollback"]
+    reqs = [
+        _Request(q["partitionPath"], list(q.get("filesToBeDeleted") or []), q.get("fileId") or None,
+                 q.get("latestBaseInstant") or None, dict(q.get("logBlocksToBeDeleted") or {}) or None)
+        for q in plan.get("RollbackRequests") or []
+    ]  # fmt: skip
+    if rollback.state is State.REQUESTED:
+        tl.transition_to_inflight(rollback, b"")
+    inst = Instant(str(target["commitTime"]), str(target["action"]), State.REQUESTED)
+    return _execute(table, rollback.timestamp, inst, reqs, time.monotonic())
 
 
 def _is_clustering(tl: Any, inst: Instant) -> bool:
@@ -176,7 +196,6 @@ def rollback_instant(
         else _requests_from_listing(table, inst)
     )
     r = rollback_time or tl.new_instant_time()
-    storage = table.storage
     plan = {
         "instantToRollback": {"commitTime": instant_time, "action": inst.action},
         "RollbackRequests": [
@@ -193,7 +212,15 @@ def rollback_instant(
     }
     requested = tl.create_requested(r, Action.ROLLBACK, serialize("HoodieRollbackPlan", plan))
     tl.transition_to_inflight(requested, b"")
+    return _execute(table, r, inst, reqs, started)
 
+
+def _execute(table: HudiTable, r: str, inst: Instant, reqs: list[_Request], started: float) -> RollbackResult:
+    """Carry out the plan of inflight rollback ``r`` of ``inst`` and complete it. Every step
+    may be repeated (a file already deleted is counted as failed, a second rollback command
+    block for the same target changes nothing), so a rollback cut short runs again whole."""
+    instant_time, storage = inst.timestamp, table.storage
+    markers = MarkerFiles(storage, table.meta_path, instant_time)
     part_meta: dict[str, dict[str, Any]] = {}
     result = RollbackResult(r, instant_time)
 
@@ -225,7 +252,7 @@ def rollback_instant(
                     size if size >= 0 else (storage.size(path) if storage.exists(path) else 0)
                 )
 
-    tl.delete_instant(inst)
+    table.timeline.delete_instant(inst)
     markers.delete_all()
     meta = {
         "startRollbackTime": r,
