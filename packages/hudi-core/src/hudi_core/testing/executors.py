@@ -215,7 +215,8 @@ class ExecutorConformance:
 
     def test_back_pressure_bounds_buffered_bytes(self, executor_factory: ExecutorFactory) -> None:
         """With a slow consumer, bytes transformed but not yet consumed stay within the bound
-        plus the one item a producer holds while it waits."""
+        plus the one item a producer holds while it waits and the one the consumer has taken
+        off the queue but not yet counted as consumed (the test's own bookkeeping lags there)."""
         bound = 8 * self.ITEM_BYTES
         executor = executor_factory(bound)
         lock = threading.Lock()
@@ -238,4 +239,4 @@ class ExecutorConformance:
         consumer = SlowConsumer()
         executor.execute(range(64), transform, consumer)
         assert consumer.items == list(range(64))
-        assert live["peak"] <= bound + self.ITEM_BYTES
+        assert live["peak"] <= bound + 2 * self.ITEM_BYTES
