@@ -30,7 +30,6 @@ class _Written(WriterCommitMessage):
 
 class HudiArrowWriter(DataSourceArrowWriter):
     def __init__(self, options: dict[str, str], schema: Any, overwrite: bool) -> None:
-        from hudi_core.table import HudiTable
         from pyspark.sql.pandas.types import to_arrow_schema
 
         from hudi_spark.table_ops import forget_new_table, open_or_create
@@ -50,8 +49,7 @@ class HudiArrowWriter(DataSourceArrowWriter):
         if not base:
             raise ConfigError('df.write.format("hudi") needs a path: .save("<base path>")')
         arrow = to_arrow_schema(schema, timezone="UTC")
-        created = not HudiTable.exists(base, options=opts)
-        table = open_or_create(base, opts, arrow)
+        table, created = open_or_create(base, opts, arrow)
         try:
             self._start(table, base, opts, op, arrow)
         except BaseException:
@@ -65,10 +63,10 @@ class HudiArrowWriter(DataSourceArrowWriter):
         from hudi_core.config.write import IndexOptions, WriteOptions
         from hudi_core.write.bucket_assigner import WorkloadProfile
         from hudi_core.write.client import check_option_conflicts, check_write_options
-        from hudi_core.write.dedupe import ordering_field
         from hudi_core.write.records import evolve_schema
 
         from hudi_spark.commit import SparkCommit
+        from hudi_spark.table_ops import required_columns
         from hudi_spark.writer import _write_context
 
         check_option_conflicts(table, opts)
@@ -94,12 +92,7 @@ class HudiArrowWriter(DataSourceArrowWriter):
                 f'df.write.format("hudi") cannot write {need}: use hudi_spark.write(df, base_uri, '
                 f"operation={op!r}, options=...), which shuffles the rows"
             )
-        required = [
-            *table.config.record_key_fields,
-            *(table.config.partition_fields if table.config.is_partitioned else []),
-        ]
-        if ordering_field(cfg) and table.config.ordering_field:
-            required.append(ordering_field(cfg))
+        required = required_columns(table, cfg, op)
         commit_schema = evolve_schema(table.schema(), arrow, required=required)
         job = SparkCommit(table, cfg, op, commit_schema, {})
         job.start()

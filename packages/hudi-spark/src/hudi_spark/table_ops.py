@@ -17,7 +17,13 @@ if TYPE_CHECKING:
 
     from hudi_spark.writer import SparkWriteResult
 
-__all__ = ["delete_partitions", "forget_new_table", "open_or_create", "run_table_services"]
+__all__ = [
+    "delete_partitions",
+    "forget_new_table",
+    "open_or_create",
+    "required_columns",
+    "run_table_services",
+]
 
 
 def _opt(options: Mapping[str, str], *keys: str) -> str | None:
@@ -27,13 +33,14 @@ def _opt(options: Mapping[str, str], *keys: str) -> str | None:
     return None
 
 
-def open_or_create(base_uri: str, options: Mapping[str, str], schema: pa.Schema) -> HudiTable:
-    """Open the table, or create it from Hudi Spark's write options on the first write."""
+def open_or_create(base_uri: str, options: Mapping[str, str], schema: pa.Schema) -> tuple[HudiTable, bool]:
+    """Open the table, or create it from Hudi Spark's write options on the first write; the
+    flag says it was created (a failed first write then forgets it, :func:`forget_new_table`)."""
     from hudi_core.config.resolution import resolve_table_options
     from hudi_core.table import HudiTable
 
     if HudiTable.exists(base_uri, options=options):
-        return HudiTable.open(base_uri, options=options)
+        return HudiTable.open(base_uri, options=options), False
     name = _opt(options, "hoodie.table.name", WriteOptions.TABLE_NAME.key)
     keys = _opt(options, WriteOptions.RECORDKEY_FIELD.key, "hoodie.table.recordkey.fields")
     if not name or not keys:
@@ -54,13 +61,29 @@ def open_or_create(base_uri: str, options: Mapping[str, str], schema: pa.Schema)
         inferred = resolve_table_options(record_key_fields=keys, partition_fields=parts, ordering_field=None,
                                          options=options)  # fmt: skip
         options = {**options, WriteOptions.KEYGEN_CLASS.key: str(inferred.get_str(WriteOptions.KEYGEN_CLASS))}
-    return HudiTable.create(
+    created = HudiTable.create(
         base_uri, name=name,
         table_type=_opt(options, WriteOptions.TABLE_TYPE.key, "hoodie.table.type") or "COPY_ON_WRITE",
         record_key_fields=keys, partition_fields=parts,
         ordering_field=_opt(options, WriteOptions.PRECOMBINE_FIELD.key, "hoodie.table.precombine.field"),
         options=options, schema=schema,
     )  # fmt: skip
+    return created, True
+
+
+def required_columns(table: HudiTable, cfg: HoodieConfig, op: str) -> list[str]:
+    """The input columns a write needs: record key and partition fields, and the ordering
+    field unless the write deletes (as core's write client requires them)."""
+    from hudi_core.write.dedupe import ordering_field
+
+    required = [
+        *table.config.record_key_fields,
+        *(table.config.partition_fields if table.config.is_partitioned else []),
+    ]
+    order = ordering_field(cfg)
+    if order and op != "delete" and table.config.ordering_field:
+        required.append(order)
+    return required
 
 
 def forget_new_table(base_uri: str, options: Mapping[str, str]) -> None:

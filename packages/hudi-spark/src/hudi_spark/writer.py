@@ -98,16 +98,14 @@ def write(
     ...     "hoodie.datasource.write.partitionpath.field": "city",
     ...     "hoodie.datasource.write.precombine.field": "ts"})  # doctest: +SKIP
     """
-    from hudi_core.table import HudiTable
 
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
     op = _operation(operation, opts)
-    created = not HudiTable.exists(base_uri, options=opts)
     input_schema = _arrow(df)
     data_schema = pa.schema(
         [f for f in input_schema if not f.name.startswith("_hoodie_") or f.name == "_hoodie_is_deleted"]
     )
-    table = table_ops.open_or_create(base_uri, opts, data_schema)
+    table, created = table_ops.open_or_create(base_uri, opts, data_schema)
     try:
         result, action = _write(df, table, op, opts, input_schema, extra_metadata)
     except BaseException:
@@ -124,7 +122,6 @@ def _write(
     extra_metadata: Mapping[str, str] | None,
 ) -> tuple[SparkWriteResult, str]:  # fmt: skip
     from hudi_core.write.client import check_option_conflicts, check_write_options
-    from hudi_core.write.dedupe import ordering_field
     from hudi_core.write.records import evolve_schema
 
     from hudi_spark.commit import SparkCommit
@@ -134,11 +131,7 @@ def _write(
     check_write_options(cfg)
     if op == "delete_partition":
         return table_ops.delete_partitions(df, table, cfg), ""
-    key_fields = table.config.record_key_fields
-    required = [*key_fields, *(table.config.partition_fields if table.config.is_partitioned else [])]
-    order = ordering_field(cfg)
-    if order and op != "delete" and table.config.ordering_field:
-        required.append(order)
+    required = table_ops.required_columns(table, cfg, op)
     table_schema = table.schema()
     if op == "delete":
         evolve_schema(None, input_schema, required=required)
