@@ -87,8 +87,9 @@ def test_parquet_data_block_is_a_gzip_parquet_file() -> None:
 
 def test_default_delete_block_is_natural_order_int_zero() -> None:
     content = encode_delete_block(["k1", "k2"], ["p1", ""])
-    # version 3, payload length, array of 2 (04), records: key, partition, orderingVal int 0 (02 00), end 00
-    payload = bytes.fromhex("04") + b"\x02\x04k1\x02\x04p1\x02\x00" + b"\x02\x04k2\x02\x00\x02\x00" + b"\x00"
+    # version 3, payload length, array of 2 (04), records: key, partition, orderingVal IntWrapper 0
+    # (union branch 2: 04 00, as Hudi 0.15's delete operation writes it), end 00
+    payload = bytes.fromhex("04") + b"\x02\x04k1\x02\x04p1\x04\x00" + b"\x02\x04k2\x02\x00\x04\x00" + b"\x00"
     assert content == b"\x00\x00\x00\x03" + len(payload).to_bytes(4, "big") + payload
     (block,) = read_log_bytes(encode_block(BlockType.DELETE, {HeaderKey.INSTANT_TIME: "2"}, content))
     deletes = block.deletes()
@@ -108,10 +109,11 @@ def test_default_delete_block_is_natural_order_int_zero() -> None:
     ]
 
 
-def test_long_zero_delete_matches_spark_sql_delete_bytes() -> None:
-    # Spec 5.5: Spark SQL DELETE writes orderingVal = long 0, union branch 2, bytes "04 00".
+def test_long_zero_delete_is_long_wrapper_and_not_natural() -> None:
+    # HoodieDeleteRecord's orderingVal union: null, BooleanWrapper, IntWrapper, LongWrapper, ...
+    # A Long 0 is branch 3 ("06 00") and compared like any other value; only Integer 0 is natural.
     content = encode_delete_block(["a"], ["city=x"], pa.array([0], pa.int64()))
-    assert content.endswith(b"\x02\x0ccity=x" + b"\x04\x00" + b"\x00")
+    assert content.endswith(b"\x02\x0ccity=x" + b"\x06\x00" + b"\x00")
     deletes = read_log_bytes(encode_block(BlockType.DELETE, {}, content))[0].deletes()
     assert deletes.schema.field("_ordering_val").type == pa.int64()
     assert deletes.column("_ordering_natural").to_pylist() == [False]
@@ -129,8 +131,7 @@ def test_long_zero_delete_matches_spark_sql_delete_bytes() -> None:
             [decimal.Decimal("1.5"), None, decimal.Decimal("-3.000000000000001")], pa.decimal128(30, 15)
         ),
         pa.array([dt.date(2024, 1, 1), None, dt.date(1969, 12, 31)]),
-        pa.array([1, None, -1], pa.timestamp("ms", tz="UTC")),
-        pa.array([10**15, None, 0], pa.timestamp("us", tz="UTC")),
+        pa.array([True, None, False]),
     ],
 )
 def test_typed_ordering_values_round_trip(values: pa.Array) -> None:
@@ -139,6 +140,18 @@ def test_typed_ordering_values_round_trip(values: pa.Array) -> None:
     assert deletes.column("_hoodie_record_key").to_pylist() == ["k1", "k2", None]
     assert deletes.column("_hoodie_partition_path").to_pylist() == ["p", None, "q"]
     assert deletes.column("_ordering_val").to_pylist() == values.to_pylist()
+    assert deletes.column("_ordering_natural").to_pylist() == [False, False, False]
+
+
+@pytest.mark.parametrize("unit", ["ms", "us"])
+def test_timestamp_ordering_values_are_written_as_java_longs(unit: str) -> None:
+    # Hudi holds a timestamp ordering value as the Long the Avro record stores (LongWrapper)
+    values = pa.array([1, None, -1], pa.timestamp(unit, tz="UTC"))
+    content = encode_delete_block(["k1", "k2", "k3"], ["p", "p", "p"], values)
+    assert b"k1\x02\x02p\x06\x02" in content  # long branch (06), zigzag 1 (02)
+    assert content.endswith(b"k3\x02\x02p\x06\x01\x00")  # long branch, zigzag -1 (01)
+    deletes = read_log_bytes(encode_block(BlockType.DELETE, {}, content))[0].deletes()
+    assert deletes.column("_ordering_val").to_pylist() == [1, None, -1]
     assert deletes.column("_ordering_natural").to_pylist() == [False, False, False]
 
 

@@ -207,9 +207,10 @@ def encode_delete_block(
 ) -> bytes:
     """Content of a delete block: version 3, payload length, one ``HoodieDeleteRecordList``.
 
-    Without ``ordering_vals`` every record gets ``orderingVal`` = int 0 (branch 1), Java's
-    "natural order" delete that always wins. Otherwise the union branch follows the Arrow type
-    of ``ordering_vals`` (int32 -> int, int64 -> long, string -> string, ...); nulls -> null.
+    Without ``ordering_vals`` every record gets ``orderingVal`` = int 0 (``IntWrapper``), Java's
+    "natural order" delete that always wins. Otherwise the union branch is the one Java picks for
+    the value's class (int32 -> int, int64 and timestamps -> long, string -> string, date ->
+    date, decimal -> decimal(30,15), ...); nulls -> null.
     """
     key_arr = pa.array(keys, pa.string()) if not isinstance(keys, pa.Array) else keys
     part_arr = pa.array(partitions, pa.string()) if not isinstance(partitions, pa.Array) else partitions

@@ -9,24 +9,27 @@ import pyarrow as pa
 
 from hudi_core.errors import CorruptedLogBlockError, SchemaMismatchError
 
-__all__ = ["DELETE_COLUMNS", "ORDERING_BRANCHES", "branch_for", "decode_delete_payload"]
+__all__ = ["DELETE_COLUMNS", "INT_BRANCH", "ORDERING_BRANCHES", "branch_for", "decode_delete_payload"]
 
-#: ``orderingVal`` union branches by index: (Avro type, Arrow type).
+#: ``orderingVal`` union branches by index: (Avro type, Arrow type). Java wraps each value in a
+#: one-field record (``BooleanWrapper``, ``IntWrapper``, ... in Hudi's ``HoodieDeleteRecord.avsc``,
+#: checked against the schema inside Hudi 0.15's bundle), which encodes exactly as the bare value.
 ORDERING_BRANCHES: tuple[tuple[Any, pa.DataType], ...] = (
     ("null", pa.null()),
+    ("boolean", pa.bool_()),
     ("int", pa.int32()),
     ("long", pa.int64()),
     ("float", pa.float32()),
     ("double", pa.float64()),
     ("bytes", pa.binary()),
     ("string", pa.string()),
-    ({"type": "bytes", "logicalType": "decimal", "precision": 30, "scale": 15}, pa.decimal128(30, 15)),
     ({"type": "int", "logicalType": "date"}, pa.date32()),
-    ({"type": "int", "logicalType": "time-millis"}, pa.time32("ms")),
+    ({"type": "bytes", "logicalType": "decimal", "precision": 30, "scale": 15}, pa.decimal128(30, 15)),
     ({"type": "long", "logicalType": "time-micros"}, pa.time64("us")),
-    ({"type": "long", "logicalType": "timestamp-millis"}, pa.timestamp("ms", tz="UTC")),
-    ({"type": "long", "logicalType": "timestamp-micros"}, pa.timestamp("us", tz="UTC")),
+    ("long", pa.timestamp("us", tz="UTC")),  # TimestampMicrosWrapper: a bare long
 )
+#: the branch of Java's Integer: an Integer 0 is the "natural order" delete that always wins
+INT_BRANCH = 2
 
 DELETE_COLUMNS = ("_hoodie_record_key", "_hoodie_partition_path", "_ordering_val", "_ordering_natural")
 
@@ -39,43 +42,38 @@ def branch_for(values: pa.Array) -> tuple[int, Any, pa.Array]:
         t = values.type
     if pa.types.is_null(t):
         return 0, None, values
-    if (
-        pa.types.is_int8(t)
-        or pa.types.is_int16(t)
-        or pa.types.is_int32(t)
-        or pa.types.is_uint8(t)
-        or pa.types.is_uint16(t)
-    ):
+    # The Java class Hudi holds the value as (HoodieAvroUtils.getNestedFieldVal with logical
+    # types converted): timestamps stay Long, dates become LocalDate, decimals BigDecimal.
+    if pa.types.is_boolean(t):
         branch = 1
-    elif pa.types.is_integer(t):
-        branch = 2
-    elif pa.types.is_float16(t) or pa.types.is_float32(t):
+    elif t in (pa.int8(), pa.int16(), pa.int32(), pa.uint8(), pa.uint16()) or pa.types.is_time32(t):
+        branch = INT_BRANCH
+    elif pa.types.is_integer(t) or pa.types.is_timestamp(t) or pa.types.is_time64(t):
         branch = 3
-    elif pa.types.is_float64(t):
+        values = values.cast(_storage_of(t)) if not pa.types.is_integer(t) else values
+        t = values.type
+    elif pa.types.is_float16(t) or pa.types.is_float32(t):
         branch = 4
-    elif pa.types.is_binary(t) or pa.types.is_large_binary(t):
+    elif pa.types.is_float64(t):
         branch = 5
-    elif pa.types.is_string(t) or pa.types.is_large_string(t):
+    elif pa.types.is_binary(t) or pa.types.is_large_binary(t):
         branch = 6
-    elif pa.types.is_decimal(t):
+    elif pa.types.is_string(t) or pa.types.is_large_string(t):
         branch = 7
     elif pa.types.is_date(t):
         branch = 8
-    elif pa.types.is_time32(t):
+    elif pa.types.is_decimal(t):
         branch = 9
-    elif pa.types.is_time64(t):
-        branch = 10
-    elif pa.types.is_timestamp(t):
-        branch = 11 if t.unit in ("s", "ms") else 12
     else:
         raise SchemaMismatchError(
             f"ordering values of type {t} have no HoodieDeleteRecord orderingVal branch"
         )
     node, arrow_type = ORDERING_BRANCHES[branch]
-    if pa.types.is_timestamp(t):
-        arrow_type = pa.timestamp(arrow_type.unit, tz=t.tz)
+    if pa.types.is_time32(t):
+        values = values.cast(pa.int32())
+        arrow_type = pa.int32()
     try:
-        return branch, node, values.cast(arrow_type, safe=not pa.types.is_timestamp(t))
+        return branch, node, values.cast(arrow_type)
     except pa.ArrowInvalid as e:
         raise SchemaMismatchError(f"ordering values do not fit {arrow_type}: {e}") from e
 
@@ -117,20 +115,21 @@ class _Cursor:
 
 
 def _ordering_value(cur: _Cursor, branch: int) -> Any:
-    if branch in (1, 2, 8, 9, 10, 11, 12):
+    if branch in (2, 3, 8, 10, 11):
         return cur.long()
-    if branch == 3:
-        return struct.unpack("<f", cur.raw(4))[0]
+    if branch == 1:
+        return cur.raw(1) != b"\x00"
     if branch == 4:
-        return struct.unpack("<d", cur.raw(8))[0]
+        return struct.unpack("<f", cur.raw(4))[0]
     if branch == 5:
-        return cur.raw(cur.long())
+        return struct.unpack("<d", cur.raw(8))[0]
     if branch == 6:
-        return cur.raw(cur.long()).decode("utf-8")
+        return cur.raw(cur.long())
     if branch == 7:
-        unscaled = int.from_bytes(cur.raw(cur.long()), "big", signed=True)
-        return unscaled
-    raise CorruptedLogBlockError(f"orderingVal union branch {branch} does not exist (0..12)")
+        return cur.raw(cur.long()).decode("utf-8")
+    if branch == 9:
+        return int.from_bytes(cur.raw(cur.long()), "big", signed=True)
+    raise CorruptedLogBlockError(f"orderingVal union branch {branch} does not exist (0..11)")
 
 
 def decode_delete_payload(payload: memoryview) -> pa.Table:
@@ -164,15 +163,15 @@ def decode_delete_payload(payload: memoryview) -> pa.Table:
     if any(b != branch for b in typed):
         raise CorruptedLogBlockError(f"delete block mixes orderingVal branches {sorted(set(typed))}")
     arrow_type = ORDERING_BRANCHES[branch][1]
-    if branch == 7:
+    if branch == 9:
         import decimal
 
         vals = [None if v is None else decimal.Decimal(v).scaleb(-15) for v in vals]
-    if branch in (8, 9, 10, 11, 12):
+    if branch in (8, 10, 11):
         ordering = pa.array(vals, pa.int64()).cast(_storage_of(arrow_type)).view(arrow_type)
     else:
         ordering = pa.array(vals, arrow_type)
-    natural = pa.array([b == 1 and v == 0 for b, v in zip(branches, vals, strict=False)], pa.bool_())
+    natural = pa.array([b == INT_BRANCH and v == 0 for b, v in zip(branches, vals, strict=False)], pa.bool_())
     return pa.table(
         [pa.array(keys, pa.string()), pa.array(parts, pa.string()), ordering, natural],
         names=list(DELETE_COLUMNS),

@@ -92,6 +92,34 @@ def _check_instant(name: str, value: str | None) -> str | None:
         raise QueryError(str(e)) from None
 
 
+def _check_time_travel(table: HudiTable, timeline: ActiveTimeline, as_of: str) -> None:
+    """Refuse a time travel Hudi refuses (``TimelineUtils.validateTimestampAsOf``): at or after
+    the first write still pending, or before the earliest commit the latest clean retained
+    (the files that answered it may be gone)."""
+    from hudi_core.timeline.avro_files import CLEAN_METADATA, read_avro_timeline_file
+    from hudi_core.timeline.instant import Action
+
+    pending = [i for i in timeline.commits().pending() if i.action not in (Action.COMPACTION, "logcompaction")]
+    if pending and as_of >= pending[0].timestamp:
+        raise QueryError(
+            f"Time travel's timestamp '{as_of}' must be earlier than the first incomplete commit "
+            f"timestamp '{pending[0].timestamp}'."
+        )
+    cleans = timeline.filter(actions=[Action.CLEAN]).completed()
+    if not len(cleans):
+        return
+    latest = cleans[-1]
+    retained = read_avro_timeline_file(table.storage, timeline.path_of(latest), CLEAN_METADATA).get(
+        "earliestCommitToRetain"
+    )
+    if retained and as_of < retained:
+        raise QueryError(
+            f"as_of {as_of}: the cleaner (clean {latest.timestamp}) kept only the commits from "
+            f"{retained} on; retain more commits (hoodie.cleaner.commits.retained) for time travel "
+            "that far back"
+        )
+
+
 def incremental_schema_instant(completed: Timeline, start: str | None, end: str | None) -> str | None:
     """The instant whose schema an incremental query over ``(start, end]`` reads with: ``end``,
     or the latest schema (None) when the range holds no completed commit, as Hudi does."""
@@ -133,6 +161,8 @@ def _plan(
         )
     view = FileSystemView(table)
     timeline = view.timeline if isinstance(view.timeline, ActiveTimeline) else None
+    if as_of is not None and timeline is not None:
+        _check_time_travel(table, timeline, as_of)
     if qt == "incremental":
         schema_at = incremental_schema_instant(view.visible.completed, start, end)
     else:

@@ -1,0 +1,235 @@
+"""The Apache Hudi oracle's environment and its client.
+
+``ensure_oracle()`` makes, once per machine, what real Apache Hudi needs to run beside our code,
+in a cache outside the repository (``$HUDI_PY_CACHE``, default ``~/.cache/hudi-py``):
+
+- ``oracle/pyspark-3.5.1/``: a virtual environment with PySpark 3.5.1 (Hudi 0.15 is built
+  against it; 3.5.2+ breaks some of its catalog calls), pyarrow and pandas;
+- Hudi's Spark bundle, fetched by Maven's own client into its local repository.
+
+``HudiOracle`` starts ``oracle_driver.py`` in that environment (one JVM) and sends it requests.
+Run as a script (``python tests/interop/harness/oracle.py``) it only prepares the environment;
+a failure is one line on stderr and exit status 1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+HUDI_VERSION = "0.15.0"
+BUNDLE = f"org.apache.hudi:hudi-spark3.5-bundle_2.12:{HUDI_VERSION}"
+PYSPARK_VERSION = "3.5.1"
+DRIVER = Path(__file__).with_name("oracle_driver.py")
+START_TIMEOUT_S = 240
+REQUEST_TIMEOUT_S = 600
+
+
+class OracleSetupError(RuntimeError):
+    """The oracle's environment could not be made (a fetch or an install failed)."""
+
+
+class OracleError(RuntimeError):
+    """Apache Hudi refused or failed a request."""
+
+
+@dataclass(frozen=True)
+class OracleEnv:
+    python: Path
+    bundle: Path
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("HUDI_PY_CACHE") or Path.home() / ".cache" / "hudi-py")
+
+
+def _run(cmd: list[str], what: str) -> None:
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines()
+        last = detail[-1] if detail else f"exit status {done.returncode}"
+        raise OracleSetupError(f"{what} failed ({' '.join(cmd[:3])} ...): {last}")
+
+
+def _bundle_path() -> Path:
+    group, artifact, version = BUNDLE.split(":")
+    repo = Path(os.environ.get("MAVEN_REPO_LOCAL") or Path.home() / ".m2" / "repository")
+    return repo.joinpath(*group.split("."), artifact, version, f"{artifact}-{version}.jar")
+
+
+def ensure_oracle() -> OracleEnv:
+    """The oracle's python and bundle, made if missing (under a lock: test workers share them)."""
+    root = cache_root() / "oracle"
+    root.mkdir(parents=True, exist_ok=True)
+    venv = root / f"pyspark-{PYSPARK_VERSION}"
+    python = venv / "bin" / "python"
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (venv / ".complete").exists():
+            shutil.rmtree(venv, ignore_errors=True)
+            _run([sys.executable, "-m", "venv", str(venv)], "creating the oracle's virtual environment")
+            _run(
+                [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                 f"pyspark=={PYSPARK_VERSION}", "pyarrow", "pandas<3"],
+                f"installing PySpark {PYSPARK_VERSION} for the Apache Hudi oracle",
+            )
+            (venv / ".complete").touch()
+        bundle = _bundle_path()
+        if not bundle.exists():
+            if shutil.which("mvn") is None:
+                raise OracleSetupError(f"fetching {BUNDLE} needs Maven's client (mvn), which is not on PATH")
+            _run(
+                ["mvn", "-q", "-B", "dependency:get", f"-Dartifact={BUNDLE}", "-Dtransitive=false"],
+                f"fetching {BUNDLE} from Maven Central",
+            )
+            if not bundle.exists():
+                raise OracleSetupError(f"Maven reported success but {bundle} is missing")
+    return OracleEnv(python, bundle)
+
+
+class HudiOracle:
+    """One Apache Hudi Spark session in a child process; requests are synchronous."""
+
+    def __init__(self, env: OracleEnv, work_dir: Path) -> None:
+        self.env = env
+        self.work_dir = work_dir
+        work_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = work_dir / "oracle.log"
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in close()
+        self._counter = 0
+        child_env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "SPARK_", "PYSPARK"))}
+        child_env.update(
+            SPARK_LOCAL_IP="127.0.0.1",
+            PYSPARK_PYTHON=str(env.python),
+            PYSPARK_DRIVER_PYTHON=str(env.python),
+            PYTHONUNBUFFERED="1",
+        )
+        local_dir = work_dir / "spark-local"
+        local_dir.mkdir(exist_ok=True)
+        self.proc = subprocess.Popen(
+            [str(env.python), str(DRIVER), str(env.bundle), str(local_dir)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            env=child_env,
+            text=True,
+            start_new_session=True,
+        )
+        ready = self._answer(START_TIMEOUT_S)
+        self.spark_version = ready["ready"]
+
+    # -- the protocol ---------------------------------------------------------------------------
+    def _answer(self, timeout_s: float) -> dict[str, Any]:
+        result: list[dict[str, Any]] = []
+
+        def read() -> None:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                if line.startswith("@@oracle "):
+                    result.append(json.loads(line[len("@@oracle ") :]))
+                    return
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(timeout_s)
+        if not result:
+            alive = self.proc.poll() is None
+            self.kill()
+            raise OracleError(
+                f"Apache Hudi's session {'did not answer within %ds' % timeout_s if alive else 'died'}; "
+                f"its log: {self.log_path}\n{self.log_tail()}"
+            )
+        return result[0]
+
+    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        if self.proc.poll() is not None:
+            raise OracleError(f"Apache Hudi's session is not running; its log: {self.log_path}")
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps({"op": op, **fields}) + "\n")
+        self.proc.stdin.flush()
+        answer = self._answer(REQUEST_TIMEOUT_S)
+        if not answer.get("ok"):
+            raise OracleError(f"Apache Hudi {op} failed: {answer.get('error')}")
+        return answer
+
+    def log_tail(self, lines: int = 30) -> str:
+        self._log.flush()
+        text = self.log_path.read_text(errors="replace").splitlines()
+        return "\n".join(text[-lines:])
+
+    def _file(self, suffix: str) -> Path:
+        self._counter += 1
+        return self.work_dir / f"{self._counter:05d}{suffix}"
+
+    # -- what tests call ------------------------------------------------------------------------
+    def write(self, path: str | Path, data: pa.Table, options: dict[str, str], mode: str = "append") -> None:
+        """``data`` written by Hudi's Spark datasource (``df.write.format("hudi")``)."""
+        source = self._file(".in.parquet")
+        pq.write_table(data, source)
+        self.request("write", path=str(path), input=str(source), options=options, mode=mode)
+
+    def read(self, path: str | Path, options: dict[str, str] | None = None) -> pa.Table:
+        """Hudi's answer to ``spark.read.format("hudi").options(...).load(path)``."""
+        out = self._file(".out.parquet")
+        self.request("read", path=str(path), options=options or {}, output=str(out))
+        return pq.read_table(out)
+
+    def sql(self, statement: str) -> list[list[str | None]]:
+        return self.request("sql", sql=statement)["rows"]
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(30)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                assert self.proc.stdin is not None
+                self.proc.stdin.write(json.dumps({"op": "exit"}) + "\n")
+                self.proc.stdin.flush()
+                self.proc.wait(60)
+            except (OSError, subprocess.TimeoutExpired):
+                self.kill()
+        self._log.close()
+
+
+@contextlib.contextmanager
+def oracle_session(work_dir: Path | None = None) -> Iterator[HudiOracle]:
+    env = ensure_oracle()
+    with tempfile.TemporaryDirectory(prefix="hudi-oracle-") as tmp:
+        oracle = HudiOracle(env, work_dir or Path(tmp))
+        try:
+            yield oracle
+        finally:
+            oracle.close()
+
+
+def main() -> int:
+    try:
+        env = ensure_oracle()
+    except OracleSetupError as exc:
+        print(f"Apache Hudi oracle: {exc}", file=sys.stderr)
+        return 1
+    print(f"Apache Hudi oracle ready: {env.python} with {env.bundle.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

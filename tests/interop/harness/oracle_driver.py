@@ -1,0 +1,108 @@
+"""Apache Hudi 0.15 as a test oracle: one Spark 3.5 session serving requests from our tests.
+
+Runs in the oracle's own environment (PySpark 3.5.1, Hudi's Spark bundle on ``spark.jars``), never
+in the project's: it imports nothing of ours. One request per line on stdin, one answer per line
+on stdout, each a JSON object; the answer line starts with ``@@oracle `` so that anything else a
+library prints on stdout is not taken for an answer. Requests:
+
+- ``{"op": "write", "path", "input": parquet file, "options": {...}, "mode": "append"}``:
+  ``spark.read.parquet(input).write.format("hudi")``, Hudi's datasource writer.
+- ``{"op": "read", "path", "options": {...}, "output": parquet file}``: ``spark.read.format("hudi")``,
+  collected to Arrow and written to ``output``; answers the row count.
+- ``{"op": "sql", "sql"}``: a SQL statement (Hudi's procedures: ``CALL run_compaction(...)``);
+  answers its rows as lists of strings.
+- ``{"op": "ping"}``.
+
+A failed request answers ``{"ok": false, "error": "<class>: <first line>"}`` and the session lives on.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyspark.sql import SparkSession
+
+HUDI_SESSION_CONF = {
+    "spark.serializer": "org.apache.spark.serializer.KryoSerializer",
+    "spark.sql.extensions": "org.apache.spark.sql.hudi.HoodieSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.hudi.catalog.HoodieCatalog",
+    "spark.kryo.registrator": "org.apache.spark.HoodieSparkKryoRegistrar",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+    "spark.ui.enabled": "false",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.driver.memory": "2g",
+    "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+}
+
+
+def session(jar: str, local_dir: str) -> SparkSession:
+    builder = SparkSession.builder.master("local[2]").appName("hudi-oracle")
+    for key, value in {**HUDI_SESSION_CONF, "spark.jars": jar, "spark.local.dir": local_dir}.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def handle(spark: SparkSession, request: dict) -> dict:
+    op = request["op"]
+    if op == "ping":
+        return {"ok": True, "spark": spark.version}
+    if op == "write":
+        df = spark.read.parquet(request["input"])
+        writer = df.write.format("hudi").options(**request.get("options", {}))
+        writer.mode(request.get("mode", "append")).save(request["path"])
+        return {"ok": True}
+    if op == "read":
+        df = spark.read.format("hudi").options(**request.get("options", {})).load(request["path"])
+        batches = df._collect_as_arrow()
+        table = pa.Table.from_batches(batches) if batches else _empty(df)
+        pq.write_table(table, request["output"])
+        return {"ok": True, "rows": table.num_rows}
+    if op == "sql":
+        rows = spark.sql(request["sql"]).collect()
+        return {"ok": True, "rows": [[None if v is None else str(v) for v in r] for r in rows]}
+    return {"ok": False, "error": f"unknown op {op!r}"}
+
+
+def _empty(df) -> pa.Table:  # a query with no rows still answers its columns
+    return df.limit(0).toPandas().pipe(pa.Table.from_pandas, preserve_index=False)
+
+
+def _error(exc: BaseException) -> str:
+    java = getattr(exc, "java_exception", None)
+    if java is not None:  # the innermost Java cause says what went wrong
+        while java.getCause() is not None:
+            java = java.getCause()
+        return str(java.toString()).splitlines()[0]
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"
+
+
+def main() -> None:
+    jar, local_dir = sys.argv[1], sys.argv[2]
+    spark = session(jar, local_dir)
+    print("@@oracle " + json.dumps({"ok": True, "ready": spark.version}), flush=True)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        if request.get("op") == "exit":
+            break
+        try:
+            answer = handle(spark, request)
+        except Exception as exc:  # the session lives on; the test decides what a failure means
+            traceback.print_exc(file=sys.stderr)
+            answer = {"ok": False, "error": _error(exc)}
+        print("@@oracle " + json.dumps(answer), flush=True)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""Run a workload's steps with Apache Hudi or with our writers, and put the same queries to both."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from hudi_core.table import HudiTable
+from hudi_core.errors import HudiError
+from oracle import HudiOracle, OracleError
+from workloads import Step, Workload, differences
+
+
+def hudi_write(oracle: HudiOracle, path: Path | str, w: Workload, step: Step, extra: dict[str, str] | None = None) -> None:
+    """One step through Hudi's Spark datasource; an async-compaction workload then runs Hudi's
+    compaction procedure over any plan its writer scheduled."""
+    options = {**w.options(), "hoodie.datasource.write.operation": step.operation, **(extra or {})}
+    data = step.data
+    if step.operation == "delete_partition":
+        options["hoodie.datasource.write.partitions.to.delete"] = ",".join(step.partitions)
+    oracle.write(path, data, options)
+    if w.compaction == "async":
+        oracle.sql(f"CALL run_compaction(op => 'run', path => '{path}')")
+
+
+def our_write(path: Path | str, w: Workload, step: Step, extra: dict[str, str] | None = None) -> Any:
+    """One step through our local engine, with the option dict Hudi's job would use."""
+    from hudi_spark.table_ops import open_or_create
+
+    options = {**w.options(), **(extra or {})}
+    table, _ = open_or_create(str(path), options, step.data.schema)
+    op = step.operation
+    if op == "delete":
+        result = table.delete(step.data, options=options)
+    elif op == "delete_partition":
+        result = table.delete_partition(step.partitions, options=options)
+    else:
+        result = getattr(table, op)(step.data, options=options)
+    if w.compaction == "async":
+        table = HudiTable.open(str(path), options=options)
+        for instant in table.timeline.pending_compactions().timestamps():
+            table.run_compaction(instant, options=options)
+    return result
+
+
+@dataclass
+class Query:
+    name: str
+    hudi_options: dict[str, str]
+    ours: dict[str, Any]
+
+
+def queries(path: Path | str, w: Workload) -> list[Query]:
+    """Snapshot, read_optimized, incremental from the start and from a middle commit, and time
+    travel to every completed commit (what both readers should answer the same)."""
+    table = HudiTable.open(str(path))
+    commits = table.timeline.completed_commits().timestamps()
+    out = [Query("snapshot", {"hoodie.datasource.query.type": "snapshot"}, {"query_type": "snapshot"})]
+    if w.table_type == "MERGE_ON_READ":
+        out.append(Query("read_optimized", {"hoodie.datasource.query.type": "read_optimized"},
+                         {"query_type": "read_optimized"}))  # fmt: skip
+    starts = ["000", commits[len(commits) // 2]] if len(commits) > 1 else ["000"]
+    for start in starts:
+        out.append(Query(f"incremental({start},]", {"hoodie.datasource.query.type": "incremental",
+                                                    "hoodie.datasource.read.begin.instanttime": start},
+                         {"query_type": "incremental", "start": start}))  # fmt: skip
+    for instant in commits:
+        out.append(Query(f"as_of {instant}", {"as.of.instant": instant}, {"query_type": "snapshot", "as_of": instant}))
+    return out
+
+
+def compare_all(oracle: HudiOracle, path: Path | str, w: Workload) -> dict[str, list[str]]:
+    """Every query's differences (ours against Hudi's), keyed by query name; empty when all agree."""
+    found: dict[str, list[str]] = {}
+    for q in queries(path, w):
+        theirs, ours = _answer(lambda: oracle.read(path, q.hudi_options)), _answer(
+            lambda: HudiTable.open(str(path)).read(**q.ours)
+        )
+        if isinstance(theirs, Exception) or isinstance(ours, Exception):
+            if not (isinstance(theirs, Exception) and isinstance(ours, Exception)):
+                found[q.name] = [f"only one refused: ours {_show(ours)}, hudi {_show(theirs)}"]
+            continue
+        diff = differences(ours, theirs)
+        if diff:
+            found[q.name] = diff
+    return found
+
+
+def _answer(query: Any) -> pa.Table | Exception:
+    try:
+        return query()
+    except (OracleError, HudiError) as exc:  # a refusal is an answer too: both must refuse
+        return exc
+
+
+def _show(answer: pa.Table | Exception) -> str:
+    return repr(answer)[:300] if isinstance(answer, Exception) else f"{answer.num_rows} rows"

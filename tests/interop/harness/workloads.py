@@ -1,0 +1,306 @@
+"""Seeded random workloads that either Apache Hudi or our writers run, and the comparison of answers.
+
+A :class:`Workload` is a table layout (type, index, payload, key generator, log block format,
+services) and a list of :class:`Step` (an operation with its rows). Both directions of the interop
+tier run the same steps: Hudi's Spark datasource writes them and we read, or we write them and
+Hudi reads. Rows are drawn so that every key keeps its partition (a non-global index would
+otherwise keep two copies, by design, on both sides) unless the index is global.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+META = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
+        "_hoodie_file_name"]  # fmt: skip
+
+PAYLOADS = {
+    "overwrite": "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload",
+    "default": "org.apache.hudi.common.model.DefaultHoodieRecordPayload",
+    "event_time": "org.apache.hudi.common.model.EventTimeAvroPayload",
+    "partial": "org.apache.hudi.common.model.PartialUpdateAvroPayload",
+}
+KEYGENS = ("simple", "complex", "timestamp", "custom", "nonpartitioned")
+INDEXES = ("SIMPLE", "BLOOM", "GLOBAL_BLOOM", "BUCKET")
+CITIES = ("sf", "la", "nyc", "chi", "sea")
+DAY_MS = 86_400_000
+EPOCH_2024 = 1_704_067_200_000
+
+SCHEMA = pa.schema(
+    [
+        pa.field("uuid", pa.string(), nullable=False),
+        pa.field("ts", pa.int64(), nullable=False),
+        pa.field("fare", pa.float64()),
+        pa.field("rider", pa.string()),
+        pa.field("seq", pa.int32()),
+        pa.field("city", pa.string()),
+        pa.field("region", pa.string()),
+        pa.field("event_ms", pa.int64()),
+    ]
+)
+
+
+@dataclass
+class Step:
+    operation: str  # insert, upsert, bulk_insert, delete, insert_overwrite, insert_overwrite_table, delete_partition
+    data: pa.Table
+    partitions: list[str] = field(default_factory=list)  # delete_partition: partition paths
+
+
+@dataclass
+class Workload:
+    seed: int
+    table_type: str
+    index: str
+    payload: str
+    keygen: str
+    log_format: str = "avro"
+    compaction: str = "none"  # none | inline | async (MOR)
+    clean: bool = False
+    hive_style: bool = False
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return (f"s{self.seed}-{self.table_type[:3].lower()}-{self.index.lower()}-{self.payload}-{self.keygen}"
+                f"-{self.log_format}-{self.compaction}{'-clean' if self.clean else ''}")  # fmt: skip
+
+    # -- Hudi's option dict, the same for Hudi's writer and ours ---------------------------------
+    def options(self) -> dict[str, str]:
+        o = {
+            "hoodie.table.name": f"t{self.seed}",
+            "hoodie.datasource.write.table.type": self.table_type,
+            "hoodie.datasource.write.precombine.field": "ts",
+            "hoodie.index.type": self.index,
+            "hoodie.datasource.write.payload.class": PAYLOADS[self.payload],
+            "hoodie.datasource.write.hive_style_partitioning": str(self.hive_style).lower(),
+            "hoodie.logfile.data.block.format": self.log_format,
+            "hoodie.upsert.shuffle.parallelism": "2",
+            "hoodie.insert.shuffle.parallelism": "2",
+            "hoodie.bulkinsert.shuffle.parallelism": "2",
+            "hoodie.delete.shuffle.parallelism": "2",
+            "hoodie.compact.inline": "false",
+            "hoodie.clean.automatic": str(self.clean).lower(),
+            "hoodie.cleaner.commits.retained": "2",
+            "hoodie.parquet.small.file.limit": "0" if self.seed % 2 else str(100 * 1024 * 1024),
+        }
+        o.update(_keygen_options(self.keygen))
+        if self.index == "BUCKET":
+            o.update({"hoodie.bucket.index.num.buckets": "4", "hoodie.index.bucket.engine": "SIMPLE"})
+        if self.index == "GLOBAL_BLOOM":
+            o["hoodie.bloom.index.update.partition.path"] = "true"
+        if self.compaction == "inline":
+            o.update({"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "2"})
+        elif self.compaction == "async":
+            o.update({"hoodie.compact.schedule.inline": "true", "hoodie.compact.inline.max.delta.commits": "2"})
+        return o
+
+
+def _keygen_options(keygen: str) -> dict[str, str]:
+    timebased = {
+        "hoodie.keygen.timebased.timestamp.type": "EPOCHMILLISECONDS",
+        "hoodie.keygen.timebased.output.dateformat": "yyyy/MM/dd",
+        "hoodie.keygen.timebased.timezone": "UTC",
+    }
+    pkg = "org.apache.hudi.keygen."
+    if keygen == "simple":
+        return {"hoodie.datasource.write.recordkey.field": "uuid",
+                "hoodie.datasource.write.partitionpath.field": "city",
+                "hoodie.datasource.write.keygenerator.class": pkg + "SimpleKeyGenerator"}  # fmt: skip
+    if keygen == "complex":
+        return {"hoodie.datasource.write.recordkey.field": "uuid,region",
+                "hoodie.datasource.write.partitionpath.field": "city,region",
+                "hoodie.datasource.write.keygenerator.class": pkg + "ComplexKeyGenerator"}  # fmt: skip
+    if keygen == "timestamp":
+        return {"hoodie.datasource.write.recordkey.field": "uuid",
+                "hoodie.datasource.write.partitionpath.field": "event_ms",
+                "hoodie.datasource.write.keygenerator.class": pkg + "TimestampBasedKeyGenerator",
+                **timebased}  # fmt: skip
+    if keygen == "custom":  # Hudi's lazy listing cannot parse '/' in one of several partition values
+        return {"hoodie.datasource.write.recordkey.field": "uuid",
+                "hoodie.datasource.write.partitionpath.field": "city:SIMPLE,event_ms:TIMESTAMP",
+                "hoodie.datasource.write.keygenerator.class": pkg + "CustomKeyGenerator",
+                **timebased, "hoodie.keygen.timebased.output.dateformat": "yyyyMMdd"}  # fmt: skip
+    if keygen == "nonpartitioned":
+        return {"hoodie.datasource.write.recordkey.field": "uuid",
+                "hoodie.datasource.write.partitionpath.field": "",
+                "hoodie.datasource.write.keygenerator.class": pkg + "NonpartitionedKeyGenerator"}  # fmt: skip
+    raise ValueError(keygen)
+
+
+class _Keys:
+    """The key pool: each key has a fixed home (city, region, day) unless the index is global."""
+
+    def __init__(self, rng: random.Random, global_index: bool) -> None:
+        self.rng = rng
+        self.global_index = global_index
+        self.live: list[str] = []
+        self.home: dict[str, tuple[str, str, int]] = {}
+        self.next = 0
+
+    def new(self, n: int) -> list[str]:
+        keys = []
+        for _ in range(n):
+            k = f"k{self.next:05d}"
+            self.next += 1
+            self.home[k] = self._place()
+            keys.append(k)
+        return keys
+
+    def _place(self) -> tuple[str, str, int]:
+        return (self.rng.choice(CITIES), self.rng.choice(("east", "west")), self.rng.randrange(3))
+
+    def existing(self, n: int) -> list[str]:
+        return self.rng.sample(self.live, min(n, len(self.live)))
+
+
+def _rows(keys: list[str], pool: _Keys, rng: random.Random, *, ts_base: int, nulls: bool,
+          move: bool = False) -> pa.Table:  # fmt: skip
+    cols: dict[str, list[Any]] = {name: [] for name in SCHEMA.names}
+    for k in keys:
+        if move and pool.global_index and rng.random() < 0.3:
+            pool.home[k] = pool._place()  # a global index moves the key to its new partition
+        city, region, day = pool.home[k]
+        cols["uuid"].append(k)
+        cols["ts"].append(ts_base + rng.randrange(-3, 10))  # some updates carry an older ordering value
+        cols["fare"].append(None if nulls and rng.random() < 0.3 else round(rng.uniform(1, 100), 2))
+        cols["rider"].append(None if nulls and rng.random() < 0.3 else f"rider-{rng.randrange(1000)}")
+        cols["seq"].append(rng.randrange(1 << 20))
+        cols["city"].append(city)
+        cols["region"].append(region)
+        cols["event_ms"].append(EPOCH_2024 + day * DAY_MS + rng.randrange(DAY_MS))
+    return pa.table(cols, schema=SCHEMA)
+
+
+def partition_of(keygen: str, hive: bool, city: str, region: str, event_ms: int) -> str:
+    import datetime as dt
+
+    stamp = dt.datetime.fromtimestamp(event_ms / 1000, dt.timezone.utc)
+    day = stamp.strftime("%Y%m%d" if keygen == "custom" else "%Y/%m/%d")
+    parts = {"simple": [("city", city)], "complex": [("city", city), ("region", region)],
+             "timestamp": [("event_ms", day)], "custom": [("city", city), ("event_ms", day)],
+             "nonpartitioned": []}[keygen]  # fmt: skip
+    return "/".join(f"{n}={v}" if hive else v for n, v in parts)
+
+
+def generate(seed: int, **layout: Any) -> Workload:
+    """A workload of 5-7 steps over ~60-120 keys; ``layout`` fixes any of Workload's fields,
+    the rest are drawn from the seed."""
+    rng = random.Random(seed)
+    w = Workload(
+        seed=seed,
+        table_type=layout.get("table_type") or rng.choice(("COPY_ON_WRITE", "MERGE_ON_READ")),
+        index=layout.get("index") or rng.choice(INDEXES),
+        payload=layout.get("payload") or rng.choice(tuple(PAYLOADS)),
+        keygen=layout.get("keygen") or rng.choice(KEYGENS),
+        log_format=layout.get("log_format") or rng.choice(("avro", "parquet")),
+        hive_style=layout.get("hive_style", rng.random() < 0.3),
+        clean=layout.get("clean", rng.random() < 0.4),
+    )
+    if w.table_type == "MERGE_ON_READ":
+        w.compaction = layout.get("compaction") or rng.choice(("none", "inline", "async"))
+    pool = _Keys(rng, w.index.startswith("GLOBAL"))
+    nulls = w.payload == "partial"
+    first = layout.get("first", rng.choice(("bulk_insert", "insert", "upsert")))
+    keys = pool.new(rng.randrange(40, 80))
+    w.steps.append(Step(first, _rows(keys, pool, rng, ts_base=100, nulls=False)))
+    pool.live.extend(keys)
+    ops = list(layout.get("ops") or [])
+    if not ops:
+        ops = ["upsert", "upsert", rng.choice(["upsert", "delete", "insert"]), "upsert",
+               rng.choice(["delete", "insert_overwrite", "delete_partition", "upsert", "insert_overwrite_table"])]  # fmt: skip
+    for i, op in enumerate(ops, start=1):
+        ts_base = 100 + 10 * i
+        if op == "upsert":
+            updates = pool.existing(rng.randrange(5, 25))
+            inserts = pool.new(rng.randrange(0, 15))
+            dupes = rng.sample(updates, min(3, len(updates)))  # precombined within the batch
+            w.steps.append(Step(op, _rows(updates + inserts + dupes, pool, rng, ts_base=ts_base, nulls=nulls,
+                                          move=True)))  # fmt: skip
+            pool.live.extend(inserts)
+        elif op in ("insert", "bulk_insert"):
+            inserts = pool.new(rng.randrange(5, 20))
+            w.steps.append(Step(op, _rows(inserts, pool, rng, ts_base=ts_base, nulls=False)))
+            pool.live.extend(inserts)
+        elif op == "delete":
+            gone = pool.existing(rng.randrange(3, 10))
+            w.steps.append(Step(op, _rows(gone, pool, rng, ts_base=ts_base, nulls=False)))
+            pool.live = [k for k in pool.live if k not in set(gone)]
+        elif op in ("insert_overwrite", "insert_overwrite_table"):
+            keys = pool.new(rng.randrange(5, 15))
+            data = _rows(keys, pool, rng, ts_base=ts_base, nulls=False)
+            w.steps.append(Step(op, data))
+            if op == "insert_overwrite_table" or w.keygen == "nonpartitioned":
+                pool.live = list(keys)
+            else:
+                touched = {_home_partition(w, pool, k) for k in keys}
+                pool.live = [k for k in pool.live if _home_partition(w, pool, k) not in touched] + keys
+        elif op == "delete_partition":
+            if w.keygen == "nonpartitioned":
+                continue
+            victim = _home_partition(w, pool, rng.choice(pool.live))
+            w.steps.append(Step(op, _rows(pool.existing(1), pool, rng, ts_base=ts_base, nulls=False),
+                                partitions=[victim]))  # fmt: skip
+            pool.live = [k for k in pool.live if _home_partition(w, pool, k) != victim]
+        else:
+            raise ValueError(op)
+    return w
+
+
+def _home_partition(w: Workload, pool: _Keys, key: str) -> str:
+    city, region, day = pool.home[key]
+    return partition_of(w.keygen, w.hive_style, city, region, EPOCH_2024 + day * DAY_MS)
+
+
+# -- comparing answers ----------------------------------------------------------------------------
+
+
+def canonical(table: pa.Table) -> pa.Table:
+    """Rows in one order (key, partition, commit seqno), columns by name, Spark's types."""
+    table = table.select(sorted(table.column_names))
+    cols = []
+    for name in table.column_names:
+        col = table.column(name)
+        if pa.types.is_large_string(col.type):
+            col = col.cast(pa.string())
+        if pa.types.is_dictionary(col.type):
+            col = col.cast(col.type.value_type)
+        cols.append(col)
+    table = pa.table(dict(zip(table.column_names, cols, strict=True)))
+    keys = [c for c in ("_hoodie_record_key", "_hoodie_partition_path", "_hoodie_commit_seqno", "uuid")
+            if c in table.column_names]  # fmt: skip
+    if not keys or table.num_rows == 0:
+        return table
+    return table.take(pc.sort_indices(table, [(k, "ascending") for k in keys]))
+
+
+def differences(ours: pa.Table, theirs: pa.Table, *, limit: int = 8) -> list[str]:
+    """What differs between two answers, as lines a person can read (empty when equal)."""
+    a, b = canonical(ours), canonical(theirs)
+    out: list[str] = []
+    if set(a.column_names) != set(b.column_names):
+        out.append(f"columns: ours-only {sorted(set(a.column_names) - set(b.column_names))}, "
+                   f"hudi-only {sorted(set(b.column_names) - set(a.column_names))}")  # fmt: skip
+    if a.num_rows != b.num_rows:
+        ka = pc.value_counts(a.column("_hoodie_record_key")) if "_hoodie_record_key" in a.column_names else None
+        kb = pc.value_counts(b.column("_hoodie_record_key")) if "_hoodie_record_key" in b.column_names else None
+        out.append(f"row count: ours {a.num_rows}, hudi {b.num_rows}")
+        if ka is not None and kb is not None:
+            sa = {v["values"]: v["counts"] for v in ka.to_pylist()}
+            sb = {v["values"]: v["counts"] for v in kb.to_pylist()}
+            diff = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
+            out.append(f"keys whose counts differ (ours, hudi): {[(k, sa.get(k), sb.get(k)) for k in diff[:limit]]}")
+        return out
+    for name in sorted(set(a.column_names) & set(b.column_names)):
+        va, vb = a.column(name).to_pylist(), b.column(name).to_pylist()
+        bad = [i for i, (x, y) in enumerate(zip(va, vb, strict=True)) if x != y]
+        if bad:
+            i = bad[0]
+            key = a.column("_hoodie_record_key")[i].as_py() if "_hoodie_record_key" in a.column_names else i
+            out.append(f"column {name}: {len(bad)} rows differ, first at key {key}: ours {va[i]!r}, hudi {vb[i]!r}")
+    return out[:limit]
