@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 UV     := $(VENV)/bin/uv
 PACKAGES := -e packages/hudi-core -e packages/hudi-executors -e packages/hudi-storage-s3 -e packages/hudi-spark
 
-.PHONY: setup demo test test-fast lint typecheck bench clean
+.PHONY: setup demo test test-fast interop lint typecheck bench clean
 
 $(VENV)/.installed: requirements-dev.txt packages/*/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,12 +19,17 @@ setup: $(VENV)/.installed  ## virtual environment with all four packages editabl
 demo: setup  ## the main job: an end-to-end ingestion into a MERGE_ON_READ table on local disk
 	$(PY) examples/demo.py --output demo-output
 
-test: setup  ## the whole test suite: pytest with xdist, then the Spark tier in one process
-	$(PY) -m pytest -n 2 -m "not spark"
+test: setup  ## the whole test suite: pytest with xdist, the Spark tier in one process, the Apache Hudi tier
+	$(PY) -m pytest -n 2 -m "not spark and not interop"
 	$(PY) -m pytest -m spark
+	$(MAKE) interop
 
-test-fast: setup  ## everything but Spark and slow tests
-	$(PY) -m pytest -n 2 -m "not spark and not slow"
+interop: setup  ## real Apache Hudi 0.15 (its own PySpark 3.5.1 venv + Spark bundle, cached in ~/.cache/hudi-py) against our code
+	$(PY) tests/interop/harness/oracle.py
+	$(PY) -m pytest -n 2 --dist loadfile -m interop tests/interop
+
+test-fast: setup  ## everything but Spark, Apache Hudi and slow tests
+	$(PY) -m pytest -n 2 -m "not spark and not slow and not interop"
 
 lint: setup
 	$(VENV)/bin/ruff check packages tests benchmarks examples

@@ -2,8 +2,8 @@
 
 Runs in the oracle's own environment (PySpark 3.5.1, Hudi's Spark bundle on ``spark.jars``), never
 in the project's: it imports nothing of ours. One request per line on stdin, one answer per line
-on stdout, each a JSON object; the answer line starts with ``@@oracle `` so that anything else a
-library prints on stdout is not taken for an answer. Requests:
+on stdout, each a JSON object starting with ``@@oracle ``; everything else (the JVM, Spark, Hudi)
+prints to stderr. Requests:
 
 - ``{"op": "write", "path", "input": parquet file, "options": {...}, "mode": "append"}``:
   ``spark.read.parquet(input).write.format("hudi")``, Hudi's datasource writer.
@@ -19,6 +19,7 @@ A failed request answers ``{"ok": false, "error": "<class>: <first line>"}`` and
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 
@@ -87,8 +88,17 @@ def _error(exc: BaseException) -> str:
 
 def main() -> None:
     jar, local_dir = sys.argv[1], sys.argv[2]
+    # Answers get stdout to themselves: the JVM and every library print to what was stderr.
+    answers = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     spark = session(jar, local_dir)
-    print("@@oracle " + json.dumps({"ok": True, "ready": spark.version}), flush=True)
+
+    def answer(obj: dict) -> None:
+        answers.write("@@oracle " + json.dumps(obj) + "\n")
+        answers.flush()
+
+    answer({"ok": True, "ready": spark.version})
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -96,11 +106,11 @@ def main() -> None:
         if request.get("op") == "exit":
             break
         try:
-            answer = handle(spark, request)
+            result = handle(spark, request)
         except Exception as exc:  # the session lives on; the test decides what a failure means
             traceback.print_exc(file=sys.stderr)
-            answer = {"ok": False, "error": _error(exc)}
-        print("@@oracle " + json.dumps(answer), flush=True)
+            result = {"ok": False, "error": _error(exc)}
+        answer(result)
     spark.stop()
 
 

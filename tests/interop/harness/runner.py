@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from hudi_core.table import HudiTable
 from hudi_core.errors import HudiError
 from oracle import HudiOracle, OracleError
@@ -78,14 +79,51 @@ def compare_all(oracle: HudiOracle, path: Path | str, w: Workload) -> dict[str, 
         theirs, ours = _answer(lambda: oracle.read(path, q.hudi_options)), _answer(
             lambda: HudiTable.open(str(path)).read(**q.ours)
         )
+        if isinstance(theirs, Exception) and _hudi_bug(theirs, q, w):
+            continue
         if isinstance(theirs, Exception) or isinstance(ours, Exception):
             if not (isinstance(theirs, Exception) and isinstance(ours, Exception)):
                 found[q.name] = [f"only one refused: ours {_show(ours)}, hudi {_show(theirs)}"]
             continue
-        diff = differences(ours, theirs)
+        diff = differences(_as_hudi_spark_shows(ours, theirs, w), theirs)
         if diff:
             found[q.name] = diff
     return found
+
+
+def _as_hudi_spark_shows(ours: pa.Table, theirs: pa.Table, w: Workload) -> pa.Table:
+    """Hudi Spark's file-index reads (COW snapshot, read_optimized, time travel) return a
+    timestamp-based partition field as its partition-path string ('2024/01/03'), not the stored
+    long; its MOR snapshot returns the stored value. We return the stored value everywhere (as
+    hudi-rs and Hudi's Hive/Trino readers do); compare that value formatted the same way."""
+    if w.keygen not in ("timestamp", "custom") or "event_ms" not in theirs.column_names:
+        return ours
+    shown = theirs.schema.field("event_ms").type
+    formatted = pa.types.is_string(shown) or (
+        pa.types.is_integer(shown) and pc.max(theirs.column("event_ms")).as_py() < 10**9  # yyyyMMdd
+    )
+    if not formatted:
+        return ours  # the stored epoch millis
+    fmt = "%Y%m%d" if w.keygen == "custom" else "%Y/%m/%d"
+    stamps = pc.cast(ours.column("event_ms"), pa.timestamp("ms", tz="UTC"))
+    i = ours.column_names.index("event_ms")
+    # custom's 'yyyyMMdd' even comes back as an int (Spark's partition value type inference)
+    return ours.set_column(i, "event_ms", pc.strftime(stamps, format=fmt).cast(shown))
+
+
+#: queries Apache Hudi 0.15 fails on its own tables (its error, then why we still answer)
+HUDI_BUGS = [
+    ("COPY_ON_WRITE", "custom", "incremental", "[COLUMN_ALREADY_EXISTS] The column `_hoodie_commit_seqno`",
+     "Hudi's COW incremental relation adds the meta columns twice when a CustomKeyGenerator "
+     "partition field is also a data column"),
+]  # fmt: skip
+
+
+def _hudi_bug(error: Exception, q: Query, w: Workload) -> bool:
+    return any(
+        w.table_type == ttype and w.keygen == keygen and q.name.startswith(query) and text in str(error)
+        for ttype, keygen, query, text, _why in HUDI_BUGS
+    )
 
 
 def _answer(query: Any) -> pa.Table | Exception:
