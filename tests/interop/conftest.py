@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).with_name("harness")))
 
-from oracle import HudiOracle, OracleSetupError, ensure_oracle  # noqa: E402
+from oracle import HudiOracle, OracleSetupError, ensure_oracle
 
 
 class OracleHandle:

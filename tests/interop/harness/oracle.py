@@ -84,8 +84,17 @@ def ensure_oracle() -> OracleEnv:
             shutil.rmtree(venv, ignore_errors=True)
             _run([sys.executable, "-m", "venv", str(venv)], "creating the oracle's virtual environment")
             _run(
-                [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                 f"pyspark=={PYSPARK_VERSION}", "pyarrow", "pandas<3"],
+                [
+                    str(python),
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--disable-pip-version-check",
+                    f"pyspark=={PYSPARK_VERSION}",
+                    "pyarrow",
+                    "pandas<3",
+                ],
                 f"installing PySpark {PYSPARK_VERSION} for the Apache Hudi oracle",
             )
             (venv / ".complete").touch()
@@ -110,7 +119,7 @@ class HudiOracle:
         self.work_dir = work_dir
         work_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = work_dir / "oracle.log"
-        self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in close()
+        self._log = open(self.log_path, "ab")
         self._counter = 0
         child_env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "SPARK_", "PYSPARK"))}
         child_env.update(
@@ -150,10 +159,8 @@ class HudiOracle:
         if not result:
             alive = self.proc.poll() is None
             self.kill()
-            raise OracleError(
-                f"Apache Hudi's session {'did not answer within %ds' % timeout_s if alive else 'died'}; "
-                f"its log: {self.log_path}\n{self.log_tail()}"
-            )
+            what = f"did not answer within {timeout_s:.0f} s" if alive else "died"
+            raise OracleError(f"Apache Hudi's session {what}; its log: {self.log_path}\n{self.log_tail()}")
         return result[0]
 
     def request(self, op: str, **fields: Any) -> dict[str, Any]:

@@ -8,13 +8,15 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from hudi_core.table import HudiTable
 from hudi_core.errors import HudiError
+from hudi_core.table import HudiTable
 from oracle import HudiOracle, OracleError
-from workloads import Step, Workload, differences
+from workloads import SCHEMA, Step, Workload, differences, model_snapshot
 
 
-def hudi_write(oracle: HudiOracle, path: Path | str, w: Workload, step: Step, extra: dict[str, str] | None = None) -> None:
+def hudi_write(
+    oracle: HudiOracle, path: Path | str, w: Workload, step: Step, extra: dict[str, str] | None = None
+) -> None:
     """One step through Hudi's Spark datasource; an async-compaction workload then runs Hudi's
     compaction procedure over any plan its writer scheduled."""
     options = {**w.options(), "hoodie.datasource.write.operation": step.operation, **(extra or {})}
@@ -46,6 +48,27 @@ def our_write(path: Path | str, w: Workload, step: Step, extra: dict[str, str] |
     return result
 
 
+def spark_write(spark: Any, path: Path | str, w: Workload, step: Step) -> Any:
+    """One step through our Spark engine (``hudi_spark.write``), Hudi's option dict unchanged."""
+    import hudi_spark
+
+    options = {**w.options(), "hoodie.datasource.write.operation": step.operation}
+    if step.operation == "delete_partition":
+        options["hoodie.datasource.write.partitions.to.delete"] = ",".join(step.partitions)
+    result = hudi_spark.write(spark.createDataFrame(step.data), str(path), options=options)
+    if w.compaction == "async":
+        table = HudiTable.open(str(path), options=options)
+        for instant in table.timeline.pending_compactions().timestamps():
+            table.run_compaction(instant, options=options)
+    return result
+
+
+def model_differences(path: Path | str, w: Workload) -> list[str]:
+    """Our snapshot (which the other checks hold equal to Hudi's) against the workload's model."""
+    ours = HudiTable.open(str(path)).read(columns=[f.name for f in SCHEMA])
+    return differences(ours, model_snapshot(w))
+
+
 @dataclass
 class Query:
     name: str
@@ -68,7 +91,11 @@ def queries(path: Path | str, w: Workload) -> list[Query]:
                                                     "hoodie.datasource.read.begin.instanttime": start},
                          {"query_type": "incremental", "start": start}))  # fmt: skip
     for instant in commits:
-        out.append(Query(f"as_of {instant}", {"as.of.instant": instant}, {"query_type": "snapshot", "as_of": instant}))
+        out.append(
+            Query(
+                f"as_of {instant}", {"as.of.instant": instant}, {"query_type": "snapshot", "as_of": instant}
+            )
+        )
     return out
 
 
@@ -76,9 +103,8 @@ def compare_all(oracle: HudiOracle, path: Path | str, w: Workload) -> dict[str, 
     """Every query's differences (ours against Hudi's), keyed by query name; empty when all agree."""
     found: dict[str, list[str]] = {}
     for q in queries(path, w):
-        theirs, ours = _answer(lambda: oracle.read(path, q.hudi_options)), _answer(
-            lambda: HudiTable.open(str(path)).read(**q.ours)
-        )
+        theirs = _answer(oracle.read, path, q.hudi_options)
+        ours = _answer(lambda q=q: HudiTable.open(str(path)).read(**q.ours))
         if isinstance(theirs, Exception) and _hudi_bug(theirs, q, w):
             continue
         if isinstance(theirs, Exception) or isinstance(ours, Exception):
@@ -100,7 +126,7 @@ def _as_hudi_spark_shows(ours: pa.Table, theirs: pa.Table, w: Workload) -> pa.Ta
         return ours
     shown = theirs.schema.field("event_ms").type
     formatted = pa.types.is_string(shown) or (
-        pa.types.is_integer(shown) and pc.max(theirs.column("event_ms")).as_py() < 10**9  # yyyyMMdd
+        pa.types.is_integer(shown) and (pc.max(theirs.column("event_ms")).as_py() or 0) < 10**9  # yyyyMMdd
     )
     if not formatted:
         return ours  # the stored epoch millis
@@ -126,9 +152,9 @@ def _hudi_bug(error: Exception, q: Query, w: Workload) -> bool:
     )
 
 
-def _answer(query: Any) -> pa.Table | Exception:
+def _answer(query: Any, *args: Any) -> pa.Table | Exception:
     try:
-        return query()
+        return query(*args)
     except (OracleError, HudiError) as exc:  # a refusal is an answer too: both must refuse
         return exc
 

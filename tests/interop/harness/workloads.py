@@ -47,7 +47,9 @@ SCHEMA = pa.schema(
 
 @dataclass
 class Step:
-    operation: str  # insert, upsert, bulk_insert, delete, insert_overwrite, insert_overwrite_table, delete_partition
+    operation: (
+        str  # insert, upsert, bulk_insert, delete, insert_overwrite, insert_overwrite_table, delete_partition
+    )
     data: pa.Table
     partitions: list[str] = field(default_factory=list)  # delete_partition: partition paths
 
@@ -97,7 +99,9 @@ class Workload:
         if self.compaction == "inline":
             o.update({"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "2"})
         elif self.compaction == "async":
-            o.update({"hoodie.compact.schedule.inline": "true", "hoodie.compact.inline.max.delta.commits": "2"})
+            o.update(
+                {"hoodie.compact.schedule.inline": "true", "hoodie.compact.inline.max.delta.commits": "2"}
+            )
         return o
 
 
@@ -164,7 +168,9 @@ def _rows(keys: list[str], pool: _Keys, rng: random.Random, *, ts_base: int, nul
     cols: dict[str, list[Any]] = {name: [] for name in SCHEMA.names}
     for k in keys:
         if move and pool.global_index and rng.random() < 0.3:
-            pool.home[k] = pool._place()  # a global index moves the key to its new partition
+            # a global index moves the key to its new partition (region is part of the complex key)
+            city, _, day = pool._place()
+            pool.home[k] = (city, pool.home[k][1], day)
         city, region, day = pool.home[k]
         cols["uuid"].append(k)
         cols["ts"].append(ts_base + rng.randrange(-3, 10))  # some updates carry an older ordering value
@@ -219,9 +225,13 @@ def generate(seed: int, **layout: Any) -> Workload:
         if op == "upsert":
             updates = pool.existing(rng.randrange(5, 25))
             inserts = pool.new(rng.randrange(0, 15))
-            dupes = rng.sample(updates, min(3, len(updates)))  # precombined within the batch
-            w.steps.append(Step(op, _rows(updates + inserts + dupes, pool, rng, ts_base=ts_base, nulls=nulls,
-                                          move=True)))  # fmt: skip
+            rows = _rows(updates + inserts, pool, rng, ts_base=ts_base, nulls=nulls, move=True)
+            # a few keys twice in the batch, precombined by the writer; their ordering values
+            # differ (Spark's reduceByKey keeps either of two equal ones)
+            dupes = _rows(
+                rng.sample(updates, min(3, len(updates))), pool, rng, ts_base=ts_base + 20, nulls=nulls
+            )
+            w.steps.append(Step(op, pa.concat_tables([rows, dupes])))
             pool.live.extend(inserts)
         elif op in ("insert", "bulk_insert"):
             inserts = pool.new(rng.randrange(5, 20))
@@ -250,6 +260,44 @@ def generate(seed: int, **layout: Any) -> Workload:
         else:
             raise ValueError(op)
     return w
+
+
+def model_snapshot(w: Workload) -> pa.Table:
+    """What a snapshot query must return (data columns, by uuid) after every step of ``w``:
+    precombine by greatest ordering value, Hudi's payload rule against the stored row, deletes
+    always win, overwrites replace whole partitions (or the table)."""
+    rows: dict[str, dict[str, Any]] = {}
+    honours_ordering = w.payload in ("default", "event_time")
+    for step in w.steps:
+        batch = step.data.to_pylist()
+        if step.operation in ("upsert", "insert", "bulk_insert"):
+            latest: dict[str, dict[str, Any]] = {}
+            for r in batch:
+                if r["uuid"] not in latest or r["ts"] >= latest[r["uuid"]]["ts"]:
+                    latest[r["uuid"]] = r
+            for k, r in latest.items():
+                old = rows.get(k)
+                if old is None or not honours_ordering or step.operation != "upsert" or r["ts"] >= old["ts"]:
+                    rows[k] = r
+        elif step.operation == "delete":
+            for r in batch:
+                rows.pop(r["uuid"], None)
+        elif step.operation == "insert_overwrite_table" or (
+            step.operation == "insert_overwrite" and w.keygen == "nonpartitioned"
+        ):
+            rows = {r["uuid"]: r for r in batch}
+        elif step.operation == "insert_overwrite":
+            touched = {_partition_of_row(w, r) for r in batch}
+            rows = {k: r for k, r in rows.items() if _partition_of_row(w, r) not in touched}
+            rows.update({r["uuid"]: r for r in batch})
+        elif step.operation == "delete_partition":
+            rows = {k: r for k, r in rows.items() if _partition_of_row(w, r) not in set(step.partitions)}
+    table = pa.Table.from_pylist(sorted(rows.values(), key=lambda r: r["uuid"]), schema=SCHEMA)
+    return table
+
+
+def _partition_of_row(w: Workload, r: dict[str, Any]) -> str:
+    return partition_of(w.keygen, w.hive_style, r["city"], r["region"], r["event_ms"])
 
 
 def _home_partition(w: Workload, pool: _Keys, key: str) -> str:
@@ -287,14 +335,24 @@ def differences(ours: pa.Table, theirs: pa.Table, *, limit: int = 8) -> list[str
         out.append(f"columns: ours-only {sorted(set(a.column_names) - set(b.column_names))}, "
                    f"hudi-only {sorted(set(b.column_names) - set(a.column_names))}")  # fmt: skip
     if a.num_rows != b.num_rows:
-        ka = pc.value_counts(a.column("_hoodie_record_key")) if "_hoodie_record_key" in a.column_names else None
-        kb = pc.value_counts(b.column("_hoodie_record_key")) if "_hoodie_record_key" in b.column_names else None
+        ka = (
+            pc.value_counts(a.column("_hoodie_record_key"))
+            if "_hoodie_record_key" in a.column_names
+            else None
+        )
+        kb = (
+            pc.value_counts(b.column("_hoodie_record_key"))
+            if "_hoodie_record_key" in b.column_names
+            else None
+        )
         out.append(f"row count: ours {a.num_rows}, hudi {b.num_rows}")
         if ka is not None and kb is not None:
             sa = {v["values"]: v["counts"] for v in ka.to_pylist()}
             sb = {v["values"]: v["counts"] for v in kb.to_pylist()}
             diff = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
-            out.append(f"keys whose counts differ (ours, hudi): {[(k, sa.get(k), sb.get(k)) for k in diff[:limit]]}")
+            out.append(
+                f"keys whose counts differ (ours, hudi): {[(k, sa.get(k), sb.get(k)) for k in diff[:limit]]}"
+            )
         return out
     for name in sorted(set(a.column_names) & set(b.column_names)):
         va, vb = a.column(name).to_pylist(), b.column(name).to_pylist()
@@ -302,5 +360,7 @@ def differences(ours: pa.Table, theirs: pa.Table, *, limit: int = 8) -> list[str
         if bad:
             i = bad[0]
             key = a.column("_hoodie_record_key")[i].as_py() if "_hoodie_record_key" in a.column_names else i
-            out.append(f"column {name}: {len(bad)} rows differ, first at key {key}: ours {va[i]!r}, hudi {vb[i]!r}")
+            out.append(
+                f"column {name}: {len(bad)} rows differ, first at key {key}: ours {va[i]!r}, hudi {vb[i]!r}"
+            )
     return out[:limit]

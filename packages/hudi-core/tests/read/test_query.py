@@ -141,3 +141,38 @@ def test_time_travel_refuses_other_instant_forms_naming_the_accepted_ones(as_of:
         _open(COW).read(as_of=as_of)
     assert f"as_of={as_of!r} is not an instant time" in str(err.value)
     assert "yyyyMMddHHmmssSSS, yyyyMMddHHmmss, 'yyyy-MM-dd HH:mm:ss[.SSS]' or 'yyyy-MM-dd'" in str(err.value)
+
+
+def _table_with_commits(tmp_path: Path, n: int, options: dict[str, str]) -> tuple[HudiTable, list[str]]:
+    import pyarrow as pa
+
+    t = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="k",
+                         partition_fields="p", ordering_field="ts")  # fmt: skip
+    instants = []
+    for i in range(n):
+        data = pa.table({"k": ["a", "b"], "ts": [i, i], "v": [i, i + 10], "p": ["x", "x"]})
+        instants.append(t.upsert(data, options=options).instant)
+    return HudiTable.open(t.base_uri), instants
+
+
+def test_time_travel_before_what_the_cleaner_retained_is_refused_as_hudi_refuses_it(tmp_path: Path) -> None:
+    # Hudi's TimelineUtils.validateTimestampAsOf: the latest clean's earliestCommitToRetain bounds
+    # time travel (the older slices' files may be gone); later instants still answer
+    opts = {"hoodie.clean.automatic": "true", "hoodie.cleaner.commits.retained": "1",
+            "hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "2"}  # fmt: skip
+    t, instants = _table_with_commits(tmp_path, 5, opts)
+    cleans = t.timeline.filter(actions=["clean"]).completed()
+    assert len(cleans), "the workload must have cleaned"
+    with pytest.raises(QueryError, match="retain more commits"):
+        t.read(as_of=instants[0])
+    assert t.read(as_of=instants[-1]).column("v").to_pylist() == [4, 14]
+
+
+def test_time_travel_at_or_after_a_pending_write_is_refused(tmp_path: Path) -> None:
+    t, instants = _table_with_commits(tmp_path, 2, {})
+    pending = t.timeline.new_instant_time()
+    t.timeline.create_requested(pending, "deltacommit")
+    t = HudiTable.open(t.base_uri)
+    with pytest.raises(QueryError, match="first incomplete commit"):
+        t.read(as_of=pending)
+    assert t.read(as_of=instants[1]).num_rows == 2

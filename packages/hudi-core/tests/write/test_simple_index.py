@@ -90,3 +90,17 @@ def test_global_index_key_moved_twice_lives_once(tmp_path: Path, table_type: str
     assert sorted(zip(*(rs.column(c).to_pylist() for c in ("id", "part", "v")), strict=True)) == sorted(
         expected
     )
+
+
+@pytest.mark.parametrize(("index", "moved"), [("BLOOM", False), ("GLOBAL_BLOOM", True)])
+def test_hudis_bloom_index_types_keep_their_semantics(tmp_path: Path, index: str, moved: bool) -> None:
+    # a Hudi job's option dict names BLOOM or GLOBAL_BLOOM: a key updated with another partition
+    # value stays twice (non-global) or moves to the new partition (global, update.partition.path)
+    t = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                         partition_fields="p", ordering_field="ts")  # fmt: skip
+    opts = {"hoodie.index.type": index}
+    t.upsert(pa.table({"id": ["a", "b"], "p": ["x", "x"], "ts": [1, 1], "v": [1, 2]}), options=opts)
+    t.upsert(pa.table({"id": ["a", "b"], "p": ["y", "x"], "ts": [2, 2], "v": [10, 20]}), options=opts)
+    rows = sorted((r["id"], r["p"], r["v"]) for r in t.read(columns=["id", "p", "v"]).to_pylist())
+    expected = [("a", "y", 10), ("b", "x", 20)] if moved else [("a", "x", 1), ("a", "y", 10), ("b", "x", 20)]
+    assert rows == expected

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
-from hudi_core.config.write import IndexOptions
+from hudi_core.config.write import IndexOptions, WriteBehaviourOptions
 from hudi_core.errors import ConfigError
 from hudi_core.write.index.bucket import BucketIndex, bucket_file_id, bucket_id_of_file
 from hudi_core.write.index.global_simple import live_locations, split_partition_changes
@@ -43,7 +43,7 @@ __all__ = [
 Index = BucketIndex | SimpleIndex
 #: stage 3 column of the BUCKET index: the hash bucket of the key
 BUCKET_NUM = "_hoodie_w_hash_bucket"
-KINDS = ("BUCKET", "SIMPLE", "GLOBAL_SIMPLE")
+KINDS = ("BUCKET", "SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "GLOBAL_BLOOM")
 
 
 def index_for(config: HoodieConfig, record_key_fields: list[str]) -> Index:
@@ -55,10 +55,17 @@ def index_for(config: HoodieConfig, record_key_fields: list[str]) -> Index:
             raise ConfigError(f"hoodie.bucket.index.num.buckets={n} must be positive")
         hash_fields = config.get_list(IndexOptions.BUCKET_HASH_FIELD) or list(record_key_fields)
         return BucketIndex(n, tuple(hash_fields), tuple(record_key_fields))
-    if kind == "SIMPLE":
-        return SimpleIndex()
+    # BLOOM and GLOBAL_BLOOM (Hudi Spark's default until 0.14, still in many jobs) find the same
+    # locations as SIMPLE and GLOBAL_SIMPLE: the look-up probes each base file's bloom filter
+    # and key range before it reads keys, so their answers and semantics are Hudi's.
+    if kind in ("SIMPLE", "BLOOM"):
+        return SimpleIndex(kind)
     if kind == "GLOBAL_SIMPLE":
-        return SimpleIndex("GLOBAL_SIMPLE", True, bool(config.get(IndexOptions.GLOBAL_UPDATE_PARTITION_PATH)))
+        return SimpleIndex(kind, True, bool(config.get(IndexOptions.GLOBAL_UPDATE_PARTITION_PATH)))
+    if kind == "GLOBAL_BLOOM":
+        return SimpleIndex(
+            kind, True, bool(config.get(WriteBehaviourOptions.BLOOM_INDEX_UPDATE_PARTITION_PATH))
+        )
     raise ConfigError(f"hoodie.index.type={kind!r} is not supported; use one of {', '.join(KINDS)}")
 
 

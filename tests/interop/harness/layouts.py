@@ -1,0 +1,68 @@
+"""The layouts every interop run covers, in both directions."""
+
+from __future__ import annotations
+
+import os
+
+ALL_OPS = ["upsert", "insert", "delete", "upsert", "insert_overwrite", "upsert", "delete_partition",
+           "bulk_insert", "insert_overwrite_table", "upsert"]  # fmt: skip
+
+#: the layouts run every time; together they cover every value of every dimension
+LAYOUTS = [
+    dict(
+        table_type="COPY_ON_WRITE",
+        index="SIMPLE",
+        payload="overwrite",
+        keygen="simple",
+        ops=ALL_OPS,
+        clean=True,
+    ),
+    dict(
+        table_type="MERGE_ON_READ",
+        index="SIMPLE",
+        payload="overwrite",
+        keygen="simple",
+        ops=ALL_OPS,
+        log_format="avro",
+        compaction="none",
+    ),
+    dict(
+        table_type="MERGE_ON_READ",
+        index="BLOOM",
+        payload="default",
+        keygen="complex",
+        log_format="parquet",
+        compaction="inline",
+        clean=True,
+    ),
+    dict(
+        table_type="MERGE_ON_READ",
+        index="GLOBAL_BLOOM",
+        payload="event_time",
+        keygen="timestamp",
+        log_format="avro",
+        compaction="async",
+    ),
+    dict(table_type="COPY_ON_WRITE", index="BUCKET", payload="default", keygen="custom"),
+    dict(
+        table_type="MERGE_ON_READ",
+        index="BUCKET",
+        payload="event_time",
+        keygen="nonpartitioned",
+        log_format="parquet",
+        compaction="inline",
+        clean=True,
+    ),
+    dict(table_type="COPY_ON_WRITE", index="GLOBAL_BLOOM", payload="overwrite", keygen="complex", clean=True),
+    dict(
+        table_type="MERGE_ON_READ",
+        index="BLOOM",
+        payload="overwrite",
+        keygen="custom",
+        log_format="avro",
+        compaction="async",
+        clean=True,
+    ),
+]
+#: the base seed; HUDI_INTEROP_SEED=<n> replays another draw of the same layouts
+BASE_SEED = int(os.environ.get("HUDI_INTEROP_SEED", "1500"))
