@@ -163,12 +163,16 @@ class HudiOracle:
             raise OracleError(f"Apache Hudi's session {what}; its log: {self.log_path}\n{self.log_tail()}")
         return result[0]
 
-    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+    def send(self, op: str, **fields: Any) -> None:
+        """Send a request without waiting for its answer (a test that kills Hudi mid-write)."""
         if self.proc.poll() is not None:
             raise OracleError(f"Apache Hudi's session is not running; its log: {self.log_path}")
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps({"op": op, **fields}) + "\n")
         self.proc.stdin.flush()
+
+    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        self.send(op, **fields)
         answer = self._answer(REQUEST_TIMEOUT_S)
         if not answer.get("ok"):
             raise OracleError(f"Apache Hudi {op} failed: {answer.get('error')}")

@@ -99,7 +99,9 @@ def _check_time_travel(table: HudiTable, timeline: ActiveTimeline, as_of: str) -
     from hudi_core.timeline.avro_files import CLEAN_METADATA, read_avro_timeline_file
     from hudi_core.timeline.instant import Action
 
-    pending = [i for i in timeline.commits().pending() if i.action not in (Action.COMPACTION, "logcompaction")]
+    pending = [
+        i for i in timeline.commits().pending() if i.action not in (Action.COMPACTION, "logcompaction")
+    ]
     if pending and as_of >= pending[0].timestamp:
         raise QueryError(
             f"Time travel's timestamp '{as_of}' must be earlier than the first incomplete commit "

@@ -13,6 +13,17 @@ from hudi_core.storage.base import FileInfo, Storage
 __all__ = ["LocalStorage", "MemoryStorage"]
 
 
+def _drop_checksum(path: str) -> None:
+    """Remove Hadoop's checksum file of ``path`` (``.NAME.crc``), which Hudi's writers leave beside
+    every file on a local disk: once we replace or delete the file it no longer matches, and
+    Hadoop's local file system then refuses to read the new file (a missing one is not checked)."""
+    head, name = os.path.split(path)
+    try:
+        os.remove(os.path.join(head, f".{name}.crc"))
+    except FileNotFoundError:
+        pass
+
+
 class LocalStorage(Storage):
     """Local file system: exclusive create with ``O_EXCL`` and ``os.replace`` renames."""
 
@@ -39,6 +50,12 @@ class LocalStorage(Storage):
         os.makedirs(os.path.dirname(p) or ".", exist_ok=True)
         with open(p, "wb") as f:
             f.write(data)
+        _drop_checksum(p)
+
+    def delete(self, path: str) -> bool:
+        deleted = super().delete(path)
+        _drop_checksum(self._p(path))
+        return deleted
 
     def read_bytes(self, path: str) -> bytes:
         with open(self._p(path), "rb") as f:
@@ -72,6 +89,7 @@ class LocalStorage(Storage):
         d = self._p(dst)
         os.makedirs(os.path.dirname(d) or ".", exist_ok=True)
         os.replace(self._p(src), d)
+        _drop_checksum(d)
 
     def arrow_filesystem(self) -> pafs.FileSystem:
         return pafs.LocalFileSystem()

@@ -1,0 +1,197 @@
+"""One table, two writers taking turns: Apache Hudi's Spark writer and ours, on COW and MOR.
+
+Hudi's upserts find our keys through our bloom filters (BLOOM index: no key twice), deletes by
+either, a compaction scheduled by one and executed by the other (both ways), cleaning by either,
+a write of ours killed before its commit then rolled back by Hudi's next write, and a Hudi write
+killed mid-way then rolled back by ours. Hudi's writers keep a metadata table; ours removes it
+(as Hudi's own writer does with ``hoodie.metadata.enable=false``) and Hudi's next writer
+rebuilds it. After every step our snapshot, Hudi's snapshot with the metadata table and Hudi's
+without it all equal the model.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hudi_core.table import HudiTable
+from workloads import differences
+
+pytestmark = pytest.mark.interop
+
+CRASH_WRITE = Path(__file__).with_name("harness") / "crash_write.py"
+COLUMNS = ["uuid", "ts", "fare", "city"]
+
+
+def _options(table_type: str) -> dict[str, str]:
+    return {
+        "hoodie.table.name": "turns",
+        "hoodie.datasource.write.table.type": table_type,
+        "hoodie.datasource.write.recordkey.field": "uuid",
+        "hoodie.datasource.write.partitionpath.field": "city",
+        "hoodie.datasource.write.precombine.field": "ts",
+        "hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.SimpleKeyGenerator",
+        "hoodie.index.type": "BLOOM",
+        "hoodie.datasource.write.payload.class": "org.apache.hudi.common.model.DefaultHoodieRecordPayload",
+        "hoodie.compact.inline": "false",
+        "hoodie.clean.automatic": "false",
+        "hoodie.upsert.shuffle.parallelism": "2",
+        "hoodie.insert.shuffle.parallelism": "2",
+        "hoodie.delete.shuffle.parallelism": "2",
+    }
+
+
+def _rows(keys: range, ts: int, fare: float) -> pa.Table:
+    return pa.table({
+        "uuid": [f"k{i:05d}" for i in keys],
+        "ts": pa.array([ts] * len(keys), pa.int64()),
+        "fare": [fare + i for i in keys],
+        "city": [("sf", "la", "nyc")[i % 3] for i in keys],
+    })  # fmt: skip
+
+
+class Turns:
+    """The table, both writers, and the model every reader must equal after each step."""
+
+    def __init__(self, hudi: Any, path: Path, table_type: str) -> None:
+        self.hudi, self.path, self.table_type = hudi, path, table_type
+        self.options = _options(table_type)
+        self.model: dict[str, dict[str, Any]] = {}
+
+    def _apply(self, op: str, data: pa.Table) -> None:
+        for r in data.select(COLUMNS).to_pylist():
+            if op == "delete":
+                self.model.pop(r["uuid"], None)
+            elif r["uuid"] not in self.model or r["ts"] >= self.model[r["uuid"]]["ts"]:
+                self.model[r["uuid"]] = r
+
+    def hudi_writes(self, op: str, data: pa.Table, **extra: str) -> None:
+        self.hudi.oracle.write(
+            self.path, data, {**self.options, "hoodie.datasource.write.operation": op, **extra}
+        )
+        self._apply(op, data)
+
+    def we_write(self, op: str, data: pa.Table) -> None:
+        table = HudiTable.open(str(self.path), options=self.options)
+        getattr(table, op)(data, options=self.options)
+        self._apply(op, data)
+
+    def check(self, step: str) -> None:
+        expected = pa.Table.from_pylist(sorted(self.model.values(), key=lambda r: r["uuid"]))
+        answers = {
+            "ours": HudiTable.open(str(self.path)).read(columns=COLUMNS),
+            "hudi, metadata table": self.hudi.oracle.read(self.path, {"hoodie.metadata.enable": "true"}),
+            "hudi, file listing": self.hudi.oracle.read(self.path, {"hoodie.metadata.enable": "false"}),
+        }
+        for who, answer in answers.items():
+            diff = differences(answer.select(COLUMNS), expected.cast(answer.select(COLUMNS).schema))
+            assert not diff, f"after {step}: {who} differs from the model: {diff}"
+
+    def states(self) -> list[tuple[str, str]]:
+        return [(ts, state) for ts, _, state in self.timeline()]
+
+    def timeline(self) -> list[tuple[str, str, str]]:
+        return [(i.timestamp, i.action, i.state.name) for i in HudiTable.open(str(self.path)).timeline]
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_hudi_and_we_take_turns_on_one_table(hudi, tmp_path: Path, table_type: str) -> None:
+    t = Turns(hudi, tmp_path / table_type.lower(), table_type)
+    t.hudi_writes("upsert", _rows(range(0, 60), ts=1, fare=0.0))
+    assert (t.path / ".hoodie" / "metadata").exists(), "Hudi's writer keeps a metadata table"
+    t.check("Hudi's first upsert")
+
+    t.we_write(
+        "upsert",
+        pa.concat_tables([_rows(range(0, 20), ts=2, fare=100.0), _rows(range(60, 80), ts=2, fare=0.0)]),
+    )
+    assert not (t.path / ".hoodie" / "metadata").exists(), (
+        "our writer drops the metadata table it does not maintain"
+    )
+    t.check("our upsert")
+
+    # Hudi's BLOOM index must find the keys we wrote through our bloom filters: no key twice
+    t.hudi_writes(
+        "upsert",
+        pa.concat_tables([_rows(range(10, 30), ts=3, fare=200.0), _rows(range(60, 70), ts=3, fare=300.0)]),
+    )
+    t.check("Hudi's upsert over our keys")
+    t.we_write("upsert", _rows(range(25, 35), ts=1, fare=900.0))  # older ordering values: stored rows win
+    t.check("our upsert with older ordering values")
+    t.we_write("delete", _rows(range(0, 5), ts=9, fare=0.0))
+    t.check("our delete")
+    t.hudi_writes("delete", _rows(range(60, 65), ts=0, fare=0.0))
+    t.check("Hudi's delete")
+
+    if table_type == "MERGE_ON_READ":
+        ours = HudiTable.open(str(t.path), options=t.options)
+        planned = ours.schedule_compaction(force=True)
+        assert planned is not None
+        t.hudi.oracle.sql(f"CALL run_compaction(op => 'run', path => '{t.path}')")
+        assert (planned, "COMPLETED") in t.states(), "Hudi executed the plan we scheduled"
+        t.check("our compaction plan run by Hudi")
+        t.hudi_writes("upsert", _rows(range(40, 50), ts=5, fare=500.0))
+        t.hudi.oracle.sql(
+            f"CALL run_compaction(op => 'schedule', path => '{t.path}', "
+            "options => 'hoodie.compact.inline.max.delta.commits=1')"
+        )
+        pending = HudiTable.open(str(t.path)).timeline.pending_compactions().timestamps()
+        assert len(pending) == 1, "Hudi scheduled a plan"
+        HudiTable.open(str(t.path), options=t.options).run_compaction(pending[0])
+        assert (pending[0], "COMPLETED") in t.states(), "we executed the plan Hudi scheduled"
+        t.check("Hudi's compaction plan run by us")
+
+    HudiTable.open(str(t.path), options=t.options).clean({"hoodie.cleaner.commits.retained": "1"})
+    t.check("our clean")
+    t.hudi_writes("upsert", _rows(range(80, 90), ts=6, fare=0.0),
+                  **{"hoodie.clean.automatic": "true", "hoodie.cleaner.commits.retained": "1"})  # fmt: skip
+    t.check("Hudi's upsert and clean")
+
+    # a write of ours killed after its files, before its commit; Hudi's next write rolls it back
+    source = tmp_path / "crash.parquet"
+    pq.write_table(_rows(range(0, 90), ts=50, fare=7000.0), source)
+    crashed = subprocess.run([sys.executable, str(CRASH_WRITE), str(t.path), str(source), "upsert",
+                              json.dumps(t.options)], capture_output=True, text=True)  # fmt: skip
+    assert crashed.returncode == 137, crashed.stderr
+    assert any(state != "COMPLETED" for _, _, state in t.timeline()), (
+        "the killed write left its instant pending"
+    )
+    t.check("our killed write (pending, invisible)")
+    t.hudi_writes("upsert", _rows(range(90, 95), ts=7, fare=0.0))
+    assert all(state == "COMPLETED" for _, _, state in t.timeline()), t.timeline()
+    t.check("Hudi's write after rolling back ours")
+
+    # a Hudi write killed mid-way (the JVM dies while it writes files); our next write rolls it back
+    _kill_hudi_mid_write(t, _rows(range(0, 60_000), ts=60, fare=8000.0))
+    t.check("Hudi's killed write (pending, invisible)")
+    t.we_write("upsert", _rows(range(95, 99), ts=8, fare=0.0))
+    assert all(state == "COMPLETED" for _, _, state in t.timeline()), t.timeline()
+    t.check("our write after rolling back Hudi's")
+
+
+def _kill_hudi_mid_write(t: Turns, data: pa.Table) -> None:
+    before = {ts for ts, _, _ in t.timeline()}
+    oracle = t.hudi.oracle
+    source = oracle.work_dir / "killed.in.parquet"
+    pq.write_table(data, source)
+    options = {**t.options, "hoodie.datasource.write.operation": "upsert"}
+    oracle.send("write", path=str(t.path), input=str(source), options=options, mode="append")
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        new = [(ts, state) for ts, _, state in t.timeline() if ts not in before]
+        if any(state == "COMPLETED" for _, state in new):
+            pytest.fail("Hudi's write completed before it could be killed")
+        if new and any(t.path.glob(f"*/*_{new[0][0]}.parquet")):
+            break  # its first files are there: kill it now
+        time.sleep(0.05)
+    else:
+        pytest.fail("Hudi's write never started")
+    oracle.kill()
+    t.hudi.restart()
