@@ -123,6 +123,12 @@ def test_hudi_and_we_take_turns_on_one_table(hudi, tmp_path: Path, table_type: s
         pa.concat_tables([_rows(range(10, 30), ts=3, fare=200.0), _rows(range(60, 70), ts=3, fare=300.0)]),
     )
     t.check("Hudi's upsert over our keys")
+    props = (t.path / ".hoodie" / "hoodie.properties").read_text()
+    assert (
+        t.path / ".hoodie" / "metadata" / "files"
+    ).exists() and "hoodie.table.metadata.partitions=files" in props, (
+        "Hudi's next writer rebuilt the metadata table from the file listing"
+    )
     t.we_write("upsert", _rows(range(25, 35), ts=1, fare=900.0))  # older ordering values: stored rows win
     t.check("our upsert with older ordering values")
     t.we_write("delete", _rows(range(0, 5), ts=9, fare=0.0))

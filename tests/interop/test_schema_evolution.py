@@ -1,0 +1,84 @@
+"""Schema evolution both ways: a new nullable column and int -> long widening, written by one
+writer and read and extended by the other; every reader answers the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hudi_core.table import HudiTable
+from workloads import differences
+
+pytestmark = pytest.mark.interop
+
+
+def _options(table_type: str) -> dict[str, str]:
+    return {
+        "hoodie.table.name": "evolving",
+        "hoodie.datasource.write.table.type": table_type,
+        "hoodie.datasource.write.recordkey.field": "uuid",
+        "hoodie.datasource.write.partitionpath.field": "city",
+        "hoodie.datasource.write.precombine.field": "ts",
+        "hoodie.datasource.write.operation": "upsert",
+        "hoodie.index.type": "SIMPLE",
+        "hoodie.compact.inline": "false",
+    }
+
+
+def _batch(keys: range, ts: int, *, seq_type: pa.DataType, tip: bool = False, note: bool = False) -> pa.Table:
+    cols: dict[str, Any] = {
+        "uuid": [f"k{i:03d}" for i in keys],
+        "ts": pa.array([ts] * len(keys), pa.int64()),
+        "seq": pa.array([i * 1000 + ts for i in keys], seq_type),
+        "city": [("sf", "la")[i % 2] for i in keys],
+    }
+    if tip:
+        cols["tip"] = [float(i) / 4 for i in keys]
+    if note:
+        cols["note"] = [f"note-{ts}-{i}" for i in keys]
+    return pa.table(cols)
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+@pytest.mark.parametrize("first", ["hudi", "ours"])
+def test_each_writer_extends_the_others_schema(hudi, tmp_path: Path, table_type: str, first: str) -> None:
+    path = tmp_path / f"{first}-{table_type.lower()}"
+    opts = _options(table_type)
+    model: dict[str, dict[str, Any]] = {}
+
+    def write(who: str, data: pa.Table) -> None:
+        if who == "hudi":
+            hudi.oracle.write(path, data, opts)
+        else:
+            from hudi_spark.table_ops import open_or_create
+
+            open_or_create(str(path), opts, data.schema)[0].upsert(data, options=opts)
+        for r in data.to_pylist():
+            model[r["uuid"]] = {**model.get(r["uuid"], {}), **r}
+
+    def check(step: str) -> None:
+        names = sorted({c for r in model.values() for c in r})
+        rows = [{c: r.get(c) for c in names} for r in sorted(model.values(), key=lambda r: r["uuid"])]
+        expected = pa.Table.from_pylist(rows)
+        ours = HudiTable.open(str(path)).read(columns=names)
+        theirs = hudi.oracle.read(path).select(names)
+        for who, answer in (("ours", ours), ("hudi", theirs)):
+            diff = differences(answer, expected.cast(answer.schema))
+            assert not diff, f"after {step}: {who}: {diff}"
+        assert theirs.schema.field("seq").type == ours.schema.field("seq").type, step
+
+    other = "ours" if first == "hudi" else "hudi"
+    write(first, _batch(range(0, 20), 1, seq_type=pa.int32()))
+    check(f"{first} wrote v1 (seq int)")
+    # the other adds a nullable column and widens seq to long; untouched rows read tip as null
+    write(other, _batch(range(10, 30), 2, seq_type=pa.int64(), tip=True))
+    for r in model.values():
+        r.setdefault("tip", None)
+    check(f"{other} added tip and widened seq")
+    # the first writer extends the evolved schema again
+    write(first, _batch(range(25, 40), 3, seq_type=pa.int64(), tip=True, note=True))
+    for r in model.values():
+        r.setdefault("note", None)
+    check(f"{first} added note")
