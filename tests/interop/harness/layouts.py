@@ -63,6 +63,15 @@ LAYOUTS = [
         compaction="async",
         clean=True,
     ),
+    dict(table_type="MERGE_ON_READ", index="BUCKET", payload="partial", keygen="simple", compaction="inline"),
+    dict(table_type="COPY_ON_WRITE", index="BLOOM", payload="partial", keygen="nonpartitioned", clean=True),
+    dict(
+        table_type="MERGE_ON_READ",
+        index="GLOBAL_BLOOM",
+        payload="partial",
+        keygen="complex",
+        compaction="async",
+    ),
 ]
 #: the base seed; HUDI_INTEROP_SEED=<n> replays another draw of the same layouts
 BASE_SEED = int(os.environ.get("HUDI_INTEROP_SEED", "1500"))

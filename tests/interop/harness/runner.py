@@ -64,7 +64,11 @@ def spark_write(spark: Any, path: Path | str, w: Workload, step: Step) -> Any:
 
 
 def model_differences(path: Path | str, w: Workload) -> list[str]:
-    """Our snapshot (which the other checks hold equal to Hudi's) against the workload's model."""
+    """Our snapshot (which the other checks hold equal to Hudi's) against the workload's model.
+    Partial updates have no model here: their answer depends on when logs were compacted (a
+    field's value can differ between COW and MOR), so Hudi's own answer is the only reference."""
+    if w.payload == "partial":
+        return []
     ours = HudiTable.open(str(path)).read(columns=[f.name for f in SCHEMA])
     return differences(ours, model_snapshot(w))
 

@@ -20,7 +20,8 @@ from hudi_core.fs_view.view import CommitSet, VisibleTimeline
 from hudi_core.read.align import align_table
 from hudi_core.read.files import read_parquet
 from hudi_core.read.keys import record_keys
-from hudi_core.schema.avro_schema import meta_arrow_fields
+from hudi_core.read.partial import PARTIAL_UPDATE_PAYLOAD, merge_partial
+from hudi_core.schema.avro_schema import META_FIELDS, meta_arrow_fields
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
@@ -56,8 +57,14 @@ def merge_file_slice(
     timeline: Timeline | VisibleTimeline | CommitSet | None = None,
     schema: pa.Schema | None = None,
     every_copy: bool = False,
+    since: str | None = None,
 ) -> pa.Table:
     """The rows of a file slice as of an instant: its base file merged with its log blocks.
+
+    ``since`` (an incremental query over ``(since, as_of]``) merges as Hudi's incremental
+    relation does: only base rows and log blocks of commits inside the range take part, so a
+    log record is not combined with an older base row (it matters for payloads that honour
+    ordering values or fill fields, not for OverwriteWithLatest).
 
     Returns the meta columns then the table's columns (``schema``, default the table's schema
     as of ``as_of``). Compaction calls this too, with ``every_copy``.
@@ -74,9 +81,13 @@ def merge_file_slice(
         else VisibleTimeline(timeline if timeline is not None else table.timeline)
     )
     base = _read_base(table, file_slice, schema)
+    if since is not None and base.num_rows:
+        base = base.filter(pc.fill_null(pc.greater(base.column(META_FIELDS[0]), since), False))
     if not file_slice.log_files:
         return base
     blocks = valid_log_blocks(table, file_slice, as_of=as_of, visible=visible)
+    if since is not None:
+        blocks = [b for b in blocks if (b.instant_time or "") > since]
     if not blocks:
         return base
     return _merge(table, base, blocks, schema, every_copy=every_copy)
@@ -173,6 +184,10 @@ def _merge(
     config = table.config
     ord_field = config.ordering_field
     ord_type = schema.field(ord_field).type if ord_field and ord_field in schema.names else pa.int32()
+    if config.payload_class.rsplit(".", 1)[-1] == PARTIAL_UPDATE_PAYLOAD:
+        merged = merge_partial(table, base, blocks, schema, ord_field=ord_field, ord_type=ord_type,
+                               every_copy=every_copy, apply_deletes=_apply_deletes)  # fmt: skip
+        return _without_deleted(merged)
     # Decode every block once, in log order; data blocks become (key, ordering, log row) events.
     events: list[tuple[bool, pa.Table]] = []  # (is_delete, events)
     log_tables: list[pa.Table] = []
@@ -209,6 +224,10 @@ def _merge(
                 _apply_deletes(state, ev, ord_type) if is_delete else _apply_data(state, _last_per_key(ev))
             )
     merged = _combine_with_base(table, base, logs, state, ord_field, ord_type, every_copy=every_copy)
+    return _without_deleted(merged)
+
+
+def _without_deleted(merged: pa.Table) -> pa.Table:
     if IS_DELETED_FIELD in merged.column_names:
         merged = merged.filter(pc.invert(pc.fill_null(merged.column(IS_DELETED_FIELD), False)))
     return merged
@@ -297,6 +316,9 @@ def _apply_deletes(state: pa.Table, deletes: pa.Table, ord_type: pa.DataType) ->
     return state
 
 
+_STATE = ("key", "s_del", "s_ord", "s_row")
+
+
 def _apply_delete_round(state: pa.Table, round_: pa.Table) -> pa.Table:
     j = state.join(round_, keys="key", join_type="full outer")
     has_s = pc.is_valid(j.column("s_del"))
@@ -307,11 +329,13 @@ def _apply_delete_round(state: pa.Table, round_: pa.Table) -> pa.Table:
         pc.and_(pc.invert(pc.fill_null(j.column("d_nat"), False)), _gt(j.column("s_ord"), j.column("d_ord"))),
     )
     take_d = pc.and_(has_d, pc.invert(choose_prev))
+    carried = {n: j.column(n) for n in state.column_names if n not in _STATE}  # a richer state's columns
     return pa.table({
         "key": j.column("key"),
         "s_del": pc.if_else(take_d, True, j.column("s_del")),
         "s_ord": pc.if_else(take_d, j.column("d_ord"), j.column("s_ord")),
         "s_row": pc.if_else(take_d, pa.scalar(None, pa.int64()), j.column("s_row")),
+        **carried,
     })  # fmt: skip
 
 

@@ -95,8 +95,9 @@ def read_split(table: HudiTable | str, split: Split, *, options: dict[str, Any] 
         raw = read_parquet(table.storage, fs.base_file.path, columns=ctx.needed)
         data = align_table(raw, pa.schema([ctx.schema.field(c) for c in ctx.needed]))
     else:
+        since = (ctx.start or "") if ctx.query_type == "incremental" else None
         data = merge_file_slice(
-            table, fs, as_of=ctx.merge_as_of, timeline=ctx.commits, schema=ctx.merge_schema
+            table, fs, as_of=ctx.merge_as_of, timeline=ctx.commits, schema=ctx.merge_schema, since=since
         )
     if ctx.query_type == "incremental":
         ct = data.column(COMMIT_TIME)

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import IndexOptions, WriteOptions
-from hudi_core.write.payload import payload_for
+from hudi_core.write.payload import Payload, payload_for
 from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 
 __all__ = ["deduplicate", "is_global_index", "ordering_field"]
@@ -61,4 +61,29 @@ def deduplicate(data: pa.Table, config: HoodieConfig) -> pa.Table:
     if last.all():
         return data
     rows = np.sort(sorted_tbl.column(_ROW).to_numpy()[last])
+    if payload_for(config) is Payload.PARTIAL_UPDATE:
+        return _partial_precombine(data, sorted_tbl, last, rows)
     return data.take(pa.array(rows))
+
+
+def _partial_precombine(data: pa.Table, sorted_tbl: pa.Table, last: np.ndarray, rows: np.ndarray) -> pa.Table:
+    """PartialUpdateAvroPayload's preCombine over each key's rows: per field the value of the
+    row with the greatest (ordering, input position) among those where it is not null."""
+    order = sorted_tbl.column(_ROW).to_numpy()
+    group = np.concatenate([[0], np.cumsum(last[:-1])])  # group number of each sorted row
+    cols = {"g": pa.array(group)}
+    for i, name in enumerate(data.column_names):
+        valid = pc.is_valid(data.column(name).take(pa.array(order)))
+        cols[f"c{i}"] = pc.if_else(valid, pa.array(order), pa.scalar(None, pa.int64()))
+    picked = (
+        pa.table(cols)
+        .group_by("g", use_threads=False)
+        .aggregate([(f"c{i}", "last") for i in range(data.num_columns)])
+    )
+    picked = picked.take(pc.sort_indices(picked, [("g", "ascending")]))
+    # the groups' rows in the input order of their last row, as the other payloads keep them
+    by_input = np.argsort(order[last], kind="stable")
+    arrays = [data.column(name).take(picked.column(f"c{i}_last").take(pa.array(by_input)))
+              for i, name in enumerate(data.column_names)]  # fmt: skip
+    assert len(arrays[0]) == len(rows)
+    return pa.Table.from_arrays(arrays, schema=data.schema)

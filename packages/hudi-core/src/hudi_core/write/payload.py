@@ -16,13 +16,16 @@ from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError
 
-__all__ = ["Payload", "incoming_wins", "payload_for"]
+__all__ = ["Payload", "coalesce_by_winner", "incoming_wins", "payload_for"]
 
 
 class Payload(enum.Enum):
     OVERWRITE_WITH_LATEST = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
     DEFAULT = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
     EVENT_TIME = "org.apache.hudi.common.model.EventTimeAvroPayload"
+    #: field by field: the version with the greater ordering value wins, its null fields are
+    #: filled from the other (spec 8.2; ``hudi_core.read.partial`` for readers)
+    PARTIAL_UPDATE = "org.apache.hudi.common.model.PartialUpdateAvroPayload"
 
     @property
     def honours_ordering_on_update(self) -> bool:
@@ -59,3 +62,18 @@ def incoming_wins(
         stored_ordering = stored_ordering.cast(incoming_ordering.type)
     keep_stored = pc.fill_null(pc.greater(stored_ordering, incoming_ordering), False)
     return pc.invert(keep_stored)
+
+
+def coalesce_by_winner(
+    incoming: pa.Table, stored: pa.Table, incoming_won: pa.Array, names: list[str]
+) -> pa.Table:
+    """PartialUpdateAvroPayload's merge of two versions, row by row: each field of ``names`` is
+    the winner's value, or the other's where the winner's is null."""
+    out = incoming
+    for name in names:
+        mine, theirs = incoming.column(name), stored.column(name)
+        if not theirs.type.equals(mine.type):
+            theirs = theirs.cast(mine.type)
+        merged = pc.if_else(incoming_won, pc.coalesce(mine, theirs), pc.coalesce(theirs, mine))
+        out = out.set_column(out.column_names.index(name), name, merged)
+    return out

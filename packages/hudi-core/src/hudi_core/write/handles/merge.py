@@ -23,7 +23,7 @@ from hudi_core.write.handles.context import (
     ensure_partition_metadata,
     meta_columns,
 )
-from hudi_core.write.payload import Payload, incoming_wins
+from hudi_core.write.payload import Payload, coalesce_by_winner, incoming_wins
 from hudi_core.write.records import DELETE_FLAG, PARTITION_PATH, RECORD_KEY, conform_to_schema
 
 __all__ = ["merge_file_group"]
@@ -135,7 +135,9 @@ class _MergeState:
             stored = old_data.column(self.order).combine_chunks()
             inc = self.incoming_order.take(pa.array(in_idx))  # type: ignore[union-attr]
             wins = incoming_wins(self.payload, stored, inc).to_numpy(zero_copy_only=False)
-        replace = has_match & wins
+        partial = self.payload is Payload.PARTIAL_UPDATE
+        # a partial update merges with the stored row whichever wins (and takes the new meta fields)
+        replace = has_match if partial else has_match & wins
         drop = replace & self.is_delete[in_idx] if self.records.num_rows else np.zeros(old.num_rows, bool)
         update = replace & ~drop
         # an incoming row that met its key is never an insert, whether it won or not
@@ -151,7 +153,12 @@ class _MergeState:
         if not update.any():
             return kept_table
         upd = np.flatnonzero(update)
-        merged = pa.concat_tables([kept_table, self._new_rows(in_idx[upd])])
+        new_rows = self._new_rows(in_idx[upd])
+        if partial:
+            new_rows = coalesce_by_winner(
+                new_rows, old_data.take(pa.array(upd)), pa.array(wins[upd]), ctx.schema.names
+            )
+        merged = pa.concat_tables([kept_table, new_rows])
         position = np.concatenate([kept, upd])  # old row number of every output row
         return merged.take(pa.array(np.argsort(position, kind="stable")))
 
