@@ -181,6 +181,21 @@ def test_hudi_and_we_take_turns_on_one_table(hudi, tmp_path: Path, table_type: s
     assert all(state == "COMPLETED" for _, _, state in t.timeline()), t.timeline()
     t.check("our write after rolling back Hudi's")
 
+    # a Hudi write killed mid-way that Hudi's own next write rolls back
+    _kill_hudi_mid_write(t, _rows(range(0, 60_000), ts=70, fare=9000.0))
+    t.hudi_writes("upsert", _rows(range(99, 101), ts=9, fare=0.0))
+    assert all(state == "COMPLETED" for _, _, state in t.timeline()), t.timeline()
+    t.check("Hudi's write after rolling back its own killed one")
+
+    # we roll back Hudi's latest commit (a completed one): every reader is back where it was
+    before = dict(t.model)
+    t.hudi_writes("upsert", _rows(range(40, 45), ts=99, fare=4242.0))
+    latest = t.timeline()[-1]
+    assert latest[2] == "COMPLETED"
+    HudiTable.open(str(t.path), options=t.options).rollback(latest[0])
+    t.model = before
+    t.check("our rollback of Hudi's latest commit")
+
 
 def _kill_hudi_mid_write(t: Turns, data: pa.Table) -> None:
     before = {ts for ts, _, _ in t.timeline()}
