@@ -17,3 +17,12 @@ class ReaderOptions:
         since="0.1.0",
         group="read",
     )
+    INCR_FALLBACK_FULL_TABLE_SCAN = ConfigProperty(
+        "hoodie.datasource.read.incr.fallback.fulltablescan.enable",
+        False,
+        "An incremental query whose start is before the active timeline (its commits archived): "
+        "false (Hudi's default) returns what the active timeline's commits in the range wrote; "
+        "true scans the whole table for every record committed after the start.",
+        since="0.9.0",
+        group="read",
+    )

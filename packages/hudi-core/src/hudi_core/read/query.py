@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from hudi_core.config.read import ReaderOptions
 from hudi_core.config.table import TableOptions
 from hudi_core.errors import ConfigError, HudiError
 from hudi_core.fs_view.model import FileSlice
@@ -233,6 +234,14 @@ def _incremental_slices(plan: _Plan, partitions: list[str]) -> list[FileSlice]:
     instants = completed.between(plan.start, plan.end)
     if len(instants) == 0:
         return []
+    first = completed.first()
+    if first is not None and plan.start < first.timestamp and not plan.table.config.is_mor:
+        # The start is before the active timeline (older commits archived). Hudi 0.15's COW
+        # incremental relation returns what the active timeline's commits in the range wrote,
+        # unless asked for the full table scan; its MOR relation returns every record committed
+        # after the start either way (both seen through the Apache Hudi tier).
+        if not bool(plan.table.options.get(ReaderOptions.INCR_FALLBACK_FULL_TABLE_SCAN)):
+            plan.start = str(int(first.timestamp) - 1).zfill(len(first.timestamp))
     slices = view.latest_merged_file_slices(as_of=plan.end, partitions=partitions)
     # Commits older than the active timeline are archived: only then is a full scan needed.
     if _start_inside(completed, plan.start):

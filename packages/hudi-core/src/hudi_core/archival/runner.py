@@ -1,0 +1,177 @@
+"""Writing the archive and shrinking the active timeline."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import json
+import logging
+import re
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.archival.planner import instants_to_archive, keep_bounds
+from hudi_core.config.archival import ArchivalOptions
+from hudi_core.config.table import TableOptions
+from hudi_core.errors import CommitConflictError, ConfigError
+from hudi_core.timeline.avro_files import _schema_text, deserialize
+from hudi_core.timeline.instant import Action, Instant, State, parse_instant_file_name
+
+if TYPE_CHECKING:
+    from hudi_core.table.hudi_table import HudiTable
+
+__all__ = ["ARCHIVE_FILE_RE", "ArchiveResult", "archive", "archive_file_name", "maybe_archive"]
+
+log = logging.getLogger(__name__)
+
+ENTRY = "HoodieArchivedMetaEntry"
+#: ``.commits_.archive.<version>_<write token>``: a log file of file id "commits", extension "archive"
+ARCHIVE_FILE_RE = re.compile(r"^\.commits_\.archive\.(\d+)(_[\w-]+)?$")
+_WRITE_TOKEN = "1-0-1"
+_AVRO_BLOCK_VERSION = 3
+
+
+@dataclass
+class ArchiveResult:
+    archive_file: str
+    instants: list[Instant]
+
+
+def archive_file_name(version: int) -> str:
+    return f".commits_.archive.{version}_{_WRITE_TOKEN}"
+
+
+def maybe_archive(table: HudiTable, options: Mapping[str, Any]) -> ArchiveResult | None:
+    """Archival after a commit, when ``hoodie.archive.automatic`` (on by default, as in Hudi)."""
+    cfg = table.write_config(options)
+    if not bool(cfg.get(ArchivalOptions.AUTOMATIC)):
+        return None
+    try:
+        keep_bounds(cfg)
+    except ConfigError as e:  # the write has committed: say why nothing was archived, do not fail it
+        log.warning("archival skipped: %s", e)
+        return None
+    return archive(table, options)
+
+
+def archive(table: HudiTable, options: Mapping[str, Any] | None = None) -> ArchiveResult | None:
+    """Archive what :func:`~hudi_core.archival.planner.instants_to_archive` selects; None when
+    nothing is due. The archive file is complete before any active file goes."""
+    cfg = table.write_config(options)
+    instants = instants_to_archive(table, cfg)
+    if not instants:
+        return None
+    wanted = {i.timestamp for i in instants}
+    files: dict[str, list[tuple[Instant, str, float | None]]] = {}
+    for info in table.storage.list(table.meta_path):
+        parsed = None if info.is_dir else parse_instant_file_name(info.name)
+        if parsed is not None and parsed.timestamp in wanted:
+            files.setdefault(parsed.timestamp, []).append((parsed, info.name, info.mtime))
+    entries = []
+    for inst in instants:
+        for state_file, name, mtime in sorted(files.get(inst.timestamp, []), key=lambda f: f[0].state):
+            entries.append(_entry(table, state_file, name, mtime))
+    batch = max(1, int(cfg.get(ArchivalOptions.BATCH)))
+    content = b"".join(_data_block(entries[i : i + batch]) for i in range(0, len(entries), batch))
+    folder = f"{table.meta_path}/{table.config.get_str(TableOptions.ARCHIVELOG_FOLDER) or 'archived'}"
+    version = 1 + max((int(m.group(1)) for f in table.storage.list(folder)
+                       if (m := ARCHIVE_FILE_RE.match(f.name))), default=0)  # fmt: skip
+    path = f"{folder}/{archive_file_name(version)}"
+    if not table.storage.create_if_absent(path, content):
+        raise CommitConflictError(f"{path} already exists: another archiver got there first")
+    # pending states first: a crash in between leaves an instant completed (and archived), never
+    # pending, which the next writer would roll back
+    doomed = sorted(
+        (f for i in instants for f in files.get(i.timestamp, [])), key=lambda f: (f[0].is_completed, f[1])
+    )
+    for _state_file, name, _mtime in doomed:
+        table.storage.delete(f"{table.meta_path}/{name}")
+    table.reload()
+    return ArchiveResult(path, instants)
+
+
+# -- HoodieArchivedMetaEntry records ----------------------------------------------------------------
+
+
+@cache
+def _entry_schema() -> tuple[str, Any]:
+    import fastavro
+
+    text = _schema_text(ENTRY)
+    return text, fastavro.parse_schema(json.loads(text))
+
+
+def _data_block(entries: list[dict[str, Any]]) -> bytes:
+    import fastavro
+
+    from hudi_core.log.format import BlockType, HeaderKey, encode_block
+
+    text, parsed = _entry_schema()
+    body = io.BytesIO()
+    for entry in entries:
+        buf = io.BytesIO()
+        fastavro.schemaless_writer(buf, parsed, entry)
+        body.write(struct.pack(">i", buf.tell()) + buf.getvalue())
+    content = struct.pack(">ii", _AVRO_BLOCK_VERSION, len(entries)) + body.getvalue()
+    return encode_block(BlockType.AVRO_DATA, {HeaderKey.SCHEMA: text}, content)
+
+
+def _entry(table: HudiTable, inst: Instant, name: str, mtime: float | None) -> dict[str, Any]:
+    """One state file of an instant as Hudi's ``MetadataConversionUtils.createMetaWrapper``."""
+    entry: dict[str, Any] = {
+        "commitTime": inst.timestamp,
+        "actionType": name.split(".")[1] if inst.state is State.COMPLETED else inst.action,
+        "actionState": inst.state.name,
+        "version": None,
+        "stateTransitionTime": _transition_time(mtime, utc=table.config.utc_timeline),
+    }
+    raw = table.storage.read_bytes(f"{table.meta_path}/{name}")
+    action, state = inst.action, inst.state
+    if action in (Action.COMMIT, Action.DELTA_COMMIT) or (
+        action == Action.COMPACTION and state is State.COMPLETED
+    ):
+        entry["hoodieCommitMetadata"] = _commit_metadata(raw)
+    elif action == Action.COMPACTION and state is State.REQUESTED:
+        entry["hoodieCompactionPlan"] = deserialize("HoodieCompactionPlan", raw)
+    elif action == Action.CLEAN:
+        if state is State.COMPLETED:
+            entry["hoodieCleanMetadata"] = deserialize("HoodieCleanMetadata", raw)
+        elif raw:
+            entry["hoodieCleanerPlan"] = deserialize("HoodieCleanerPlan", raw)
+    elif action == Action.ROLLBACK and state is State.COMPLETED:
+        entry["hoodieRollbackMetadata"] = deserialize("HoodieRollbackMetadata", raw)
+    elif action == Action.REPLACE_COMMIT:
+        if state is State.COMPLETED:
+            entry["hoodieReplaceCommitMetadata"] = _commit_metadata(raw, replace=True)
+        elif state is State.INFLIGHT and raw:
+            entry["HoodieInflightReplaceMetadata"] = _commit_metadata(raw)
+        elif state is State.REQUESTED and raw:
+            entry["hoodieRequestedReplaceMetadata"] = deserialize("HoodieRequestedReplaceMetadata", raw)
+    return entry
+
+
+def _commit_metadata(raw: bytes, *, replace: bool = False) -> dict[str, Any]:
+    """Commit metadata JSON as Hudi's Avro ``HoodieCommitMetadata`` (rolling stats emptied, as
+    Hudi does before archiving)."""
+    doc = json.loads(raw) if raw.strip() else {}
+    stats = {p: list(s) for p, s in (doc.get("partitionToWriteStats") or {}).items() if p is not None}
+    out: dict[str, Any] = {
+        "partitionToWriteStats": stats,
+        "extraMetadata": {**(doc.get("extraMetadata") or {}), "ROLLING_STAT": ""},
+        "version": None,
+        "operationType": doc.get("operationType") or "UNKNOWN",
+    }
+    if replace:
+        out["partitionToReplaceFileIds"] = doc.get("partitionToReplaceFileIds") or {}
+    return out
+
+
+def _transition_time(mtime: float | None, *, utc: bool) -> str | None:
+    if mtime is None:
+        return None
+    tz = _dt.timezone.utc if utc else None
+    stamp = _dt.datetime.fromtimestamp(mtime, tz)
+    return stamp.strftime("%Y%m%d%H%M%S") + f"{stamp.microsecond // 1000:03d}"

@@ -1,0 +1,87 @@
+"""Reading ``.hoodie/archived`` (Hudi's ``HoodieArchivedTimeline``): the archived instants and
+their commit metadata, from our archive files and from Hudi's alike."""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.config.table import TableOptions
+from hudi_core.timeline.instant import Instant, State
+from hudi_core.timeline.timeline import Timeline
+
+if TYPE_CHECKING:
+    from hudi_core.table.hudi_table import HudiTable
+
+__all__ = ["ArchivedInstant", "archived_instants", "read_archived_timeline"]
+
+
+@dataclass(frozen=True)
+class ArchivedInstant:
+    instant: Instant
+    #: the completed state's commit metadata in the JSON shape of an active commit file (or None)
+    commit_metadata: dict[str, Any] | None
+
+
+def archived_instants(table: HudiTable) -> list[ArchivedInstant]:
+    """Completed archived instants, oldest first. An instant still (also) active is left out:
+    a crash between writing the archive and deleting the active files counts it once."""
+    import fastavro
+
+    from hudi_core.archival.runner import ARCHIVE_FILE_RE
+    from hudi_core.log.format import BlockType
+    from hudi_core.log.reader import read_log_file
+
+    folder = f"{table.meta_path}/{table.config.get_str(TableOptions.ARCHIVELOG_FOLDER) or 'archived'}"
+    files = sorted(
+        (
+            (int(m.group(1)), f.path)
+            for f in table.storage.list(folder)
+            if (m := ARCHIVE_FILE_RE.match(f.name))
+        ),
+    )
+    active = {i.timestamp for i in table.timeline}
+    found: dict[str, ArchivedInstant] = {}
+    for _version, path in files:
+        for block in read_log_file(table.storage, path):
+            if block.block_type != BlockType.AVRO_DATA or not block.schema:
+                continue
+            schema = fastavro.parse_schema(json.loads(block.schema))
+            for record in _records(block.content, schema):
+                if record.get("actionState") not in (None, "COMPLETED"):
+                    continue
+                ts, action = record["commitTime"], record["actionType"]
+                if ts in active:
+                    continue
+                meta = record.get("hoodieCommitMetadata") or record.get("hoodieReplaceCommitMetadata")
+                found[ts] = ArchivedInstant(Instant(ts, action, State.COMPLETED), _as_json(meta))
+    return [found[ts] for ts in sorted(found)]
+
+
+def read_archived_timeline(table: HudiTable) -> Timeline:
+    return Timeline(a.instant for a in archived_instants(table))
+
+
+def _records(content: bytes, schema: Any) -> list[dict[str, Any]]:
+    import fastavro
+
+    _version, count = struct.unpack_from(">ii", content, 0)
+    pos, out = 8, []
+    for _ in range(count):
+        (length,) = struct.unpack_from(">i", content, pos)
+        out.append(fastavro.schemaless_reader(io.BytesIO(content[pos + 4 : pos + 4 + length]), schema, None))
+        pos += 4 + length
+    return out
+
+
+def _as_json(meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    if meta is None:
+        return None
+    out = {k: v for k, v in meta.items() if v is not None}
+    extra = dict(out.get("extraMetadata") or {})
+    extra.pop("ROLLING_STAT", None)
+    out["extraMetadata"] = extra
+    return out
