@@ -128,3 +128,20 @@ def test_sequence_reads_back_everywhere(tmp_path: Path, ttype: str, index: str, 
     r = table.delete_partition("b")
     model.drop_partition("b")
     check(r.instant)
+
+
+@pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_an_archived_table_reads_back_in_hudi_rs(tmp_path: Path, ttype: str) -> None:
+    base = str(tmp_path / "t")
+    t = HudiTable.create(base, name="t", table_type=ttype, record_key_fields="id", partition_fields="p",
+                         ordering_field="ts")  # fmt: skip
+    opts = {"hoodie.keep.min.commits": "3", "hoodie.keep.max.commits": "4", "hoodie.cleaner.commits.retained": "2",
+            "hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "3"}  # fmt: skip
+    for i in range(12):
+        t.upsert(batch([(i % 4, "a", i, f"v{i}"), (100 + i, "b", i, f"n{i}")]), options=opts)
+    t = HudiTable.open(base)
+    assert any(f.name.startswith(".commits_.archive.") for f in t.storage.list(f"{t.meta_path}/archived"))
+    assert rs_rows(base) == our_rows(t)
+    assert len(our_rows(t)) == 16
+    latest = t.timeline.completed_commits().timestamps()[-2]
+    assert rs_rows(base, latest) == our_rows(t, latest)

@@ -21,12 +21,20 @@ QUERY_KEY = "hoodie.spark.streaming.query.id"
 BATCH_KEY = "hoodie.spark.streaming.batch.id"
 
 
-def committed_batches(table: HudiTable, query_id: str) -> set[int]:
-    """Micro-batch ids of ``query_id`` already in completed commits."""
-    tl = table.timeline
+def committed_batches(table: HudiTable, query_id: str, *, archived: bool = False) -> set[int]:
+    """Micro-batch ids of ``query_id`` already in completed commits of the active timeline
+    (``archived``: of the archived timeline)."""
     out: set[int] = set()
-    for inst in tl.completed_commits():
-        extra = CommitMetadata.from_json(tl.read_details(inst)).extra_metadata or {}
+    if archived:
+        from hudi_core.archival import archived_instants
+
+        extras = [(a.commit_metadata or {}).get("extraMetadata") or {} for a in archived_instants(table)]
+    else:
+        tl = table.timeline
+        extras = [
+            CommitMetadata.from_json(tl.read_details(i)).extra_metadata or {} for i in tl.completed_commits()
+        ]
+    for extra in extras:
         if extra.get(QUERY_KEY) == query_id and extra.get(BATCH_KEY) is not None:
             out.add(int(extra[BATCH_KEY]))
     return out
@@ -61,7 +69,11 @@ class SparkCommit:
         q, b = self.extra.get(QUERY_KEY), self.extra.get(BATCH_KEY)
         if q is None or b is None:
             return False
-        return int(b) in committed_batches(self.table, q)
+        active = committed_batches(self.table, q)
+        if active:  # batches commit in order: a later one committed means this one did
+            return any(x >= int(b) for x in active)
+        # none of the query's commits is active any more: archived, or a new query
+        return int(b) in committed_batches(self.table, q, archived=True)
 
     def start(self) -> str:
         from hudi_core.write.commit import start_commit

@@ -69,8 +69,18 @@ def last_checkpoint(base_uri: str, options: Mapping[str, str] | None = None) -> 
         return None
     table = HudiTable.open(base_uri, options=opts)
     tl = table.timeline
-    for inst in reversed(list(tl.completed_commits())):
-        extra = CommitMetadata.from_json(tl.read_details(inst)).extra_metadata or {}
+    extras = (CommitMetadata.from_json(tl.read_details(i)).extra_metadata or {}
+              for i in reversed(list(tl.completed_commits())))  # fmt: skip
+    for extra in extras:
+        if value := extra.get(CHECKPOINT_KEY):
+            exact = extra.get(PY_CHECKPOINT_KEY)
+            return Checkpoint(str(value), str(exact) if exact else None)
+    # every active commit came from another writer (compaction, a backfill): the checkpoint's
+    # commit may have been archived
+    from hudi_core.archival import archived_instants
+
+    for archived in reversed(archived_instants(table)):
+        extra = (archived.commit_metadata or {}).get("extraMetadata") or {}
         if value := extra.get(CHECKPOINT_KEY):
             exact = extra.get(PY_CHECKPOINT_KEY)
             return Checkpoint(str(value), str(exact) if exact else None)
