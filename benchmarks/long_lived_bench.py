@@ -43,7 +43,7 @@ def main() -> int:
             "hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "5"}  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         base = os.path.join(tmp, "t")
-        t = HudiTable.create(base, name="t", table_type="MERGE_ON_READ", record_key_fields="uuid",
+        HudiTable.create(base, name="t", table_type="MERGE_ON_READ", record_key_fields="uuid",
                              partition_fields="city", ordering_field="ts", options=opts)  # fmt: skip
         next_key, times, rows = 0, {}, []
         for commit in range(1, args.commits + 1):
@@ -64,7 +64,9 @@ def main() -> int:
                       f"snapshot read {read_s * 1000:6.1f} ms, .hoodie/ {entries} files, archived/ {archived}",
                       flush=True)  # fmt: skip
         first, last = rows[0], rows[-1]
-        print(f"median upsert after {last[0]} commits / after {first[0]}: {last[1] / first[1]:.2f}x (target <= 1.25x)")
+        print(
+            f"median upsert after {last[0]} commits / after {first[0]}: {last[1] / first[1]:.2f}x (target <= 1.25x)"
+        )
     return 0
 
 

@@ -22,6 +22,7 @@ FULL: list[tuple[str, list[str]]] = [
     ("compaction_bench.py", ["--rows", "1000000", "--upserts", "5"]),
     ("executor_bench.py", []),
     ("spark_bench.py", ["--rows", "1000000", "10000000", "--driver-memory", "6g"]),
+    ("long_lived_bench.py", ["--commits", "2000", "--checkpoints", "20,600,2000"]),
 ]
 QUICK: list[tuple[str, list[str]]] = [
     ("avro_encode_bench.py", []),
@@ -33,6 +34,7 @@ QUICK: list[tuple[str, list[str]]] = [
         ["--rows", "50000", "--s3-rows", "20000", "--repeat", "1", "--memory-rows", "50000"],
     ),
     ("spark_bench.py", ["--rows", "50000"]),
+    ("long_lived_bench.py", ["--commits", "60", "--checkpoints", "20,60"]),
 ]
 
 
