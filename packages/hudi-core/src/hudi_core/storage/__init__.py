@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from hudi_core.storage.base import FileInfo, FsspecStorage, Storage
+from hudi_core.storage.base import FileInfo, FsspecStorage, HdfsStorage, Storage
 from hudi_core.storage.local import LocalStorage, MemoryStorage
 
 __all__ = [
     "FileInfo",
     "FsspecStorage",
+    "HdfsStorage",
     "LocalStorage",
     "MemoryStorage",
     "Storage",

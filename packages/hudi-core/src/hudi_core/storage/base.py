@@ -220,3 +220,30 @@ class FsspecStorage(Storage):
         fs, _ = fsspec.core.url_to_fs(uri, **(options or {}))
         scheme = uri.split("://", 1)[0] if "://" in uri else "file"
         super().__init__(fs, scheme=scheme)
+
+
+class HdfsStorage(FsspecStorage):
+    """``hdfs://`` through hdfs-native: timeline files are created exclusively by the NameNode
+    (a create without the overwrite flag fails when the file exists), as Hudi creates them."""
+
+    atomic_create = True
+
+    def create_if_absent(self, path: str, data: bytes = b"") -> bool:
+        p = self._p(path)
+        parent = posixpath.dirname(p)
+        if parent:
+            self.fs.makedirs(parent, exist_ok=True)
+        try:
+            with self.fs.open(p, "wb", overwrite=False) as f:
+                f.write(data)
+        except FileExistsError:
+            return False
+        except OSError as e:  # hdfs-native names the NameNode's FileAlreadyExistsException
+            if "exist" in str(e).lower():
+                return False
+            raise
+        return True
+
+    def delete(self, path: str) -> bool:
+        """Delete a file; False when it did not exist (HDFS answers that; fsspec's rm_file hides it)."""
+        return bool(self.fs.client.delete(self._p(path), False))

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hudi_core.plugins.hookspecs import hookimpl
-from hudi_core.storage.base import FsspecStorage, Storage
+from hudi_core.storage.base import FsspecStorage, HdfsStorage, Storage
 from hudi_core.storage.local import LocalStorage, MemoryStorage
 
 __all__ = ["FsspecStoragePlugin", "LocalStoragePlugin", "MemoryStoragePlugin"]
@@ -50,6 +50,9 @@ class FsspecStoragePlugin:
                 for k, v in options.items()
                 if k.startswith("hoodie.storage.fsspec.")
             }
-            return FsspecStorage(uri, fs_options)
+            storage = FsspecStorage(uri, fs_options)
+            if scheme == "hdfs" and type(storage.fs).__module__.startswith("hdfs_native"):
+                return HdfsStorage(uri, fs_options)
+            return storage
         except (ImportError, ValueError):
             return None
