@@ -176,3 +176,18 @@ def test_time_travel_at_or_after_a_pending_write_is_refused(tmp_path: Path) -> N
     with pytest.raises(QueryError, match="first incomplete commit"):
         t.read(as_of=pending)
     assert t.read(as_of=instants[1]).num_rows == 2
+
+
+def test_time_travel_after_a_clean_by_file_versions_stops_at_the_active_timeline(tmp_path: Path) -> None:
+    # Hudi: a clean with no earliestCommitToRetain (KEEP_LATEST_FILE_VERSIONS) bounds time travel
+    # by the first completed write instant still on the active timeline
+    opts = {"hoodie.clean.automatic": "true", "hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS",
+            "hoodie.cleaner.fileversions.retained": "1", "hoodie.compact.inline": "true",
+            "hoodie.compact.inline.max.delta.commits": "2"}  # fmt: skip
+    t, _ = _table_with_commits(tmp_path, 4, opts)
+    assert len(t.timeline.filter(actions=["clean"]).completed())
+    latest = t.timeline.completed_commits().last()
+    assert latest is not None
+    assert t.read(as_of=latest.timestamp).column("v").to_pylist() == [3, 13]
+    with pytest.raises(QueryError, match="before the earliest commit"):
+        t.read(as_of="20000101000000000")

@@ -121,6 +121,13 @@ def _check_time_travel(table: HudiTable, timeline: ActiveTimeline, as_of: str) -
             f"{retained} on; retain more commits (hoodie.cleaner.commits.retained) for time travel "
             "that far back"
         )
+    first = timeline.commits().completed().first()
+    if not retained and first is not None and as_of < first.timestamp:
+        # a clean by file versions names no earliest commit: the active timeline bounds it
+        raise QueryError(
+            f"as_of {as_of} is before the earliest commit still active and uncleaned ({first.timestamp}); "
+            "retain more commits (uncleaned and un-archived) for time travel that far back"
+        )
 
 
 def incremental_schema_instant(completed: Timeline, start: str | None, end: str | None) -> str | None:
