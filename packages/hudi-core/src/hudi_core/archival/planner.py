@@ -11,6 +11,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError
 from hudi_core.timeline.avro_files import CLEAN_METADATA, read_avro_timeline_file
 from hudi_core.timeline.instant import Action, Instant
+from hudi_core.timeline.timeline import ActiveTimeline
 
 if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable
@@ -57,15 +58,14 @@ def instants_to_archive(table: HudiTable, config: HoodieConfig) -> list[Instant]
             out.extend(done[: len(done) - keep_min])
     commits = list(tl.completed_commits())
     if len(commits) > keep_max:
-        bound = _first_retained(table, completed)
+        bound = _first_retained(table, tl, completed)
         candidates = [c for c in commits if bound is None or c.timestamp < bound]
         out.extend(candidates[: len(commits) - keep_min])
     return sorted(out, key=lambda i: i.timestamp)
 
 
-def _first_retained(table: HudiTable, completed: list[Instant]) -> str | None:
+def _first_retained(table: HudiTable, tl: ActiveTimeline, completed: list[Instant]) -> str | None:
     """The earliest instant archival must keep, with everything after it (None: no bound)."""
-    tl = table.timeline
     bounds = [i.timestamp for i in tl.commits().pending()]  # pending writes and compactions
     bounds += [i.timestamp for i in tl if i.action == _SAVEPOINT]
     cleans = [i for i in completed if i.action == Action.CLEAN]

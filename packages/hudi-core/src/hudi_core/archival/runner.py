@@ -17,7 +17,7 @@ from hudi_core.archival.planner import instants_to_archive, keep_bounds
 from hudi_core.config.archival import ArchivalOptions
 from hudi_core.config.table import TableOptions
 from hudi_core.errors import CommitConflictError, ConfigError
-from hudi_core.timeline.avro_files import _schema_text, deserialize
+from hudi_core.timeline.avro_files import deserialize, java_schema_json
 from hudi_core.timeline.instant import Action, Instant, State, parse_instant_file_name
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def archive(table: HudiTable, options: Mapping[str, Any] | None = None) -> Archi
 def _entry_schema() -> tuple[str, Any]:
     import fastavro
 
-    text = _schema_text(ENTRY)
+    text = java_schema_json(ENTRY)  # Hudi's writer schema (already carries avro.java.string)
     return text, fastavro.parse_schema(json.loads(text))
 
 

@@ -72,7 +72,9 @@ def _records(content: bytes, schema: Any) -> list[dict[str, Any]]:
     pos, out = 8, []
     for _ in range(count):
         (length,) = struct.unpack_from(">i", content, pos)
-        out.append(fastavro.schemaless_reader(io.BytesIO(content[pos + 4 : pos + 4 + length]), schema, None))
+        record = fastavro.schemaless_reader(io.BytesIO(content[pos + 4 : pos + 4 + length]), schema, None)
+        if isinstance(record, dict):
+            out.append(record)
         pos += 4 + length
     return out
 
