@@ -1,10 +1,11 @@
 """An HDFS mini cluster on loopback for the tests (Hadoop's ``MiniDFSCluster``).
 
 ``ensure_minihdfs()`` makes, once per machine and in a cache outside the repository
-(``${HUDI_PY_CACHE:-~/.cache/hudi-py}/minihdfs``), the Java classpath of Hadoop's shaded
-``hadoop-client-minicluster`` (fetched by Maven's own client) and compiles ``MiniHdfs.java`` with
-the JDK's ``javac``. ``MiniHdfs`` starts a cluster on a free port and runs until its stdin closes.
-A failure to make any of it is one line (:class:`MiniHdfsError`); the tests fail, never skip.
+(``${HUDI_PY_CACHE:-~/.cache/hudi-py}/hdfs``), the jars of Hadoop's shaded
+``hadoop-client-minicluster`` (copied there by Maven's own client) and ``MiniHdfs.class``
+(compiled by the JDK's ``javac``). ``MiniHdfs`` starts a cluster on a free port and runs until its
+stdin closes, so it never outlives the test process. A failure to make any of it is one line
+(:class:`MiniHdfsError`); the tests fail, never skip.
 """
 
 from __future__ import annotations
@@ -12,17 +13,20 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import shutil
 import socket
 import subprocess
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
 HADOOP_VERSION = "3.3.6"
 SOURCE = Path(__file__).with_name("MiniHdfs.java")
 START_TIMEOUT_S = 180
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _POM = f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>hudi-py.tests</groupId><artifactId>minihdfs</artifactId><version>1</version>
@@ -42,39 +46,50 @@ class MiniHdfsError(RuntimeError):
 
 
 def _cache() -> Path:
-    return Path(os.environ.get("HUDI_PY_CACHE") or Path.home() / ".cache" / "hudi-py") / "minihdfs"
+    return Path(os.environ.get("HUDI_PY_CACHE") or Path.home() / ".cache" / "hudi-py") / "hdfs"
 
 
 def _run(cmd: list[str], cwd: Path, what: str) -> None:
     done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     if done.returncode != 0:
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        raise MiniHdfsError(f"{what} failed: {lines[-1] if lines else f'exit status {done.returncode}'}")
+        # Maven prints its errors on stdout, colour codes included; javac on stderr.
+        lines = [_ANSI.sub("", line).strip() for line in (done.stdout + done.stderr).splitlines()]
+        errors = [line.removeprefix("[ERROR]").strip() for line in lines if line.startswith("[ERROR]")]
+        errors = [e.removesuffix("-> [Help 1]").strip() for e in errors if e] or [
+            line for line in lines if line
+        ]
+        raise MiniHdfsError(
+            f"{what} failed: {errors[0][:400] if errors else f'exit status {done.returncode}'}"
+        )
 
 
 def ensure_minihdfs() -> str:
     """The Java classpath (compiled ``MiniHdfs`` first), made if missing."""
     root = _cache()
     root.mkdir(parents=True, exist_ok=True)
-    classes = root / "classes"
-    cp_file = root / "classpath.txt"
+    jars, classes = root / "jars", root / "classes"
+    done = root / "jars.pom"  # the pom whose jars are all in jars/, written last
     with open(root / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        pom = root / "pom.xml"
-        if not cp_file.exists() or not pom.exists() or pom.read_text() != _POM:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers: one fetches, the others wait
+        if not done.exists() or done.read_text() != _POM:
             for tool in ("mvn", "javac", "java"):
                 if shutil.which(tool) is None:
                     raise MiniHdfsError(f"the HDFS mini cluster needs {tool} on PATH")
-            pom.write_text(_POM)
-            _run(["mvn", "-q", "-B", "dependency:build-classpath", f"-Dmdep.outputFile={cp_file}"], root,
+            done.unlink(missing_ok=True)
+            shutil.rmtree(jars, ignore_errors=True)
+            (root / "pom.xml").write_text(_POM)
+            _run(["mvn", "-q", "-B", "dependency:copy-dependencies", f"-DoutputDirectory={jars}"], root,
                  f"fetching hadoop-client-minicluster {HADOOP_VERSION} from Maven Central")  # fmt: skip
-        classpath = cp_file.read_text().strip()
-        compiled = classes / "MiniHdfs.class"
-        if not compiled.exists() or compiled.stat().st_mtime < SOURCE.stat().st_mtime:
-            classes.mkdir(exist_ok=True)
+            done.write_text(_POM)
+        classpath = os.pathsep.join(str(j) for j in sorted(jars.glob("*.jar")))
+        compiled_from = classes / "MiniHdfs.java"  # the source the class was compiled from
+        if not compiled_from.exists() or compiled_from.read_bytes() != SOURCE.read_bytes():
+            shutil.rmtree(classes, ignore_errors=True)
+            classes.mkdir()
             _run(
                 ["javac", "-cp", classpath, "-d", str(classes), str(SOURCE)], root, "compiling MiniHdfs.java"
             )
+            shutil.copyfile(SOURCE, compiled_from)
     return f"{classes}{os.pathsep}{classpath}"
 
 
@@ -84,7 +99,7 @@ def minihdfs(scratch: Path) -> Iterator[str]:
     classpath = ensure_minihdfs()
     log = open(scratch / "minihdfs.log", "wb")  # closed in the finally below
     proc = subprocess.Popen(
-        ["java", "-Xmx512m", "-XX:+UseSerialGC", "-cp", classpath, "MiniHdfs", str(scratch / "dfs")],
+        ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath, "MiniHdfs", str(scratch / "dfs")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True,
     )  # fmt: skip
     try:
@@ -119,14 +134,24 @@ def _ready(proc: subprocess.Popen[str], log: Path) -> str:
         proc.kill()
         tail = log.read_text(errors="replace").strip().splitlines()[-3:]
         raise MiniHdfsError(f"the HDFS mini cluster did not start: {' | '.join(tail)}")
-    uri = found[0]
-    host, port = uri.removeprefix("hdfs://").split(":")
-    deadline = time.monotonic() + 30  # hdfs-native retries a refused connection for minutes
+    wait_for_namenode(found[0], timeout_s=30)
+    return found[0]
+
+
+def wait_for_namenode(uri: str, *, timeout_s: float) -> None:
+    """Return once the NameNode of ``hdfs://host[:port]/...`` accepts connections, else raise.
+
+    hdfs-native retries a refused connection for minutes inside one call; a test session asks the
+    TCP port first, so a missing cluster fails in seconds, in one line.
+    """
+    parsed = urllib.parse.urlsplit(uri)
+    host, port = parsed.hostname or "127.0.0.1", parsed.port or 8020
+    deadline = time.monotonic() + timeout_s
     while True:
         try:
-            socket.create_connection((host, int(port)), timeout=2).close()
-            return uri
-        except OSError:
+            socket.create_connection((host, port), timeout=2).close()
+            return
+        except OSError as e:
             if time.monotonic() > deadline:
-                raise MiniHdfsError(f"the NameNode at {uri} does not answer") from None
+                raise MiniHdfsError(f"the NameNode at {host}:{port} does not answer: {e}") from None
             time.sleep(0.2)

@@ -1,6 +1,6 @@
 """The HDFS the HDFS tests use: the cluster ``HUDI_TEST_HDFS_URI`` names, else a mini cluster on
-loopback started for this test session (``tests/tools/minihdfs``). Never skipped: a cluster that
-cannot be had fails the tests with one line."""
+loopback started for this test session (``tests/tools/minihdfs``; under xdist, one per worker that
+runs an HDFS test). Never skipped: a cluster that cannot be had fails the tests with one line."""
 
 from __future__ import annotations
 
@@ -17,14 +17,17 @@ _TOOLS = Path(__file__).resolve().parents[4] / "tests" / "tools" / "minihdfs"
 
 @pytest.fixture(scope="session")
 def hdfs_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if named := os.environ.get(HDFS_URI_ENV):
-        yield named.rstrip("/")
-        return
     sys.path.insert(0, str(_TOOLS))
-    from minihdfs import MiniHdfsError, minihdfs
+    from minihdfs import MiniHdfsError, minihdfs, wait_for_namenode
 
     try:
+        if named := os.environ.get(HDFS_URI_ENV):
+            wait_for_namenode(named, timeout_s=10)
+            yield named.rstrip("/")
+            return
         with minihdfs(tmp_path_factory.mktemp("minihdfs")) as uri:
             yield f"{uri}/hudi-tests"
+            return
     except MiniHdfsError as exc:
-        pytest.fail(f"HDFS mini cluster unavailable: {exc}", pytrace=False)
+        error = str(exc)
+    pytest.fail(f"HDFS mini cluster unavailable: {error}", pytrace=False)  # outside the except: one line

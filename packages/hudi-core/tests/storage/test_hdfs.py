@@ -4,14 +4,32 @@ and a table's whole life (write, read, compaction, a crashed write rolled back).
 
 from __future__ import annotations
 
+import faulthandler
 import uuid
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
+import hudi_core.write.client as client_mod
 import pyarrow as pa
 import pytest
+from hudi_core.log.format import BlockType
+from hudi_core.log.reader import read_log_file
 from hudi_core.plugins.manager import PluginManager
 from hudi_core.storage import HdfsStorage, storage_for
 from hudi_core.table import HudiTable
 from hudi_core.testing.storage import StorageCase, StorageConformance
+
+# hdfs-native retries a lost NameNode for minutes inside one call, where no Python code runs (no
+# pytest timeout could interrupt it): a test still running after this long ends its process with
+# every thread's stack printed, which pytest (or xdist, for a worker) reports as a failure.
+TEST_DEADLINE_S = 240
+
+
+@pytest.fixture(autouse=True)
+def _deadline() -> Iterator[None]:
+    faulthandler.dump_traceback_later(TEST_DEADLINE_S, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 def test_hdfs_uris_resolve_to_the_hdfs_storage_without_connecting() -> None:
@@ -36,7 +54,7 @@ class TestHdfsStorage(StorageConformance):
         st.delete_dir(base)
 
 
-def test_a_merge_on_read_table_lives_on_hdfs(hdfs_root: str) -> None:
+def test_a_merge_on_read_table_lives_on_hdfs(hdfs_root: str, monkeypatch: pytest.MonkeyPatch) -> None:
     base = f"{hdfs_root}/table-{uuid.uuid4().hex}"
     t = HudiTable.create(base, name="t", table_type="MERGE_ON_READ", record_key_fields="id",
                          partition_fields="p", ordering_field="ts")  # fmt: skip
@@ -47,34 +65,53 @@ def test_a_merge_on_read_table_lives_on_hdfs(hdfs_root: str) -> None:
     t.upsert(pa.table({"id": ["a", "c"], "ts": [2, 2], "v": [10, 30], "p": ["x", "y"]}), options=opts)
     t.delete(pa.table({"id": ["b"], "p": ["x"]}), options=opts)
 
-    def rows(table: HudiTable) -> list[tuple[str, int]]:
-        return sorted((r["id"], r["v"]) for r in table.read(columns=["id", "v"]).to_pylist())
+    def rows(table: HudiTable, **kw: str) -> list[tuple[str, int]]:
+        return sorted((r["id"], r["v"]) for r in table.read(columns=["id", "v"], **kw).to_pylist())
 
     assert rows(HudiTable.open(base)) == [("a", 10), ("c", 30)]
     assert any(s.log_files for s in HudiTable.open(base).file_slices())
     committed = HudiTable.open(base).compact(opts)
     assert committed and not any(s.log_files for s in HudiTable.open(base).file_slices())
     assert rows(HudiTable.open(base)) == [("a", 10), ("c", 30)]
+    last_commit = HudiTable.open(base).timeline.completed()[-1].timestamp
 
-    # a write that dies before its commit: files and a pending instant stay behind, invisible
-    import hudi_core.write.client as client
+    # a write that dies before its commit (as in tests/write/test_failures_and_rollback.py): its
+    # files and its pending instant stay behind on HDFS, invisible to readers
+    st = storage_for(base)
 
-    real_commit = client.commit
-    client.commit = lambda *a, **k: (_ for _ in ()).throw(SystemExit("killed"))  # type: ignore[assignment]
-    try:
+    def killed(*args: Any, **kwargs: Any) -> NoReturn:
+        raise SystemExit("killed before the commit file")
+
+    def data_files(partition: str) -> list[str]:  # base files, and log files (".<file id>_...")
+        listed = st.list(f"{base}/{partition}")
+        return sorted(f.name for f in listed if not f.name.startswith(".hoodie_partition_metadata"))
+
+    x_before = data_files("x")
+    with monkeypatch.context() as m:
+        m.setattr(client_mod, "commit", killed)
         with pytest.raises(SystemExit):
             HudiTable.open(base).upsert(pa.table({"id": ["a", "z"], "ts": [9, 9], "v": [99, 99], "p": ["x", "z"]}),
                                         options=opts)  # fmt: skip
-    finally:
-        client.commit = real_commit
-    assert HudiTable.open(base).timeline.pending(), "the crashed write left its instant pending"
-    assert rows(HudiTable.open(base)) == [("a", 10), ("c", 30)]
-    # the next writer rolls it back
+    crashed = HudiTable.open(base)
+    [crashed_instant] = [i.timestamp for i in crashed.timeline.pending()]  # left pending
+    assert data_files("z"), "the crashed write left a base file in the new partition"
+    assert len(data_files("x")) == len(x_before) + 1, "and a log file where it updated a"
+    assert rows(crashed) == [("a", 10), ("c", 30)]
+    assert rows(crashed, as_of=last_commit) == [("a", 10), ("c", 30)]
+
+    # the next writer rolls it back before writing
     HudiTable.open(base).upsert(pa.table({"id": ["d"], "ts": [3], "v": [4], "p": ["y"]}), options=opts)
     t = HudiTable.open(base)
     assert not t.timeline.pending()
     assert [i.action for i in t.timeline.completed()].count("rollback") == 1
     assert rows(t) == [("a", 10), ("c", 30), ("d", 4)]
-    st = storage_for(base)
-    left = [f.name for f in st.list(f"{base}/z") if not f.name.startswith(".hoodie_partition_metadata")]
-    assert left == [], "the rollback removed the crashed write's files (the folder stays, as in Hudi)"
+    assert rows(t, as_of=last_commit) == [("a", 10), ("c", 30)]
+    assert data_files("z") == [], (
+        "the rollback removed the crashed write's files (the folder stays, as in Hudi)"
+    )
+    # in partition x the crashed log stays; a new log version holds one command block cancelling it
+    added = [n for n in data_files("x") if n not in x_before]
+    assert len(added) == 2 and all(n.startswith(".") and ".log." in n for n in added), added
+    [rollback_log] = [n for n in added if n.endswith("_1-0-1")]
+    blocks = read_log_file(st, f"{base}/x/{rollback_log}")
+    assert [(b.block_type, b.target_instant_time) for b in blocks] == [(BlockType.COMMAND, crashed_instant)]
