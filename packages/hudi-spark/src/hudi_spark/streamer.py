@@ -62,29 +62,29 @@ class Checkpoint:
 def last_checkpoint(base_uri: str, options: Mapping[str, str] | None = None) -> Checkpoint | None:
     """The checkpoint of the newest completed commit that has one (None for a new table)."""
     from hudi_core.table import HudiTable
-    from hudi_core.timeline.commit_metadata import CommitMetadata
 
     opts = dict(options or {})  # storage options (an s3:// table's credentials) included
     if not HudiTable.exists(base_uri, options=opts):
         return None
     table = HudiTable.open(base_uri, options=opts)
-    tl = table.timeline
-    extras = (CommitMetadata.from_json(tl.read_details(i)).extra_metadata or {}
-              for i in reversed(list(tl.completed_commits())))  # fmt: skip
-    for extra in extras:
-        if value := extra.get(CHECKPOINT_KEY):
-            exact = extra.get(PY_CHECKPOINT_KEY)
-            return Checkpoint(str(value), str(exact) if exact else None)
-    # every active commit came from another writer (compaction, a backfill): the checkpoint's
-    # commit may have been archived
-    from hudi_core.archival import archived_instants
-
-    for archived in reversed(archived_instants(table)):
-        extra = (archived.commit_metadata or {}).get("extraMetadata") or {}
+    for extra in _extra_metadata_newest_first(table):
         if value := extra.get(CHECKPOINT_KEY):
             exact = extra.get(PY_CHECKPOINT_KEY)
             return Checkpoint(str(value), str(exact) if exact else None)
     return None
+
+
+def _extra_metadata_newest_first(table: Any) -> Iterator[dict[str, str]]:
+    """Extra metadata of the completed commits, newest first: the active timeline's, then (only
+    when a caller reads that far: every active commit came from another writer) the archived."""
+    from hudi_core.archival import archived_instants
+    from hudi_core.timeline.commit_metadata import CommitMetadata
+
+    tl = table.timeline
+    for inst in reversed(list(tl.completed_commits())):
+        yield CommitMetadata.from_json(tl.read_details(inst)).extra_metadata or {}
+    for archived in reversed(archived_instants(table)):
+        yield (archived.commit_metadata or {}).get("extraMetadata") or {}
 
 
 @dataclass(frozen=True, order=True)
