@@ -11,6 +11,7 @@ __all__ = [
     "CorruptedLogBlockError",
     "HudiError",
     "InvalidRecordKeyError",
+    "LockTimeoutError",
     "SchemaMismatchError",
     "StorageError",
     "TableNotFoundError",
@@ -18,6 +19,8 @@ __all__ = [
     "UnknownComponentError",
     "UnsafePathError",
     "UnsupportedTableVersionError",
+    "WriteConflictError",
+    "WriterBusyError",
 ]
 
 
@@ -42,7 +45,22 @@ class TimelineError(HudiError):
 
 
 class CommitConflictError(TimelineError):
-    """Another writer created the same timeline file first."""
+    """Another writer is in the way: it created the same timeline file first, or one of the
+    subclasses below."""
+
+
+class WriteConflictError(CommitConflictError):
+    """Optimistic concurrency control: a commit that completed (or a compaction or clustering
+    scheduled) while this write ran touched the same file groups or inserted the same keys.
+    The write is rolled back; nothing of it is visible."""
+
+
+class WriterBusyError(CommitConflictError):
+    """Single-writer mode: another writer holds the table's lease."""
+
+
+class LockTimeoutError(CommitConflictError):
+    """The table lock was not acquired within ``hoodie.write.lock.wait_time_ms``."""
 
 
 class StorageError(HudiError):

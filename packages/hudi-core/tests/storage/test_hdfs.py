@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
-import hudi_core.write.client as client_mod
+import hudi_core.write.transaction as transaction_mod
 import pyarrow as pa
 import pytest
 from hudi_core.log.format import BlockType
@@ -88,7 +88,7 @@ def test_a_merge_on_read_table_lives_on_hdfs(hdfs_root: str, monkeypatch: pytest
 
     x_before = data_files("x")
     with monkeypatch.context() as m:
-        m.setattr(client_mod, "commit", killed)
+        m.setattr(transaction_mod, "commit", killed)
         with pytest.raises(SystemExit):
             HudiTable.open(base).upsert(pa.table({"id": ["a", "z"], "ts": [9, 9], "v": [99, 99], "p": ["x", "z"]}),
                                         options=opts)  # fmt: skip

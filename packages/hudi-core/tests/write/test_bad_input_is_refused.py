@@ -40,7 +40,13 @@ def _values(table: HudiTable) -> list[tuple[str, str]]:
         ("hoodie.logfile.data.block.format", "foo", ConfigError),
         ("hoodie.parquet.compression.codec", "foo", ConfigError),
         ("hoodie.bulkinsert.sort.mode", "FOO", ConfigError),
-        ("hoodie.write.concurrency.mode", "optimistic_concurrency_control", ConfigError),
+        ("hoodie.write.concurrency.mode", "non_blocking_concurrency_control", ConfigError),
+        ("hoodie.cleaner.policy.failed.writes", "SOMETIMES", ConfigError),
+        (
+            "hoodie.write.lock.provider",
+            "org.apache.hudi.client.transaction.lock.ZookeeperBasedLockProvider",
+            UnknownComponentError,
+        ),
     ],
 )
 def test_an_unknown_component_or_mode_is_refused_before_the_write(

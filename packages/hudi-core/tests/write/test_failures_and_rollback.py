@@ -7,6 +7,7 @@ from typing import Any
 
 import hudi_core.write.client as client_mod
 import hudi_core.write.handles.parquet_out as base_file_mod
+import hudi_core.write.transaction as transaction_mod
 import pyarrow as pa
 import pytest
 from hudi_core.errors import TimelineError
@@ -54,7 +55,7 @@ def _fail_before_commit(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise Boom("injected failure before the commit file")
 
-    monkeypatch.setattr(client_mod, "commit", boom)
+    monkeypatch.setattr(transaction_mod, "commit", boom)
 
 
 @pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])

@@ -13,6 +13,7 @@ from hudi_core.timeline.commit_metadata import CommitMetadata
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
     from hudi_core.timeline.instant import Instant
+    from hudi_core.write.transaction import WriteTransaction
 
 __all__ = ["BATCH_KEY", "QUERY_KEY", "SparkCommit", "committed_batches"]
 
@@ -52,6 +53,7 @@ class SparkCommit:
         self.extra = dict(extra_metadata)
         self.requested: Instant | None = None
         self.replaced: dict[str, list[str]] = {}
+        self.txn: WriteTransaction
 
     @property
     def instant(self) -> str:
@@ -76,10 +78,20 @@ class SparkCommit:
         return int(b) in committed_batches(self.table, q, archived=True)
 
     def start(self) -> str:
-        from hudi_core.write.commit import start_commit
+        from hudi_core.write.transaction import WriteTransaction
 
-        self.requested = start_commit(self.table, self.operation)
+        self.txn = WriteTransaction(self.table, self.cfg)
+        self.requested = self.txn.start(self.operation)
         return self.instant
+
+    def resume(self, instant: Instant, started: Any) -> None:
+        """Carry on an instant another process of the driver started (the data source's commit
+        runs in a Python worker of its own): ``started`` is what that start saw."""
+        from hudi_core.write.transaction import WriteTransaction
+
+        self.txn = WriteTransaction(self.table, self.cfg)
+        self.txn.requested, self.txn.started = instant, started
+        self.requested = instant
 
     def inflight(self, profile: Any) -> None:
         from hudi_core.write.commit import write_inflight
@@ -96,14 +108,13 @@ class SparkCommit:
 
     def commit(self, statuses: list[Any]) -> Any:
         from hudi_core.schema.avro_schema import arrow_to_avro
-        from hudi_core.write.commit import commit
 
         from hudi_spark.writer import SparkWriteResult
 
         assert self.requested is not None
         removed = self.reconcile(statuses)
-        commit(
-            self.table, self.requested, statuses, operation=self.operation,
+        self.txn.commit(
+            self.requested, statuses, operation=self.operation,
             schema=arrow_to_avro(self.schema, self.table.config.name), replaced=self.replaced,
             extra_metadata=self.extra, reconcile=False,
         )  # fmt: skip
@@ -119,9 +130,7 @@ class SparkCommit:
         """Roll the instant back (its files by markers) so the table is as before the write."""
         if self.requested is None:
             return
-        from hudi_core.write.rollback import rollback_instant
-
         try:
-            rollback_instant(self.table, self.instant)
+            self.txn.abort()
         except Exception:
             pass

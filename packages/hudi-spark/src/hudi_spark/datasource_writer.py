@@ -95,8 +95,19 @@ class HudiArrowWriter(DataSourceArrowWriter):
         required = required_columns(table, cfg, op)
         commit_schema = evolve_schema(table.schema(), arrow, required=required)
         job = SparkCommit(table, cfg, op, commit_schema, {})
-        job.start()
-        job.inflight(WorkloadProfile())
+        # single writer: the lease is taken here and kept (renewed by this driver-side worker)
+        # until the commit or abort, which run in another worker and adopt it
+        self.lease_path = None
+        lease = _take_lease(table, cfg)
+        try:
+            job.start()
+            job.inflight(WorkloadProfile())
+        except BaseException:
+            if lease is not None:
+                lease.release()
+            raise
+        self.lease_path = lease.mine.path if lease is not None and lease.mine is not None else None
+        self.started = job.txn.started
         self.base, self.options, self.op = base, opts, op
         self.instant, self.action = job.instant, job.action
         self.schema_ = commit_schema
@@ -134,19 +145,43 @@ class HudiArrowWriter(DataSourceArrowWriter):
 
         table = HudiTable.open(self.base, options=self.options)
         job = SparkCommit(table, HoodieConfig(self.options), self.op, self.schema_, {})
-        job.requested = Instant(self.instant, self.action, State.REQUESTED)
+        job.resume(Instant(self.instant, self.action, State.REQUESTED), self.started)
         return job
 
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        from hudi_core.write.transaction import writer_guard
+
         from hudi_spark.table_ops import run_table_services
 
         statuses = [s for m in messages if isinstance(m, _Written) for s in pickle.loads(m.statuses)]
-        self._job().commit(statuses)
-        run_table_services(self.base, self.options, action=self.action)
+        job = self._job()
+        with writer_guard(job.table, job.cfg, adopt=self.lease_path):
+            job.commit(statuses)
+            run_table_services(self.base, self.options, action=self.action)
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        from hudi_core.write.transaction import writer_guard
+
         from hudi_spark.table_ops import forget_new_table
 
-        self._job().abort()
+        job = self._job()
+        with writer_guard(job.table, job.cfg, adopt=self.lease_path):
+            job.abort()
         if self.created:
             forget_new_table(self.base, self.options)
+
+
+def _take_lease(table: Any, cfg: Any) -> Any:
+    """Single-writer mode: the table's lease, taken (and renewed by this process) until a
+    commit or abort adopts and releases it; None under optimistic concurrency control."""
+    from hudi_core.config.concurrency import ConcurrencySettings
+    from hudi_core.lock.lease import WriterLease
+
+    s = ConcurrencySettings.of(cfg)
+    if s.occ:
+        return None
+    lease = WriterLease(
+        table.storage, table.meta_path, interval_s=s.heartbeat_interval_s, expiry_s=s.expiry_s
+    )
+    lease.acquire()
+    return lease

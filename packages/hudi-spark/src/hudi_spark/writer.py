@@ -25,6 +25,7 @@ import pyarrow as pa
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import ConfigError
+from hudi_core.write.transaction import writer_guard
 
 from hudi_spark import simple_index, stages, table_ops, write_tasks
 from hudi_spark.errors import task_error
@@ -107,13 +108,14 @@ def write(
     )
     table, created = table_ops.open_or_create(base_uri, opts, data_schema)
     try:
-        result, action = _write(df, table, op, opts, input_schema, extra_metadata)
+        with writer_guard(table, table.write_config(opts)):  # single writer: the table's lease
+            result, action = _write(df, table, op, opts, input_schema, extra_metadata)
+            if result.instant is not None and action:  # (delete_partition ran them in core)
+                table_ops.run_table_services(base_uri, opts, action=action)
     except BaseException:
-        if created:
+        if created:  # (only when the table still has no commit)
             table_ops.forget_new_table(base_uri, opts)
         raise
-    if result.instant is not None and action:  # (delete_partition ran them in core)
-        table_ops.run_table_services(base_uri, opts, action=action)
     return result
 
 

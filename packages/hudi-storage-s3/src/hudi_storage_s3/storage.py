@@ -126,6 +126,11 @@ class S3Storage(Storage):
     def read_bytes(self, path: str) -> bytes:
         return bytes(self._call("read", path, self.fs.cat_file, self._p(path)))
 
+    def modified_time(self, path: str) -> float:
+        bucket, key = self._bucket_key(path)
+        head = self._call("head", path, self.fs.call_s3, "head_object", Bucket=bucket, Key=key)
+        return float(head["LastModified"].timestamp())
+
     def read_range(self, path: str, start: int, length: int) -> bytes:
         p = self._p(path)
         return bytes(self._call("read range", path, self.fs.cat_file, p, start=start, end=start + length))

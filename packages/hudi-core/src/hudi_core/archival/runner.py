@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_core.archival.planner import instants_to_archive, keep_bounds
 from hudi_core.config.archival import ArchivalOptions
+from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.errors import CommitConflictError, ConfigError
+from hudi_core.lock.providers import table_lock
 from hudi_core.timeline.avro_files import deserialize, java_schema_json
 from hudi_core.timeline.instant import Action, Instant, State, parse_instant_file_name
 
@@ -61,6 +63,11 @@ def archive(table: HudiTable, options: Mapping[str, Any] | None = None) -> Archi
     """Archive what :func:`~hudi_core.archival.planner.instants_to_archive` selects; None when
     nothing is due. The archive file is complete before any active file goes."""
     cfg = table.write_config(options)
+    with table_lock(table, cfg):  # (optimistic concurrency control: Hudi archives under the lock)
+        return _archive(table, cfg)
+
+
+def _archive(table: HudiTable, cfg: HoodieConfig) -> ArchiveResult | None:
     instants = instants_to_archive(table, cfg)
     if not instants:
         return None

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_core.clean.metadata import CleanerPlan, CleanMetadata, PartitionCleanStat
 from hudi_core.clean.planner import plan_clean
+from hudi_core.config.concurrency import ConcurrencySettings
+from hudi_core.lock.providers import table_lock
 from hudi_core.timeline.instant import Action, Instant, State
 
 if TYPE_CHECKING:
@@ -75,19 +77,33 @@ def clean(
 
     >>> clean(HudiTable.open("/tmp/t"), config={"hoodie.cleaner.commits.retained": "2"})  # doctest: +SKIP
     """
+    cfg = table.write_config(dict(config or {}))
+    concurrency = ConcurrencySettings.of(cfg)
     tl = table.timeline
     for pending in tl.filter(actions=[Action.CLEAN]).pending():
         req = pending.with_state(State.REQUESTED)
+        if concurrency.lazy and not _abandoned(table, tl.path_of(pending), concurrency.expiry_s):
+            continue  # another writer's clean, running now (Hudi plans cleans under the lock too)
         old = CleanerPlan.from_bytes(table.storage.read_bytes(tl.path_of(req)), what=tl.path_of(req))
         execute_clean(table, pending, old, on_file_deleted=_tick(progress, old))
         tl = table.timeline
-    cfg = table.write_config(dict(config or {}))
-    plan = plan_clean(table, config=cfg, timeline=tl, now=now)
-    if not plan.files_per_partition:
-        return None
-    t = tl.new_instant_time()
-    inst = tl.create_requested(t, Action.CLEAN, plan.to_bytes())
+    with table_lock(table, cfg):  # (optimistic concurrency control: plan and instant under the lock)
+        tl = table.timeline
+        if tl.filter(actions=[Action.CLEAN]).pending():
+            return None  # one clean at a time
+        plan = plan_clean(table, config=cfg, timeline=tl, now=now)
+        if not plan.files_per_partition:
+            return None
+        t = tl.new_instant_time()
+        inst = tl.create_requested(t, Action.CLEAN, plan.to_bytes())
     return execute_clean(table, inst, plan, on_file_deleted=_tick(progress, plan))
+
+
+def _abandoned(table: HudiTable, path: str, expiry_s: float) -> bool:
+    try:
+        return time.time() - table.storage.modified_time(path) > expiry_s
+    except FileNotFoundError:
+        return False  # it moved on meanwhile: alive
 
 
 def _tick(

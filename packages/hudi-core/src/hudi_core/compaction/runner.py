@@ -23,8 +23,11 @@ import pyarrow as pa
 
 from hudi_core.compaction.errors import CompactionError
 from hudi_core.compaction.plan import CompactionOperation, CompactionPlan, read_plan
+from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteOptions
+from hudi_core.errors import CommitConflictError
+from hudi_core.lock.heartbeat import Heartbeat, heartbeat_expired, heartbeat_path
 from hudi_core.table.file_names import BaseFileName, write_token
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
@@ -266,7 +269,6 @@ def run_compaction(
     progress: Callable[[OperationResult], None] | None = None,
 ) -> CompactionResult:
     """Execute and commit one pending compaction (the oldest when ``instant`` is None)."""
-    from hudi_core.engine import engine_for
     from hudi_core.read.merge import slice_schema
 
     cfg = table.write_config(dict(config or {}))
@@ -287,7 +289,13 @@ def run_compaction(
             )
         target = found[0]
     t = target.timestamp
+    concurrency = ConcurrencySettings.of(cfg)
     if target.is_inflight:
+        if concurrency.lazy and not _abandoned(table, tl, target, concurrency.expiry_s):
+            raise CompactionError(
+                f"compaction {t} of {table.base_uri} is being run by another writer (its heartbeat "
+                f"{heartbeat_path(table.meta_path, t)} is fresh); leave it to that writer"
+            )
         # A previous attempt died: retry with the same instant after undoing its files.
         rollback_inflight_compaction(table, t)
         tl = table.timeline
@@ -296,7 +304,37 @@ def run_compaction(
     if avro is None:
         raise CompactionError(f"table {table.base_uri} has no schema to compact with")
     schema = slice_schema(table, as_of=t)
+    # the exclusive create of the inflight file claims the plan: among concurrent writers
+    # exactly one runs it (the others get CommitConflictError); a heartbeat tells them it lives
     inflight = tl.transition_to_inflight(Instant(t, Action.COMPACTION, State.REQUESTED))
+    heartbeat = None
+    if concurrency.lazy:
+        heartbeat = Heartbeat(table.storage, table.meta_path, t, concurrency.heartbeat_interval_s).start()
+    try:
+        return _execute(table, cfg, tl, inflight, plan, schema, avro, config, progress)
+    finally:
+        if heartbeat is not None:
+            heartbeat.stop()
+
+
+def _abandoned(table: HudiTable, tl: Any, inflight: Instant, expiry_s: float) -> bool:
+    """An inflight compaction whose runner died: its heartbeat (or, when it has none, its
+    inflight file, written just before the heartbeat starts) is older than ``expiry_s``."""
+    if table.storage.exists(heartbeat_path(table.meta_path, inflight.timestamp)):
+        return heartbeat_expired(table.storage, table.meta_path, inflight.timestamp, expiry_s)
+    try:
+        return time.time() - table.storage.modified_time(tl.path_of(inflight)) > expiry_s
+    except FileNotFoundError:
+        return True
+
+
+def _execute(
+    table: HudiTable, cfg: HoodieConfig, tl: Any, inflight: Instant, plan: CompactionPlan, schema: Any,
+    avro: Any, config: HoodieConfig | dict[str, Any] | None, progress: Callable[[OperationResult], None] | None,
+) -> CompactionResult:  # fmt: skip
+    from hudi_core.engine import engine_for
+
+    t = inflight.timestamp
     snapshot = Timeline(list(tl))
     options = table.options.to_dict()
     options.update({k: v for k, v in dict(config or {}).items() if v is not None})
@@ -342,9 +380,23 @@ def run_pending_compactions(
     config: HoodieConfig | dict[str, Any] | None = None,
     progress: Callable[[OperationResult], None] | None = None,
 ) -> list[CompactionResult]:
-    """Run every pending compaction, oldest first."""
-    return [run_compaction(table, inst.timestamp, config=config, progress=progress)
-            for inst in pending_compactions(table)]  # fmt: skip
+    """Run every pending compaction, oldest first. Among concurrent writers, one that another
+    writer claimed (or runs) is left to it."""
+    lazy = ConcurrencySettings.of(table.write_config(dict(config or {}))).lazy
+    out = []
+    for inst in pending_compactions(table):
+        try:
+            out.append(run_compaction(table, inst.timestamp, config=config, progress=progress))
+        except (CommitConflictError, CompactionError) as e:
+            if not lazy or not _claimed_elsewhere(table, inst.timestamp):
+                raise
+            log.info("compaction %s is run by another writer: %s", inst.timestamp, e)
+    return out
+
+
+def _claimed_elsewhere(table: HudiTable, instant: str) -> bool:
+    found = table.timeline.find(instant)
+    return found is not None and (found.is_inflight or found.is_completed)
 
 
 _ASYNC = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hudi-compaction")

@@ -10,9 +10,11 @@ from hudi_core.compaction.plan import CompactionPlan, operation_for_slice, write
 from hudi_core.compaction.strategies import CompactionPlanStrategy, UnboundedStrategy
 from hudi_core.compaction.triggers import CompactionTrigger
 from hudi_core.config.compaction import CompactionOptions
+from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteOptions
 from hudi_core.fs_view.view import FileSystemView
+from hudi_core.lock.providers import table_lock
 from hudi_core.timeline.instant import Action
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
@@ -46,9 +48,13 @@ def plan_strategy_for(config: HoodieConfig) -> CompactionPlanStrategy:
     return strategy
 
 
-def validate_compaction_instant(table: HudiTable, instant_time: str, timeline: Timeline) -> None:
-    """Java's checks: a MOR table; every pending write is newer than the compaction instant;
-    no completed write and no compaction (any state) at or after it."""
+def validate_compaction_instant(
+    table: HudiTable, instant_time: str, timeline: Timeline, *, concurrent_writers: bool = False
+) -> None:
+    """Java's checks: a MOR table; every pending write is newer than the compaction instant
+    (not among concurrent writers, where a pending write that touched a planned file group
+    fails its conflict check instead); no completed write and no compaction (any state) at or
+    after it."""
     if not table.config.is_mor:
         raise CompactionValidationError(
             f"cannot compact {table.base_uri}: it is a {table.table_type} table; "
@@ -57,7 +63,7 @@ def validate_compaction_instant(table: HudiTable, instant_time: str, timeline: T
     writes = timeline.commits()
     pending = sorted(i.timestamp for i in writes.pending() if i.action != Action.COMPACTION
                      and i.action != Action.LOG_COMPACTION)  # fmt: skip
-    if pending and pending[0] <= instant_time:
+    if pending and pending[0] <= instant_time and not concurrent_writers:
         raise CompactionValidationError(
             f"cannot schedule a compaction at {instant_time}: write {pending[0]} is still pending "
             "and the earliest pending write must be later than the compaction; finish or roll it back first"
@@ -111,16 +117,18 @@ def schedule_compaction(
     log files is planned (what ``hudi-py compact`` does).
     """
     cfg = table.write_config(dict(config or {}))
-    timeline: ActiveTimeline = table.timeline
-    if not table.config.is_mor:
-        validate_compaction_instant(table, instant_time or "0", timeline)
-    if not force and not trigger_for(cfg).should_schedule(timeline, now=now):
-        return None
-    t = instant_time or timeline.new_instant_time()
-    validate_compaction_instant(table, t, timeline)
-    strategy: CompactionPlanStrategy = UnboundedStrategy(cfg) if force else plan_strategy_for(cfg)
-    plan = build_plan(table, strategy=strategy, timeline=timeline, config=cfg)
-    if not plan.operations:
-        return None
-    write_plan(table, t, plan, timeline=timeline)
+    concurrent = ConcurrencySettings.of(cfg).lazy
+    with table_lock(table, cfg):  # (optimistic concurrency control: instant and plan under the lock)
+        timeline: ActiveTimeline = table.timeline
+        if not table.config.is_mor:
+            validate_compaction_instant(table, instant_time or "0", timeline)
+        if not force and not trigger_for(cfg).should_schedule(timeline, now=now):
+            return None
+        t = instant_time or timeline.new_instant_time()
+        validate_compaction_instant(table, t, timeline, concurrent_writers=concurrent)
+        strategy: CompactionPlanStrategy = UnboundedStrategy(cfg) if force else plan_strategy_for(cfg)
+        plan = build_plan(table, strategy=strategy, timeline=timeline, config=cfg)
+        if not plan.operations:
+            return None
+        write_plan(table, t, plan, timeline=timeline)
     return t

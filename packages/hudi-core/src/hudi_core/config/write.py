@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hudi_core.config.concurrency import ConcurrencyOptions
 from hudi_core.config.property import ConfigProperty
 from hudi_core.config.storage import StorageOptions  # re-exported: it used to live here
 
@@ -54,11 +55,7 @@ class WriteOptions:
     LOGFILE_DATA_BLOCK_FORMAT = _w(
         "hoodie.logfile.data.block.format", "avro", "Log data block format: avro or parquet."
     )
-    CONCURRENCY_MODE = _w(
-        "hoodie.write.concurrency.mode",
-        "SINGLE_WRITER",
-        "SINGLE_WRITER only: one writer at a time per table.",
-    )
+    CONCURRENCY_MODE = ConcurrencyOptions.MODE
     BULK_INSERT_SORT_MODE = _w(
         "hoodie.bulkinsert.sort.mode", "NONE", "bulk_insert sort mode (core sorts by partition and key)."
     )
@@ -119,11 +116,7 @@ class WriteBufferOptions:
 class WriteBehaviourOptions:
     """Options of the write pipeline that are not table properties."""
 
-    FAILED_WRITES_POLICY = _w(
-        "hoodie.cleaner.policy.failed.writes",
-        "EAGER",
-        "EAGER rolls back every pending write instant before a new write starts.",
-    )
+    FAILED_WRITES_POLICY = ConcurrencyOptions.FAILED_WRITES_POLICY
     RECORD_SIZE_ESTIMATION_THRESHOLD = _w(
         "hoodie.record.size.estimation.threshold",
         1.0,

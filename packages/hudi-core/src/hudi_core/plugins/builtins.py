@@ -29,13 +29,18 @@ class CoreEngines:
 class CoreLockProviders:
     @hookimpl
     def hudi_register_lock_providers(self, register: Register) -> None:
-        from hudi_core.lock import FileSystemLockProvider, NoopLockProvider
+        from hudi_core.lock import FileSystemLockProvider, InProcessLockProvider, NoopLockProvider
 
         register("noop", NoopLockProvider, aliases=("none",))
         register(
             "filesystem",
             FileSystemLockProvider,
             aliases=("org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",),
+        )
+        register(
+            "in-process",
+            InProcessLockProvider,
+            aliases=("org.apache.hudi.client.transaction.lock.InProcessLockProvider",),
         )
 
 

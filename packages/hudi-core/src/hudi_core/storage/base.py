@@ -86,6 +86,19 @@ class Storage:
     def size(self, path: str) -> int:
         return int(self.fs.size(self._p(path)))
 
+    def modified_time(self, path: str) -> float:
+        """When the file was last written (seconds since the epoch, the store's clock);
+        FileNotFoundError when it does not exist."""
+        info = self.fs.info(self._p(path))
+        mtime = info.get("mtime") or info.get("LastModified") or info.get("created")
+        if mtime is None and info.get("modification_time") is not None:  # hdfs-native: ms
+            mtime = info["modification_time"] / 1000.0
+        if hasattr(mtime, "timestamp"):
+            mtime = mtime.timestamp()
+        if not isinstance(mtime, (int, float)):
+            raise StorageError(f"{path}: the store reports no modification time")
+        return float(mtime)
+
     def read_bytes(self, path: str) -> bytes:
         try:
             return bytes(self.fs.cat_file(self._p(path)))
@@ -119,6 +132,8 @@ class Storage:
             if not name or str(e["name"]).rstrip("/") == p.rstrip("/"):
                 continue
             mtime = e.get("mtime") or e.get("LastModified") or e.get("created")
+            if mtime is None and e.get("modification_time") is not None:  # hdfs-native: ms
+                mtime = e["modification_time"] / 1000.0
             if mtime is not None and not isinstance(mtime, (int, float)):
                 mtime = mtime.timestamp() if hasattr(mtime, "timestamp") else None
             out.append(

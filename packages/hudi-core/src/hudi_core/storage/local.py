@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 
 import fsspec
 import pyarrow.fs as pafs
@@ -35,15 +36,25 @@ class LocalStorage(Storage):
         super().__init__(LocalFileSystem(auto_mkdir=True))
 
     def create_if_absent(self, path: str, data: bytes = b"") -> bool:
+        """The bytes go to a hidden temporary file first, then ``link`` gives it its name
+        (failing when the name exists): no reader, in this process or another, ever sees the
+        file without its content, as a concurrent writer reloading the timeline would."""
         p = self._p(path)
-        os.makedirs(os.path.dirname(p) or ".", exist_ok=True)
+        head, name = os.path.split(p)
+        os.makedirs(head or ".", exist_ok=True)
+        tmp = os.path.join(head, f".{name}.{uuid.uuid4().hex}.tmp")
+        with open(tmp, "wb") as f:
+            f.write(data)
         try:
-            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            os.link(tmp, p)
         except FileExistsError:
             return False
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        finally:
+            os.remove(tmp)
         return True
+
+    def modified_time(self, path: str) -> float:
+        return os.stat(self._p(path)).st_mtime
 
     def write_bytes(self, path: str, data: bytes) -> None:
         p = self._p(path)

@@ -30,7 +30,7 @@ from hudi_core.write.bucket_assigner import (
     average_record_size,
     profile_of,
 )
-from hudi_core.write.commit import OPERATION_TYPES, commit, start_commit, write_inflight
+from hudi_core.write.commit import OPERATION_TYPES, write_inflight
 from hudi_core.write.dedupe import deduplicate, ordering_field
 from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket
 from hudi_core.write.index import BUCKET_NUM, BucketIndex, index_for, tag_locations
@@ -48,6 +48,7 @@ from hudi_core.write.records import (
 )
 from hudi_core.write.services import run_post_commit_services
 from hudi_core.write.stream import StreamWriter, chunk_max_bytes, chunks
+from hudi_core.write.transaction import WriteTransaction, check_concurrency_options, writer_guard
 
 if TYPE_CHECKING:
     from hudi_core.fs_view import FileSystemView
@@ -129,15 +130,7 @@ def check_write_options(config: HoodieConfig) -> None:
     from hudi_core.plugins.manager import get_plugin_manager
 
     get_plugin_manager().component("executor", str(config.get_str(ExecutorOptions.TYPE) or "SIMPLE"))
-    mode = str(config.raw(WriteOptions.CONCURRENCY_MODE) or "SINGLE_WRITER").strip().upper()
-    if mode != "SINGLE_WRITER":
-        # accepting it would let a user believe concurrent writers are coordinated: they are
-        # not (no conflict check at commit, and a starting writer rolls back others' inflight
-        # instants, as Hudi's single-writer mode does)
-        raise ConfigError(
-            f"{WriteOptions.CONCURRENCY_MODE.key}={mode.lower()!r}: optimistic concurrency control "
-            "is not implemented; run one writer at a time per table (SINGLE_WRITER)"
-        )
+    check_concurrency_options(config)
     checks = (
         (WriteOptions.LOGFILE_DATA_BLOCK_FORMAT, _BLOCK_FORMATS, str.lower),
         (WriteOptions.PARQUET_COMPRESSION, tuple(sorted(PARQUET_CODECS)), str.lower),
@@ -192,30 +185,34 @@ class WriteClient:
             raise ConfigError(f"operation {operation!r} is not one of {', '.join(sorted(OPERATION_TYPES))}")
         if isinstance(data, pa.RecordBatch):
             data = pa.Table.from_batches([data])
-        if isinstance(data, pa.Table):
-            return self._run(data, op)
-        if op in ("insert_overwrite", "insert_overwrite_table", "bulk_insert"):
-            # these need the whole input (partitions replaced / global sort): one table
-            whole = list(chunks(data, 1 << 62))
-            return self._run(whole[0], op) if whole else WriteResult("", op)
-        return self._run_stream(iter(data), op)
+        with writer_guard(self.table, self.config):
+            if isinstance(data, pa.Table):
+                return self._run(data, op)
+            if op in ("insert_overwrite", "insert_overwrite_table", "bulk_insert"):
+                # these need the whole input (partitions replaced / global sort): one table
+                whole = list(chunks(data, 1 << 62))
+                return self._run(whole[0], op) if whole else WriteResult("", op)
+            return self._run_stream(iter(data), op)
 
     def delete(self, keys: pa.Table) -> WriteResult:
         """Delete the records whose key (record key fields + partition fields) is in ``keys``."""
-        return self._run(keys, "delete")
+        with writer_guard(self.table, self.config):
+            return self._run(keys, "delete")
 
     def delete_partitions(self, partitions: Sequence[str]) -> WriteResult:
         """Replace every file group of ``partitions`` (the data disappears; files stay until cleaned)."""
         from hudi_core.fs_view import FileSystemView
 
         table = self.table
-        schema = table.avro_schema() or {}
-        requested = start_commit(table, "delete_partition")
-        view = FileSystemView(table)
-        replaced = _file_groups_of(view, list(partitions))
-        write_inflight(table, requested, WorkloadProfile(), "delete_partition")
-        commit(table, requested, [], operation="delete_partition", schema=schema, replaced=replaced)
-        run_post_commit_services(table, self.options, delta_commit=False)
+        with writer_guard(table, self.config):
+            schema = table.avro_schema() or {}
+            with WriteTransaction(table, self.config) as txn:
+                requested = txn.start("delete_partition")
+                view = FileSystemView(table)
+                replaced = _file_groups_of(view, list(partitions))
+                write_inflight(table, requested, WorkloadProfile(), "delete_partition")
+                txn.commit(requested, [], operation="delete_partition", schema=schema, replaced=replaced)
+            run_post_commit_services(table, self.options, delta_commit=False)
         return WriteResult(requested.timestamp, "delete_partition",
                            replaced_file_groups=sum(len(v) for v in replaced.values()))  # fmt: skip
 
@@ -275,59 +272,62 @@ class WriteClient:
         avro = arrow_to_avro(schema, table.config.name)
 
         # -- the instant starts here: from now on a failure leaves a pending instant --------------
-        requested = start_commit(table, op)
-        t = requested.timestamp
-        view = FileSystemView(table)
-        has_data = bool(table.timeline.completed_commits())
-        replaced: dict[str, list[str]] = {}
-        if op in ("insert_overwrite", "insert_overwrite_table"):
-            parts = (
-                view.partitions()
-                if op == "insert_overwrite_table"
-                else pc.unique(records.column(PARTITION_PATH)).to_pylist()
+        with WriteTransaction(table, cfg) as txn:
+            requested = txn.start(op)
+            t = requested.timestamp
+            view = FileSystemView(table)
+            has_data = bool(table.timeline.completed_commits())
+            replaced: dict[str, list[str]] = {}
+            if op in ("insert_overwrite", "insert_overwrite_table"):
+                parts = (
+                    view.partitions()
+                    if op == "insert_overwrite_table"
+                    else pc.unique(records.column(PARTITION_PATH)).to_pylist()
+                )
+                replaced = _file_groups_of(view, parts) if has_data else {}
+                tagged = tag_locations(records, index, None)
+            elif op == "upsert" or is_delete or isinstance(index, BucketIndex):
+                tagged = tag_locations(records, index, view if has_data else None)
+            else:  # insert / bulk_insert: no lookup, every record is new
+                tagged = tag_locations(records, index, None)
+            profile = profile_of(tagged)
+            small: list[SmallFile] = []
+            pack = op in ("insert", "upsert") and not isinstance(index, BucketIndex)
+            if pack and profile.inserts and has_data:
+                small = _small_files(view, list(profile.inserts), cfg, is_mor=table.config.is_mor)
+            avg = average_record_size(_recent_commits(table), cfg)
+            plan = assign(
+                profile, small, cfg, is_mor=table.config.is_mor, avg_record_size=avg, pack_small_files=pack
             )
-            replaced = _file_groups_of(view, parts) if has_data else {}
-            tagged = tag_locations(records, index, None)
-        elif op == "upsert" or is_delete or isinstance(index, BucketIndex):
-            tagged = tag_locations(records, index, view if has_data else None)
-        else:  # insert / bulk_insert: no lookup, every record is new
-            tagged = tag_locations(records, index, None)
-        profile = profile_of(tagged)
-        small: list[SmallFile] = []
-        pack = op in ("insert", "upsert") and not isinstance(index, BucketIndex)
-        if pack and profile.inserts and has_data:
-            small = _small_files(view, list(profile.inserts), cfg, is_mor=table.config.is_mor)
-        avg = average_record_size(_recent_commits(table), cfg)
-        plan = assign(
-            profile, small, cfg, is_mor=table.config.is_mor, avg_record_size=avg, pack_small_files=pack
-        )
-        inflight = write_inflight(table, requested, profile, op)
+            inflight = write_inflight(table, requested, profile, op)
 
-        labelled = assign_buckets(tagged, plan)
-        ctx = WriteContext(
-            base_uri=table.base_uri, instant=t, is_mor=table.config.is_mor, avro_schema=avro, schema=schema,
-            options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value,
-        )  # fmt: skip
-        # bulk_insert sorts by partition and key: a bucket is one partition's file group, so
-        # sorting each bucket's rows by key (stable) gives that order. On the local engine each
-        # task gathers (and sorts) its own rows, so those copies run on the pool's threads
-        # instead of one serial take of the whole input before the writes start.
-        by_key = op == "bulk_insert"
-        if getattr(self.engine, "name", "") == "local":
-            rows = _rows_by_bucket(labelled)
-            # the handles never read the location columns: do not copy them into every task
-            payload = labelled.drop_columns([c for c in _LOCATION_COLUMNS if c in labelled.column_names])
-            results = self._map_buckets(
-                [(ctx, plan.buckets[i], _BucketRows(payload, pos, by_key)) for i, pos in rows]
-            )
-        else:
-            order = None
-            if by_key:
-                order = pc.sort_indices(labelled, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
-            tasks = _split_by_bucket(labelled, plan.buckets, order)
-            results = self._map_buckets([(ctx, b, recs) for b, recs in tasks])
-        statuses = [s for r in results for s in r]
-        commit(table, inflight, statuses, operation=op, schema=avro, replaced=replaced)
+            labelled = assign_buckets(tagged, plan)
+            ctx = WriteContext(
+                base_uri=table.base_uri, instant=t, is_mor=table.config.is_mor, avro_schema=avro, schema=schema,
+                options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value,
+            )  # fmt: skip
+            # bulk_insert sorts by partition and key: a bucket is one partition's file group, so
+            # sorting each bucket's rows by key (stable) gives that order. On the local engine each
+            # task gathers (and sorts) its own rows, so those copies run on the pool's threads
+            # instead of one serial take of the whole input before the writes start.
+            by_key = op == "bulk_insert"
+            if getattr(self.engine, "name", "") == "local":
+                rows = _rows_by_bucket(labelled)
+                # the handles never read the location columns: do not copy them into every task
+                payload = labelled.drop_columns([c for c in _LOCATION_COLUMNS if c in labelled.column_names])
+                results = self._map_buckets(
+                    [(ctx, plan.buckets[i], _BucketRows(payload, pos, by_key)) for i, pos in rows]
+                )
+            else:
+                order = None
+                if by_key:
+                    order = pc.sort_indices(
+                        labelled, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")]
+                    )
+                tasks = _split_by_bucket(labelled, plan.buckets, order)
+                results = self._map_buckets([(ctx, b, recs) for b, recs in tasks])
+            statuses = [s for r in results for s in r]
+            txn.commit(inflight, statuses, operation=op, schema=avro, replaced=replaced)
         run_post_commit_services(table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT)
         return WriteResult(
             t, op,
@@ -338,7 +338,6 @@ class WriteClient:
 
     def _run_stream(self, source: Iterator[pa.RecordBatch | pa.Table], op: str) -> WriteResult:
         from hudi_core.fs_view import FileSystemView
-        from hudi_core.write.rollback import rollback_instant
 
         table, cfg = self.table, self.config
         parts = chunks(source, chunk_max_bytes(cfg))
@@ -351,9 +350,10 @@ class WriteClient:
         records = self._prepare(first, op, schema)  # the first chunk is checked before the instant
         index = index_for(cfg, table.config.record_key_fields)
         avro = arrow_to_avro(schema, table.config.name)
-        requested = start_commit(table, op)
-        inflight = write_inflight(table, requested, WorkloadProfile(), op)
+        txn = WriteTransaction(table, cfg)
+        requested = txn.start(op)
         try:
+            inflight = write_inflight(table, requested, WorkloadProfile(), op)
             has_data = bool(table.timeline.completed_commits())
             ctx = WriteContext(
                 base_uri=table.base_uri, instant=requested.timestamp, is_mor=table.config.is_mor,
@@ -379,9 +379,9 @@ class WriteClient:
                 writer.add(self._prepare(chunk, op, schema))
             statuses = writer.finish()
         except BaseException:
-            rollback_instant(table, requested.timestamp)
+            txn.abort()
             raise
-        commit(table, inflight, statuses, operation=op, schema=avro)
+        txn.commit(inflight, statuses, operation=op, schema=avro)
         run_post_commit_services(table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT)
         return WriteResult(
             requested.timestamp, op,

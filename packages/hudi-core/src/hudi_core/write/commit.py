@@ -1,5 +1,6 @@
-"""Stage 6 and the commit protocol around it (spec 13): start an instant, publish the
-workload profile, complete the commit with write stats, clean up markers."""
+"""Stage 6 and the commit protocol around it (spec 13): publish the workload profile, complete
+the commit with write stats, clean up markers. Instants start (and commits are checked against
+other writers) in :mod:`hudi_core.write.transaction`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.config.table import TableOptions
-from hudi_core.timeline.avro_files import serialize
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.write.bucket_assigner import WorkloadProfile
@@ -23,7 +23,6 @@ __all__ = [
     "action_for",
     "commit",
     "remove_stale_metadata_table",
-    "start_commit",
     "write_inflight",
 ]
 
@@ -55,24 +54,6 @@ def remove_stale_metadata_table(table: HudiTable) -> None:
         table.storage.delete_dir(mdt)
     if any(k in table.config for k in keys):
         table.config = table.config.update(table.storage, {k: None for k in keys})
-
-
-def start_commit(table: HudiTable, operation: str, *, instant_time: str | None = None) -> Instant:
-    """Roll back failed writes (EAGER), drop a stale metadata table, create ``T.<action>.requested``."""
-    from hudi_core.write.rollback import rollback_failed_writes
-
-    rollback_failed_writes(table)
-    remove_stale_metadata_table(table)
-    tl = table.timeline
-    t = instant_time or tl.new_instant_time()
-    action = action_for(table, operation)
-    content = b""
-    if action == Action.REPLACE_COMMIT:
-        content = serialize(
-            "HoodieRequestedReplaceMetadata",
-            {"operationType": None, "clusteringPlan": None, "extraMetadata": None, "version": None},
-        )
-    return tl.create_requested(t, action, content)
 
 
 def workload_metadata(profile: WorkloadProfile, operation: str) -> CommitMetadata:

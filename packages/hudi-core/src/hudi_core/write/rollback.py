@@ -9,10 +9,13 @@ created are deleted. ``R.rollback.requested`` / ``.inflight`` / ``R.rollback`` r
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import TimelineError
+from hudi_core.lock.heartbeat import heartbeat_path
 from hudi_core.log.blocks import ROLLBACK_COMMAND, encode_command_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.log.writer import LogWriter
@@ -57,18 +60,40 @@ def _find(table: HudiTable, instant_time: str) -> Instant:
     )
 
 
-def rollback_failed_writes(table: HudiTable) -> list[RollbackResult]:
-    """EAGER policy: first finish every rollback a crash cut short (from its saved plan, under
-    its own instant, as Hudi does), then roll back every pending commit/deltacommit/
-    replacecommit (not clustering, which has a plan in its requested file), newest first."""
-    out = [_resume(table, inst) for inst in table.timeline.pending() if inst.action == Action.ROLLBACK]
+def rollback_failed_writes(
+    table: HudiTable,
+    *,
+    expired: Callable[[Instant], bool] | None = None,
+    lock: AbstractContextManager[Any] | None = None,
+) -> list[RollbackResult]:
+    """Roll back failed writes: first finish every rollback a crash cut short (from its saved
+    plan, under its own instant, as Hudi does), then roll back pending commits/deltacommits/
+    replacecommits (not clustering, which has a plan in its requested file), newest first.
+
+    EAGER (``expired`` None): every pending write instant is a failed one. LAZY: only those for
+    which ``expired(instant)`` (their heartbeat stopped); the look is repeated under ``lock``,
+    which every rollback of concurrent writers runs under, so a pending rollback seen there is
+    a dead one and an instant is never rolled back twice."""
+
+    def failed(tl: Any) -> list[Instant]:
+        out = []
+        for inst in reversed(list(tl.pending())):
+            if inst.action not in _WRITE_ACTIONS:
+                continue
+            if inst.action == Action.REPLACE_COMMIT and _is_clustering(tl, inst):
+                continue
+            if expired is None or expired(inst):
+                out.append(inst)
+        return out
+
     tl = table.timeline
-    for inst in reversed(list(tl.pending())):
-        if inst.action not in _WRITE_ACTIONS:
-            continue
-        if inst.action == Action.REPLACE_COMMIT and _is_clustering(tl, inst):
-            continue
-        out.append(rollback_instant(table, inst.timestamp))
+    if expired is not None and not failed(tl) and not tl.filter(actions=[Action.ROLLBACK]).pending():
+        return []  # the common case among concurrent writers: nothing to do, no lock taken
+    with lock if lock is not None else nullcontext():
+        tl = table.timeline
+        out = [_resume(table, inst) for inst in tl.pending() if inst.action == Action.ROLLBACK]
+        for inst in failed(table.timeline if out else tl):
+            out.append(rollback_instant(table, inst.timestamp))
     return out
 
 
@@ -254,6 +279,7 @@ def _execute(table: HudiTable, r: str, inst: Instant, reqs: list[_Request], star
 
     table.timeline.delete_instant(inst)
     markers.delete_all()
+    storage.delete(heartbeat_path(table.meta_path, instant_time))
     meta = {
         "startRollbackTime": r,
         "timeTakenInMillis": int((time.monotonic() - started) * 1000),

@@ -5,28 +5,44 @@ default as in Hudi, keeping ``hoodie.cleaner.commits.retained`` = 10 commits), t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import logging
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from hudi_core.compaction.errors import CompactionError
 from hudi_core.config.clean import CleanOptions
+from hudi_core.config.concurrency import ConcurrencySettings
+from hudi_core.errors import LockTimeoutError, TimelineError
 
 if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable
 
 __all__ = ["run_post_commit_services"]
 
+log = logging.getLogger(__name__)
+
 
 def run_post_commit_services(table: HudiTable, options: Mapping[str, Any], *, delta_commit: bool) -> None:
-    """Inline compaction (MOR delta commits only), then the automatic clean, then archival."""
-    opts = dict(options)
-    if delta_commit:
-        from hudi_core.compaction import maybe_compact_inline
+    """Inline compaction (MOR delta commits only), then the automatic clean, then archival.
 
-        maybe_compact_inline(table, opts)
-    _automatic_clean(table, opts)
+    Among concurrent writers the commit has already succeeded when these run: a service that
+    another writer's service got in the way of (it planned the same compaction, cleaned or
+    archived first) is logged and left to that writer, not raised to the caller."""
     from hudi_core.archival import maybe_archive
+    from hudi_core.compaction import maybe_compact_inline
 
-    maybe_archive(table, opts)
+    opts = dict(options)
+    concurrent = ConcurrencySettings.of(table.write_config(opts)).occ
+    services: list[Callable[[HudiTable, dict[str, Any]], Any]] = [_automatic_clean, maybe_archive]
+    if delta_commit:
+        services.insert(0, maybe_compact_inline)
+    for service in services:
+        try:
+            service(table, opts)
+        except (TimelineError, LockTimeoutError, CompactionError) as e:
+            if not concurrent:
+                raise
+            log.warning("%s after the commit left to another writer: %s", service.__name__, e)
 
 
 def _automatic_clean(table: HudiTable, opts: dict[str, Any]) -> None:

@@ -1,0 +1,68 @@
+"""Heartbeats of write instants, as Hudi keeps them: the empty file ``.hoodie/.heartbeat/<instant>``
+rewritten every ``hoodie.client.heartbeat.interval_in_ms`` while the instant's writer lives. A
+pending instant whose heartbeat is older than interval x ``tolerable.misses`` (or missing)
+belongs to a dead writer: LAZY failed-writes cleaning rolls it back.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from hudi_core.storage.base import Storage
+
+__all__ = ["Heartbeat", "heartbeat_expired", "heartbeat_path"]
+
+log = logging.getLogger(__name__)
+
+
+def heartbeat_path(meta_path: str, instant_time: str) -> str:
+    return f"{meta_path.rstrip('/')}/.heartbeat/{instant_time}"
+
+
+def heartbeat_expired(storage: Storage, meta_path: str, instant_time: str, expiry_s: float) -> bool:
+    """True when the instant's writer stopped beating for longer than ``expiry_s`` (a missing
+    heartbeat counts as expired, as in Hudi)."""
+    try:
+        last = storage.modified_time(heartbeat_path(meta_path, instant_time))
+    except FileNotFoundError:
+        return True
+    return time.time() - last > expiry_s
+
+
+class Heartbeat:
+    """Beats for one instant from a daemon thread until :meth:`stop` (which deletes the file)."""
+
+    def __init__(self, storage: Storage, meta_path: str, instant_time: str, interval_s: float) -> None:
+        self.storage = storage
+        self.path = heartbeat_path(meta_path, instant_time)
+        self.interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> Heartbeat:
+        self.storage.write_bytes(self.path, b"")
+        self._thread = threading.Thread(
+            target=self._run, name=f"hudi-heartbeat-{self.path[-17:]}", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                # gone: the instant was committed or rolled back by a process that took it over
+                # (a Spark data source commits from another worker); beating would revive it
+                if not self.storage.exists(self.path):
+                    return
+                self.storage.write_bytes(self.path, b"")
+            except Exception as e:  # a missed beat is tolerated; the next one may succeed
+                log.warning("heartbeat %s not renewed: %s", self.path, e)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self.storage.delete(self.path)

@@ -1,0 +1,203 @@
+"""A write instant among other writers (``hoodie.write.concurrency.mode``).
+
+``single_writer`` (the default): :func:`writer_guard` holds the table's lease around a whole
+write and its table services; a second writer is refused at once (:class:`WriterBusyError`).
+Failed writes are rolled back EAGERly: whatever is pending when the lease is ours is dead.
+
+``optimistic_concurrency_control``: writers run side by side. Each instant carries a heartbeat
+(started before the instant exists, so nobody takes a live instant for a dead one); failed
+writes are rolled back LAZYly, once their heartbeat expired. The table lock is held only to
+create an instant (so instant times are unique and increasing) and around a commit's conflict
+check and timeline transition (:mod:`hudi_core.write.conflicts`); a conflicting write is rolled
+back and raises :class:`WriteConflictError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.config.concurrency import ConcurrencyOptions, ConcurrencySettings
+from hudi_core.config.property import HoodieConfig
+from hudi_core.errors import WriteConflictError
+from hudi_core.lock.heartbeat import Heartbeat, heartbeat_expired
+from hudi_core.lock.lease import WriterLease, check_lease_held, hold_lease
+from hudi_core.lock.providers import LockProvider, table_lock
+from hudi_core.timeline.avro_files import serialize
+from hudi_core.timeline.commit_metadata import CommitMetadata
+from hudi_core.timeline.instant import Action, Instant
+from hudi_core.write.commit import action_for, commit, remove_stale_metadata_table
+from hudi_core.write.conflicts import TimelineSnapshot, check_conflicts
+from hudi_core.write.handles.context import WriteStatus
+
+if TYPE_CHECKING:
+    from hudi_core.table.hudi_table import HudiTable
+
+__all__ = ["WriteTransaction", "check_concurrency_options", "rollback_failed_writes_for", "table_lock",
+           "writer_guard"]  # fmt: skip
+
+
+def _settings(config: HoodieConfig | Mapping[str, Any] | None) -> ConcurrencySettings:
+    cfg = config if isinstance(config, HoodieConfig) else HoodieConfig(dict(config or {}))
+    return ConcurrencySettings.of(cfg)
+
+
+def check_concurrency_options(config: HoodieConfig) -> None:
+    """The mode, policy and lock provider are known (checked before a write starts)."""
+    settings = ConcurrencySettings.of(config)
+    if settings.occ or config.get_str(ConcurrencyOptions.LOCK_PROVIDER):
+        from hudi_core.plugins.manager import get_plugin_manager
+
+        get_plugin_manager().component("lock_provider", settings.lock_provider)
+
+
+@contextmanager
+def writer_guard(
+    table: HudiTable, config: HoodieConfig | Mapping[str, Any] | None = None, *, adopt: str | None = None
+) -> Iterator[WriterLease | None]:
+    """Single-writer mode: hold the table's lease for the block (re-entrant in a process;
+    ``adopt``: carry on the lease whose epoch file another process of this write took)."""
+    s = _settings(config if config is not None else table.write_config())
+    if s.occ:
+        yield None
+        return
+    with hold_lease(
+        table.storage, table.meta_path, interval_s=s.heartbeat_interval_s, expiry_s=s.expiry_s, adopt=adopt
+    ) as lease:
+        yield lease
+
+
+def rollback_failed_writes_for(
+    table: HudiTable, config: HoodieConfig | Mapping[str, Any] | None = None
+) -> list[Any]:
+    """Roll back failed writes under the configured policy: every pending write instant (EAGER),
+    or those whose heartbeat expired (LAZY, under the table lock)."""
+    from hudi_core.write.rollback import rollback_failed_writes
+
+    cfg = config if isinstance(config, HoodieConfig) else table.write_config(dict(config or {}))
+    s = ConcurrencySettings.of(cfg)
+    if not s.lazy:
+        return rollback_failed_writes(table)
+
+    def expired(inst: Instant) -> bool:
+        return heartbeat_expired(table.storage, table.meta_path, inst.timestamp, s.expiry_s)
+
+    return rollback_failed_writes(table, expired=expired, lock=table_lock(table, cfg))
+
+
+class WriteTransaction:
+    """One write instant: :meth:`start`, then :meth:`commit` or :meth:`abort`."""
+
+    def __init__(self, table: HudiTable, config: HoodieConfig) -> None:
+        self.table = table
+        self.config = config
+        self.settings = ConcurrencySettings.of(config)
+        self.requested: Instant | None = None
+        self.started: TimelineSnapshot | None = None
+        self._heartbeat: Heartbeat | None = None
+
+    def __enter__(self) -> WriteTransaction:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # a write that raised leaves its instant pending: its heartbeat stops so that the next
+        # writer (LAZY: at once, as a missing heartbeat counts as expired) rolls it back
+        self._stop_heartbeat()
+
+    @property
+    def instant(self) -> str:
+        assert self.requested is not None
+        return self.requested.timestamp
+
+    def lock(self) -> LockProvider:
+        return table_lock(self.table, self.config)
+
+    def start(self, operation: str, *, instant_time: str | None = None) -> Instant:
+        """Roll back failed writes, drop a stale metadata table, create ``T.<action>.requested``."""
+        table = self.table
+        rollback_failed_writes_for(table, self.config)
+        remove_stale_metadata_table(table)
+        action = action_for(table, operation)
+        content = b""
+        if action == Action.REPLACE_COMMIT:
+            content = serialize(
+                "HoodieRequestedReplaceMetadata",
+                {"operationType": None, "clusteringPlan": None, "extraMetadata": None, "version": None},
+            )
+        with self.lock():
+            tl = table.timeline
+            t = instant_time or tl.new_instant_time()
+            if self.settings.lazy:
+                self._heartbeat = Heartbeat(
+                    table.storage, table.meta_path, t, self.settings.heartbeat_interval_s
+                )
+                self._heartbeat.start()
+            try:
+                self.requested = tl.create_requested(t, action, content)
+            except BaseException:
+                self._stop_heartbeat()
+                raise
+            self.started = TimelineSnapshot.of(tl)
+        return self.requested
+
+    def commit(
+        self,
+        instant: Instant,
+        statuses: Iterable[WriteStatus],
+        *,
+        operation: str,
+        schema: Mapping[str, Any],
+        replaced: Mapping[str, Sequence[str]] | None = None,
+        extra_metadata: Mapping[str, str] | None = None,
+        reconcile: bool = True,
+    ) -> CommitMetadata:
+        """Check for conflicts (optimistic concurrency control) and complete the instant, under
+        the table lock. A conflicting write is rolled back before :class:`WriteConflictError`."""
+        statuses = list(statuses)
+        try:
+            with self.lock():
+                if self.settings.occ:
+                    self._check_conflicts(statuses, replaced)
+                else:
+                    check_lease_held(self.table)
+                return commit(
+                    self.table, instant, statuses, operation=operation, schema=schema, replaced=replaced,
+                    extra_metadata=extra_metadata, reconcile=reconcile,
+                )  # fmt: skip
+        except WriteConflictError:
+            self.abort()
+            raise
+        finally:
+            self._stop_heartbeat()
+
+    def _check_conflicts(
+        self, statuses: list[WriteStatus], replaced: Mapping[str, Sequence[str]] | None
+    ) -> None:
+        from hudi_core.config.write import IndexOptions
+
+        index = str(self.config.get_str(IndexOptions.TYPE) or "SIMPLE").upper()
+        started = self.started or TimelineSnapshot(frozenset(), frozenset())
+        check_conflicts(
+            self.table, self.table.timeline, self.instant, started, [s.stat for s in statuses], replaced,
+            bucket_index=index == "BUCKET", global_keys=index.startswith("GLOBAL"),
+        )  # fmt: skip
+
+    def abort(self) -> None:
+        """Roll the instant back (under the table lock), so the table is as before the write."""
+        from hudi_core.write.rollback import rollback_instant
+
+        if self.requested is None:
+            return
+        try:
+            with self.lock():
+                pending = self.table.timeline.find(self.instant)
+                if pending is not None and not pending.is_completed:
+                    rollback_instant(self.table, self.instant)
+        finally:
+            self._stop_heartbeat()
+
+    def _stop_heartbeat(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None

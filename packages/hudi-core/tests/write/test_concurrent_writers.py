@@ -1,0 +1,266 @@
+"""Two writers on one table: the single-writer lease refuses the second one, optimistic
+concurrency control lets both run and fails the later of two that touched the same file group
+(or inserted the same key), and a dead writer's instant is rolled back once its heartbeat expired.
+
+The interleavings are made deterministic with two threads of this process: the first writer
+is stopped just before its commit until the second has committed (a lock provider shared by
+processes behaves the same; the stress test in tests/concurrency runs real processes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hudi_core import HudiTable
+from hudi_core.errors import LockTimeoutError, WriteConflictError, WriterBusyError
+from hudi_core.lock import FileSystemLockProvider
+from hudi_core.storage import storage_for
+from hudi_core.write import transaction as transaction_mod
+
+OCC = {
+    "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
+    "hoodie.client.heartbeat.interval_in_ms": "1000",
+    "hoodie.compact.inline": "false",
+}
+BUCKET = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "4"}
+
+
+def _table(tmp_path: Path, table_type: str = "MERGE_ON_READ", **options: str) -> HudiTable:
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type=table_type, record_key_fields="id",
+                             partition_fields="p", ordering_field="ts", options=options)  # fmt: skip
+    table.upsert(_rows(["a", "b", "c", "d"], 1, "v1"), options={**OCC, **options})
+    return HudiTable.open(table.base_uri)
+
+
+def _rows(keys: list[str], ts: int, value: str) -> pa.Table:
+    return pa.table({"id": keys, "ts": [ts] * len(keys), "v": [value] * len(keys), "p": ["x"] * len(keys)})
+
+
+def _snapshot(table: HudiTable) -> dict[str, tuple[str, str]]:
+    data = HudiTable.open(table.base_uri).read(columns=["_hoodie_commit_time", "id", "v"]).to_pydict()
+    assert len(data["id"]) == len(set(data["id"])), f"duplicated keys: {sorted(data['id'])}"
+    return {k: (v, t) for t, k, v in zip(data["_hoodie_commit_time"], data["id"], data["v"], strict=True)}
+
+
+def _pending(table: HudiTable) -> list[str]:
+    return [f"{i.timestamp}.{i.action}" for i in HudiTable.open(table.base_uri).timeline.pending()]
+
+
+def _held_before_commit(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
+    """The first thread to reach a commit waits there (``arrived`` set) until ``go`` is set."""
+    arrived, go = threading.Event(), threading.Event()
+    real = transaction_mod.WriteTransaction.commit
+    first = threading.Lock()
+
+    def commit(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if first.acquire(blocking=False):
+            arrived.set()
+            assert go.wait(30)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(transaction_mod.WriteTransaction, "commit", commit)
+    return arrived, go
+
+
+def _interleave(
+    monkeypatch: pytest.MonkeyPatch, first: Callable[[], Any], second: Callable[[], Any]
+) -> tuple[Any, Any]:
+    """Run ``first`` up to its commit, all of ``second``, then the rest of ``first``; returns
+    each one's result or raised exception."""
+    arrived, go = _held_before_commit(monkeypatch)
+    out: dict[str, Any] = {}
+
+    def run_first() -> None:
+        try:
+            out["first"] = first()
+        except Exception as e:
+            out["first"] = e
+
+    t = threading.Thread(target=run_first)
+    t.start()
+    assert arrived.wait(30)
+    try:
+        out["second"] = second()
+    except Exception as e:
+        out["second"] = e
+    go.set()
+    t.join(60)
+    return out["first"], out["second"]
+
+
+@pytest.mark.parametrize("options", [{}, BUCKET], ids=["simple", "bucket"])
+def test_the_later_of_two_writes_to_one_file_group_fails_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: dict[str, str]
+) -> None:
+    table = _table(tmp_path, **options)
+    opts = {**OCC, **options}
+    first, second = _interleave(
+        monkeypatch,
+        lambda: HudiTable.open(table.base_uri).upsert(_rows(["a"], 2, "first"), options=opts),
+        lambda: HudiTable.open(table.base_uri).upsert(_rows(["a"], 3, "second"), options=opts),
+    )
+    assert isinstance(first, WriteConflictError), first
+    assert "conflicts with deltacommit" in str(first) and "nothing of it is visible" in str(first)
+    snap = _snapshot(table)
+    assert snap["a"] == ("second", second.instant)
+    assert {k: v for k, (v, _) in snap.items()} == {"a": "second", "b": "v1", "c": "v1", "d": "v1"}
+    assert _pending(table) == []  # the loser was rolled back at once
+    rolled = [i for i in HudiTable.open(table.base_uri).timeline if i.action == "rollback"]
+    assert len(rolled) == 1
+    assert not os.listdir(tmp_path / "t" / ".hoodie" / ".heartbeat")
+
+
+def test_writes_to_different_file_groups_both_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = _table(tmp_path, **BUCKET)
+    opts = {**OCC, **BUCKET}
+    # keys whose buckets differ (BUCKET hashes the key: pick two that land apart)
+    from hudi_core.write.index import BucketIndex
+
+    index = BucketIndex(4, ("id",), ("id",))
+    keys = [f"k{i}" for i in range(40)]
+    buckets = list(index.bucket_ids(pa.array(keys)))
+    k1 = keys[0]
+    k2 = next(k for k, b in zip(keys, buckets, strict=True) if b != buckets[0])
+    first, second = _interleave(
+        monkeypatch,
+        lambda: HudiTable.open(table.base_uri).upsert(_rows([k1], 2, "first"), options=opts),
+        lambda: HudiTable.open(table.base_uri).upsert(_rows([k2], 2, "second"), options=opts),
+    )
+    snap = _snapshot(table)
+    assert snap[k1] == ("first", first.instant)
+    assert snap[k2] == ("second", second.instant)
+    assert first.instant < second.instant  # instants are unique and ordered by their start
+    assert _pending(table) == []
+
+
+def test_two_writers_inserting_one_new_key_do_not_duplicate_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hudi's file-group check alone lets both commit (each makes its own new file group)."""
+    table = _table(tmp_path, **{"hoodie.parquet.small.file.limit": "0"})
+    opts = {**OCC, "hoodie.parquet.small.file.limit": "0"}
+    first, second = _interleave(
+        monkeypatch,
+        lambda: HudiTable.open(table.base_uri).upsert(_rows(["new"], 2, "first"), options=opts),
+        lambda: HudiTable.open(table.base_uri).upsert(_rows(["new"], 2, "second"), options=opts),
+    )
+    assert isinstance(first, WriteConflictError) and "both inserted the key 'new'" in str(first)
+    assert _snapshot(table)["new"] == ("second", second.instant)
+    assert _pending(table) == []
+
+
+def test_a_dead_writers_instant_is_rolled_back_once_its_heartbeat_expired(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    # a writer that died after writing its files: pending instant, heartbeat left behind
+    import hudi_core.write.transaction as tx
+
+    txn = tx.WriteTransaction(table, table.write_config(OCC))
+    dead = txn.start("upsert").timestamp
+    txn._heartbeat._stop.set()  # the process "dies": no more beats, the file stays
+    txn._heartbeat = None
+    beat = tmp_path / "t" / ".hoodie" / ".heartbeat" / dead
+    assert beat.exists()
+
+    HudiTable.open(table.base_uri).upsert(_rows(["b"], 2, "live"), options=OCC)
+    assert any(p.startswith(dead) for p in _pending(table))  # fresh heartbeat: left alone
+
+    old = time.time() - 10
+    os.utime(beat, (old, old))
+    HudiTable.open(table.base_uri).upsert(_rows(["c"], 2, "later"), options=OCC)
+    assert _pending(table) == []
+    assert not beat.exists()
+    timeline = HudiTable.open(table.base_uri).timeline
+    assert dead not in [i.timestamp for i in timeline if i.action == "deltacommit"]
+    assert {k: v for k, (v, _) in _snapshot(table).items()} == {
+        "a": "v1",
+        "b": "live",
+        "c": "later",
+        "d": "v1",
+    }
+
+
+def _fake_lease(table: HudiTable, *, pid: int, age_s: float = 0.0) -> Path:
+    folder = Path(table.base_uri) / ".hoodie" / ".aux" / "lease"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{1 + max((int(n) for n in os.listdir(folder)), default=0):010d}"
+    path.write_text(json.dumps({"host": "elsewhere", "pid": pid, "since": "2026-11-25T00:00:00+00:00"}))
+    if age_s:
+        old = time.time() - age_s
+        os.utime(path, (old, old))
+    return path
+
+
+def test_single_writer_mode_refuses_a_second_writer_and_takes_over_a_dead_one(tmp_path: Path) -> None:
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                             partition_fields="p", ordering_field="ts")  # fmt: skip
+    opts = {"hoodie.client.heartbeat.interval_in_ms": "1000", "hoodie.compact.inline": "false"}
+    table.upsert(_rows(["a", "b"], 1, "v1"), options=opts)
+    # the other writer started an instant, then holds the lease (renewed: fresh)
+    from hudi_core.write.transaction import WriteTransaction, writer_guard
+
+    with writer_guard(table, table.write_config(opts)):
+        dead = WriteTransaction(table, table.write_config(opts)).start("upsert").timestamp
+    lease = _fake_lease(table, pid=4242)
+    with pytest.raises(WriterBusyError) as refused:
+        HudiTable.open(table.base_uri).upsert(_rows(["a"], 2, "second"), options=opts)
+    message = str(refused.value)
+    assert "process 4242 on elsewhere" in message
+    assert "hoodie.write.concurrency.mode=optimistic_concurrency_control" in message
+    assert "\n" not in message
+    assert any(p.startswith(dead) for p in _pending(table))  # nothing touched
+
+    old = time.time() - 5  # not renewed for longer than 1 s x 2 misses: its holder died
+    os.utime(lease, (old, old))
+    result = HudiTable.open(table.base_uri).upsert(_rows(["a"], 3, "third"), options=opts)
+    assert _pending(table) == []  # the dead writer's attempt was rolled back
+    assert _snapshot(table)["a"] == ("third", result.instant)
+    n = int(lease.name)
+    assert sorted(os.listdir(lease.parent)) == [f"{n:010d}", f"{n + 1:010d}"]  # older epochs deleted
+    assert json.loads((lease.parent / f"{n + 1:010d}").read_text())["released"] is True
+    # released: the next writer goes straight in
+    HudiTable.open(table.base_uri).upsert(_rows(["b"], 4, "fourth"), options=opts)
+    assert sorted(os.listdir(lease.parent)) == [f"{n + 1:010d}", f"{n + 2:010d}"]
+
+
+def test_filesystem_lock_is_exclusive_and_names_its_holder(tmp_path: Path) -> None:
+    storage = storage_for(str(tmp_path))
+    opts = {"hoodie.write.lock.wait_time_ms": "300"}
+    one = FileSystemLockProvider(storage, str(tmp_path), opts)
+    two = FileSystemLockProvider(storage, str(tmp_path), opts)
+    one.acquire()
+    assert (tmp_path / ".hoodie" / "lock").exists()  # Hudi's FileSystemBasedLockProvider file
+    with pytest.raises(LockTimeoutError, match=f"process {os.getpid()}"):
+        two.acquire()
+    one.release()
+    two.acquire()
+    two.release()
+    assert not (tmp_path / ".hoodie" / "lock").exists()
+
+
+def test_a_lock_left_by_a_dead_process_of_this_host_is_broken(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    lock = tmp_path / ".hoodie" / "lock"
+    lock.parent.mkdir(parents=True)
+    lock.write_text(json.dumps({"owner": {"host": socket.gethostname(), "pid": int(gone.stdout)}}))
+    old = time.time() - 5
+    os.utime(lock, (old, old))
+    provider = FileSystemLockProvider(
+        storage_for(str(tmp_path)), str(tmp_path), {"hoodie.write.lock.wait_time_ms": "5000"}
+    )
+    provider.acquire()
+    assert json.loads(lock.read_text())["owner"]["pid"] == os.getpid()
+    provider.release()
