@@ -264,3 +264,20 @@ def test_a_lock_left_by_a_dead_process_of_this_host_is_broken(tmp_path: Path) ->
     provider.acquire()
     assert json.loads(lock.read_text())["owner"]["pid"] == os.getpid()
     provider.release()
+
+
+def test_a_write_that_lost_a_conflict_is_retried_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = _table(tmp_path)
+    retry = {**OCC, "hoodie.write.num.retries.on.conflict.failures": "1"}
+    first, second = _interleave(
+        monkeypatch,
+        lambda: HudiTable.open(table.base_uri).upsert(_rows(["a"], 4, "first"), options=retry),
+        lambda: HudiTable.open(table.base_uri).upsert(_rows(["a"], 3, "second"), options=OCC),
+    )
+    assert first.instant > second.instant  # the retry is a new instant, after the winner
+    assert _snapshot(table)["a"] == ("first", first.instant)
+    timeline = HudiTable.open(table.base_uri).timeline
+    assert [i.action for i in timeline if i.action == "rollback"] == ["rollback"]  # the lost attempt
+    assert _pending(table) == []

@@ -64,6 +64,13 @@ class ConcurrencyOptions:
         1000,
         "Longest pause between two tries to take the lock (tries start 10 ms apart and back off).",
     )
+    RETRIES_ON_CONFLICT = _o(
+        "hoodie.write.num.retries.on.conflict.failures",
+        0,
+        "Optimistic concurrency control: how many times a write that lost a conflict is run "
+        "again (as a new instant, against the table as it is then) before WriteConflictError.",
+        since="0.14.0",
+    )
     HEARTBEAT_INTERVAL_MS = _o(
         "hoodie.client.heartbeat.interval_in_ms",
         60000,
@@ -94,6 +101,7 @@ class ConcurrencySettings:
     lock_provider: str
     heartbeat_interval_s: float
     tolerable_misses: int
+    retries_on_conflict: int = 0
 
     @property
     def expiry_s(self) -> float:
@@ -133,4 +141,5 @@ class ConcurrencySettings:
             lock_provider=str(config.get_str(ConcurrencyOptions.LOCK_PROVIDER) or "filesystem"),
             heartbeat_interval_s=interval_ms / 1000.0,
             tolerable_misses=int(config.get(ConcurrencyOptions.HEARTBEAT_TOLERABLE_MISSES)),
+            retries_on_conflict=max(0, int(config.get(ConcurrencyOptions.RETRIES_ON_CONFLICT))) if occ else 0,
         )

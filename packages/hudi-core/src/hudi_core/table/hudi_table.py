@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -262,28 +263,48 @@ class HudiTable:
         instant, or None when nothing was scheduled. MERGE_ON_READ only."""
         from hudi_core.compaction import schedule_compaction
 
-        return schedule_compaction(self, config=dict(options or {}), force=force)
+        with self._writer(options):
+            return schedule_compaction(self, config=dict(options or {}), force=force)
 
     def run_compaction(self, instant: str | None = None, options: Mapping[str, Any] | None = None) -> Any:
         """Execute and commit a pending compaction (the oldest when ``instant`` is None);
         returns a :class:`hudi_core.compaction.CompactionResult`."""
         from hudi_core.compaction import run_compaction
 
-        return run_compaction(self, instant, config=dict(options or {}))
+        with self._writer(options):
+            return run_compaction(self, instant, config=dict(options or {}))
 
     def compact(self, options: Mapping[str, Any] | None = None) -> list[Any]:
         """Compact every file slice with log files now: schedule a plan over all of them, then
         run every pending plan oldest first."""
         from hudi_core.compaction import compact
 
-        return compact(self, config=dict(options or {}))
+        with self._writer(options):
+            return compact(self, config=dict(options or {}))
 
     def clean(self, options: Mapping[str, Any] | None = None) -> Any:
         """Delete file slices no retained query needs (``hoodie.cleaner.*``); returns the
         :class:`hudi_core.clean.CleanMetadata`, or None when nothing was due."""
         from hudi_core.clean import clean
 
-        return clean(self, config=dict(options or {}))
+        with self._writer(options):
+            return clean(self, config=dict(options or {}))
+
+    def archive(self, options: Mapping[str, Any] | None = None) -> Any:
+        """Archive completed instants beyond ``hoodie.keep.max.commits`` (keeping
+        ``hoodie.keep.min.commits``); returns the :class:`hudi_core.archival.ArchiveResult`, or
+        None when nothing was due."""
+        from hudi_core.archival import archive
+
+        with self._writer(options):
+            return archive(self, dict(options or {}))
+
+    def _writer(self, options: Mapping[str, Any] | None) -> AbstractContextManager[Any]:
+        """A table service is a writer: the single-writer lease (or nothing under optimistic
+        concurrency control, where each service takes the table lock where Hudi does)."""
+        from hudi_core.write.transaction import writer_guard
+
+        return writer_guard(self, self.write_config(options))
 
     # -- write path (hudi_core.write) ------------------------------------------------------------
 
@@ -336,11 +357,13 @@ class HudiTable:
         parts = [partitions] if isinstance(partitions, str) else list(partitions)
         return WriteClient(self, options).delete_partitions(parts)
 
-    def rollback(self, instant: str) -> RollbackResult:
+    def rollback(self, instant: str, options: Mapping[str, Any] | None = None) -> RollbackResult:
         """Roll back a pending or the latest completed write instant."""
+        from hudi_core.lock.providers import table_lock
         from hudi_core.write.rollback import rollback_instant
 
-        return rollback_instant(self, instant)
+        with self._writer(options), table_lock(self, self.write_config(options)):
+            return rollback_instant(self, instant)
 
     def __repr__(self) -> str:
         return f"HudiTable({self.base_uri!r}, name={self.name!r}, type={self.table_type})"

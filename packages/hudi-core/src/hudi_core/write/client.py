@@ -6,6 +6,7 @@ created, so a rejected write leaves the table untouched.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -13,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
-from hudi_core.errors import ConfigError, SchemaMismatchError
+from hudi_core.errors import ConfigError, SchemaMismatchError, WriteConflictError
 from hudi_core.keygen import key_generator_for
 from hudi_core.schema.avro_schema import arrow_to_avro
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -55,6 +57,8 @@ if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable
 
 __all__ = ["WriteClient", "WriteResult", "file_groups_of", "recent_commits", "small_files"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -187,7 +191,7 @@ class WriteClient:
             data = pa.Table.from_batches([data])
         with writer_guard(self.table, self.config):
             if isinstance(data, pa.Table):
-                return self._run(data, op)
+                return self._retrying(lambda: self._run(data, op))
             if op in ("insert_overwrite", "insert_overwrite_table", "bulk_insert"):
                 # these need the whole input (partitions replaced / global sort): one table
                 whole = list(chunks(data, 1 << 62))
@@ -197,7 +201,20 @@ class WriteClient:
     def delete(self, keys: pa.Table) -> WriteResult:
         """Delete the records whose key (record key fields + partition fields) is in ``keys``."""
         with writer_guard(self.table, self.config):
-            return self._run(keys, "delete")
+            return self._retrying(lambda: self._run(keys, "delete"))
+
+    def _retrying(self, write: Callable[[], WriteResult]) -> WriteResult:
+        """Run ``write``, again after a lost conflict (``hoodie.write.num.retries.on.conflict.failures``):
+        the loser was rolled back, so each attempt starts from the table as it is then."""
+        retries = ConcurrencySettings.of(self.config).retries_on_conflict
+        for attempt in range(retries + 1):
+            try:
+                return write()
+            except WriteConflictError as e:
+                if attempt == retries:
+                    raise
+                log.info("write conflict (attempt %d of %d), retrying: %s", attempt + 1, retries + 1, e)
+        raise AssertionError("unreachable")
 
     def delete_partitions(self, partitions: Sequence[str]) -> WriteResult:
         """Replace every file group of ``partitions`` (the data disappears; files stay until cleaned)."""

@@ -19,11 +19,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from hudi_core import HudiTable
-    from hudi_core.archival import archive
 
     options = parse_options(args.option)
-    table = HudiTable.open(args.base_uri, options=options)
-    result = archive(table, options)
+    result = HudiTable.open(args.base_uri, options=options).archive(options)
     instants = [
         {"instant": i.timestamp, "action": i.display_action} for i in (result.instants if result else [])
     ]

@@ -30,6 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     from hudi_core import HudiTable
     from hudi_core.clean import clean
+    from hudi_core.write.transaction import writer_guard
 
     options = parse_options(args.option)
     policy = args.policy or options.get("hoodie.cleaner.policy") or "KEEP_LATEST_COMMITS"
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     if args.retained is not None:
         options[_POLICY_RETAINED[policy.upper()]] = str(args.retained)
     table = HudiTable.open(args.base_uri, options=options)
-    with progress_bars("cleaning") as progress:
+    with writer_guard(table, table.write_config(options)), progress_bars("cleaning") as progress:
         meta = clean(table, config=options, progress=progress)
     summary = {
         "instant": meta.start_clean_time if meta else None,

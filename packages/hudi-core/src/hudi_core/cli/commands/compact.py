@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from hudi_core.cli.commands._common import add_option_flag, parse_options, print_json
 
@@ -25,6 +26,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from hudi_core import HudiTable
+    from hudi_core.write.transaction import writer_guard
+
+    options = parse_options(args.option)
+    table = HudiTable.open(args.base_uri, options=options)
+    with writer_guard(table, table.write_config(options)):  # a table service is a writer
+        return _compact(args, table, options)
+
+
+def _compact(args: argparse.Namespace, table: Any, options: dict[str, str]) -> int:
     from hudi_core.cli.progress import Progress
     from hudi_core.compaction import (
         CompactionError,
@@ -34,8 +44,6 @@ def run(args: argparse.Namespace) -> int:
         schedule_compaction,
     )
 
-    options = parse_options(args.option)
-    table = HudiTable.open(args.base_uri, options=options)
     scheduled = None
     if args.run is None:
         scheduled = schedule_compaction(table, config=options, force=True)

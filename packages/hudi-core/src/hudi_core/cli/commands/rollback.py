@@ -19,8 +19,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     from hudi_core import HudiTable
 
-    table = HudiTable.open(args.base_uri, options=parse_options(args.option))
-    res = table.rollback(args.instant)
+    options = parse_options(args.option)
+    res = HudiTable.open(args.base_uri, options=options).rollback(args.instant, options)
     print_json({"rollback_instant": res.rollback_instant, "rolled_back": res.rolled_back,
                 "deleted_files": res.deleted_files, "rollback_log_files": res.rollback_log_files})  # fmt: skip
     return 0
