@@ -30,7 +30,7 @@ def _file(src: Path, n: int) -> None:
     )
 
 
-def _run(spark: Any, src: Path, table: str, ckpt: str) -> Any:
+def _run(spark: Any, src: Path, table: str, ckpt: str, options: dict[str, str] = OPTS) -> Any:
     import hudi_spark
 
     stream = (
@@ -38,7 +38,7 @@ def _run(spark: Any, src: Path, table: str, ckpt: str) -> Any:
         .option("maxFilesPerTrigger", 1)
         .parquet(str(src))
     )
-    q = hudi_spark.write_stream(stream, table, options=OPTS, checkpoint_location=ckpt, operation="upsert",
+    q = hudi_spark.write_stream(stream, table, options=options, checkpoint_location=ckpt, operation="upsert",
                                 trigger={"availableNow": True})  # fmt: skip
     q.awaitTermination()
     if q.hudi_sink.compactor is not None:
@@ -131,3 +131,41 @@ def test_failed_batch_rolls_back_and_restart_writes_it_once(spark: Any, tmp_path
             blocks = read_log_file(t.storage, str(f))
             assert {b.instant_time for b in blocks} <= commits, f"leftover log file {f.name}"
     assert not any(Path(table, ".hoodie", ".temp").glob("*/*"))  # no markers left
+
+
+def test_write_stream_under_occ_beside_another_writer_loses_nothing(spark: Any, tmp_path: Path) -> None:
+    """Issue #20: the streaming job and a backfill on one table, both with optimistic
+    concurrency control; the stream's async compaction runs beside both."""
+    import threading
+
+    src, table, ckpt = tmp_path / "src", str(tmp_path / "t"), tmp_path / "ckpt"
+    src.mkdir()
+    for n in range(5):
+        _file(src, n)
+    occ = {
+        "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
+        "hoodie.client.heartbeat.interval_in_ms": "1000",
+        "hoodie.write.num.retries.on.conflict.failures": "5",
+    }
+    _run(spark, src, table, str(ckpt), {**OPTS, **occ})  # the first batches create the table
+    done: list[str] = []
+
+    def backfill() -> None:  # keys of partition "c", which the stream never writes
+        for n in range(8):
+            rows = pa.table({"key": [f"b-{n}-{i}" for i in range(5)], "ts": [n] * 5, "part": ["c"] * 5})
+            done.append(HudiTable.open(table).upsert(rows, options=occ).instant)
+
+    thread = threading.Thread(target=backfill)
+    thread.start()
+    for n in range(5, 9):
+        _file(src, n)
+    _run(spark, src, table, str(ckpt), {**OPTS, **occ})
+    thread.join(120)
+    rows = HudiTable.open(table).read(columns=["_hoodie_commit_time", "key", "ts"]).to_pylist()
+    keys = [r["key"] for r in rows]
+    assert len(keys) == len(set(keys)) == 30 + 40
+    latest = {r["key"]: r["ts"] for r in rows}
+    assert latest["f0-1"] == 6 and latest["f1-1"] == 7 and latest["f2-1"] == 8
+    assert {r["_hoodie_commit_time"] for r in rows if r["key"].startswith("b-")} <= set(done)
+    assert len(done) == 8
+    assert [i for i in HudiTable.open(table).timeline.pending() if i.action != "compaction"] == []

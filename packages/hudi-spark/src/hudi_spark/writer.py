@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import IndexOptions, WriteOptions
-from hudi_core.errors import ConfigError
+from hudi_core.errors import ConfigError, WriteConflictError
 from hudi_core.write.transaction import writer_guard
 
 from hudi_spark import simple_index, stages, table_ops, write_tasks
@@ -108,8 +109,12 @@ def write(
     )
     table, created = table_ops.open_or_create(base_uri, opts, data_schema)
     try:
-        with writer_guard(table, table.write_config(opts)):  # single writer: the table's lease
-            result, action = _write(df, table, op, opts, input_schema, extra_metadata)
+        cfg = table.write_config(opts)
+        with writer_guard(table, cfg):  # single writer: the table's lease
+            result, action = _retrying(
+                lambda: _write(df, table, op, opts, input_schema, extra_metadata),
+                ConcurrencySettings.of(cfg).retries_on_conflict,
+            )
             if result.instant is not None and action:  # (delete_partition ran them in core)
                 table_ops.run_table_services(base_uri, opts, action=action)
     except BaseException:
@@ -117,6 +122,20 @@ def write(
             table_ops.forget_new_table(base_uri, opts)
         raise
     return result
+
+
+def _retrying(
+    write: Callable[[], tuple[SparkWriteResult, str]], retries: int
+) -> tuple[SparkWriteResult, str]:
+    """``hoodie.write.num.retries.on.conflict.failures``: run a write that lost a conflict (and
+    was rolled back) again, as a new instant over the table as it is then."""
+    for attempt in range(retries + 1):
+        try:
+            return write()
+        except WriteConflictError:
+            if attempt == retries:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _write(
