@@ -380,22 +380,22 @@ def run_pending_compactions(
     config: HoodieConfig | dict[str, Any] | None = None,
     progress: Callable[[OperationResult], None] | None = None,
 ) -> list[CompactionResult]:
-    """Run every pending compaction, oldest first. Among concurrent writers, one that another
-    writer claimed (or runs) is left to it."""
-    lazy = ConcurrencySettings.of(table.write_config(dict(config or {}))).lazy
+    """Run every pending compaction, oldest first; one that another writer (or an async
+    compaction of this process) claimed meanwhile is left to it."""
     out = []
     for inst in pending_compactions(table):
         try:
             out.append(run_compaction(table, inst.timestamp, config=config, progress=progress))
         except (CommitConflictError, CompactionError) as e:
-            if not lazy or not _claimed_elsewhere(table, inst.timestamp):
+            # claimed meanwhile: by another writer, or this process's async compaction
+            if not _claimed_elsewhere(table, inst.timestamp):
                 raise
             log.info("compaction %s is run by another writer: %s", inst.timestamp, e)
     return out
 
 
 def _claimed_elsewhere(table: HudiTable, instant: str) -> bool:
-    found = table.timeline.find(instant)
+    found = table.reload().timeline.find(instant)  # (fresh, even where the timeline is pinned)
     return found is not None and (found.is_inflight or found.is_completed)
 
 

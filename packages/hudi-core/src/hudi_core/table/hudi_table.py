@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -53,6 +53,7 @@ class HudiTable:
         #: write/read options given when the table was opened (table config keys win)
         self.options = HoodieConfig(options or {})
         self._timeline: ActiveTimeline | None = None
+        self._pinned: ActiveTimeline | None = None
 
     # -- create / open ---------------------------------------------------------------------------
 
@@ -172,15 +173,38 @@ class HudiTable:
     def reload(self) -> HudiTable:
         self.config = TableConfig.load(self.storage, self.meta_path)
         self._timeline = None
+        if self._pinned is not None:
+            self._pinned = self._load_timeline()
         return self
 
     # -- timeline and schema ---------------------------------------------------------------------
 
     @property
     def timeline(self) -> ActiveTimeline:
-        """The active timeline, freshly loaded from storage."""
-        self._timeline = ActiveTimeline(self.storage, self.meta_path, utc=self.config.utc_timeline)
+        """The active timeline, freshly loaded from storage (or the pinned one, see
+        :meth:`pinned_timeline`)."""
+        if self._pinned is not None:
+            return self._pinned
+        self._timeline = self._load_timeline()
         return self._timeline
+
+    def _load_timeline(self) -> ActiveTimeline:
+        return ActiveTimeline(self.storage, self.meta_path, utc=self.config.utc_timeline)
+
+    @contextmanager
+    def pinned_timeline(self) -> Iterator[ActiveTimeline]:
+        """Load the timeline once and hand out that object for the block: for a writer that
+        holds the single-writer lease, whose every transition goes through it and keeps it
+        current, so the dozen looks a write and its services take cost one listing of
+        ``.hoodie`` (one LIST request on S3) instead of one each. Nested pins share the outer one."""
+        if self._pinned is not None:
+            yield self._pinned
+            return
+        self._pinned = self._load_timeline()
+        try:
+            yield self._pinned
+        finally:
+            self._pinned = None
 
     def commit_metadata(self, timestamp: str) -> CommitMetadata:
         tl = self._timeline or self.timeline

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -189,7 +190,7 @@ class WriteClient:
             raise ConfigError(f"operation {operation!r} is not one of {', '.join(sorted(OPERATION_TYPES))}")
         if isinstance(data, pa.RecordBatch):
             data = pa.Table.from_batches([data])
-        with writer_guard(self.table, self.config):
+        with self._writing():
             if isinstance(data, pa.Table):
                 return self._retrying(lambda: self._run(data, op))
             if op in ("insert_overwrite", "insert_overwrite_table", "bulk_insert"):
@@ -200,8 +201,19 @@ class WriteClient:
 
     def delete(self, keys: pa.Table) -> WriteResult:
         """Delete the records whose key (record key fields + partition fields) is in ``keys``."""
-        with writer_guard(self.table, self.config):
+        with self._writing():
             return self._retrying(lambda: self._run(keys, "delete"))
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """The single-writer lease for the write; while it is held nobody else changes the
+        timeline, so the write and its services share one load of it."""
+        with writer_guard(self.table, self.config) as lease:
+            if lease is None:  # optimistic concurrency control: other writers move the timeline
+                yield
+                return
+            with self.table.pinned_timeline():
+                yield
 
     def _retrying(self, write: Callable[[], WriteResult]) -> WriteResult:
         """Run ``write``, again after a lost conflict (``hoodie.write.num.retries.on.conflict.failures``):
@@ -221,7 +233,7 @@ class WriteClient:
         from hudi_core.fs_view import FileSystemView
 
         table = self.table
-        with writer_guard(table, self.config):
+        with self._writing():
             schema = table.avro_schema() or {}
             with WriteTransaction(table, self.config) as txn:
                 requested = txn.start("delete_partition")

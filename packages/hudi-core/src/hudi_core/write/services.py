@@ -33,6 +33,7 @@ def run_post_commit_services(table: HudiTable, options: Mapping[str, Any], *, de
 
     opts = dict(options)
     concurrent = ConcurrencySettings.of(table.write_config(opts)).occ
+    table.reload()  # a pinned timeline too: an async compaction of this process may have moved it
     services: list[Callable[[HudiTable, dict[str, Any]], Any]] = [_automatic_clean, maybe_archive]
     if delta_commit:
         services.insert(0, maybe_compact_inline)
