@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 UV     := $(VENV)/bin/uv
 PACKAGES := -e packages/hudi-core -e packages/hudi-executors -e packages/hudi-storage-s3 -e packages/hudi-spark
 
-.PHONY: setup demo test test-fast interop lint typecheck bench clean
+.PHONY: setup demo test test-fast interop soak lint typecheck bench clean
 
 $(VENV)/.installed: requirements-dev.txt packages/*/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,12 +21,15 @@ demo: setup  ## the main job: an end-to-end ingestion into a MERGE_ON_READ table
 
 test: setup  ## the whole test suite: pytest with xdist, the Spark tier in one process, the Apache Hudi tier
 	$(PY) -m pytest -n 2 -m "not spark and not interop"
-	$(PY) -m pytest -m spark
+	$(PY) -m pytest -m "spark and not soak"
 	$(MAKE) interop
 
 interop: setup  ## real Apache Hudi 0.15 (its own PySpark 3.5.1 venv + Spark bundle, cached in ~/.cache/hudi-py) against our code
 	$(PY) tests/interop/harness/oracle.py
 	$(PY) -m pytest -n 2 --dist loadfile -m interop tests/interop
+
+soak: setup  ## a thousand micro-batches through write_stream and hudi-py streamer --continuous (~15 min)
+	$(PY) -m pytest -s -m soak packages/hudi-spark/tests/test_soak.py
 
 test-fast: setup  ## everything but Spark, Apache Hudi and slow tests
 	$(PY) -m pytest -n 2 -m "not spark and not slow and not interop"
