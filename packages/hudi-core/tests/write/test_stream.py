@@ -77,7 +77,7 @@ def test_insert_flushes_continue_one_file_and_roll_at_max_size(tmp_path: Path) -
     t2 = HudiTable.create(str(tmp_path / "t2"), name="t2", table_type="COPY_ON_WRITE", record_key_fields="id",
                           partition_fields="part", ordering_field="ts", schema=SCHEMA)  # fmt: skip
     t2.insert(stream([(range(i, i + 60), 1) for i in range(0, 600, 60)], {}),
-              options={**SMALL, "hoodie.parquet.max.file.size": "3000"})  # fmt: skip
+              options={**SMALL, "hoodie.parquet.max.file.size": "1500"})  # fmt: skip
     rolled = sorted((tmp_path / "t2" / "p0").glob("*.parquet"))
     assert len({f.name.split("_")[0] for f in rolled}) > 1  # new file groups past the max size
     assert sorted(t2.read(columns=["id"]).column("id").to_pylist()) == sorted(model)

@@ -142,7 +142,7 @@ def _write_base(
         path,
         data,
         avro_schema=add_meta_fields(avro_schema),
-        compression=str(cfg.get_str(WriteOptions.PARQUET_COMPRESSION) or "gzip"),
+        compression=str(cfg.get_str(WriteOptions.PARQUET_COMPRESSION)),
         populate_meta_fields=table.config.populate_meta_fields,
         bloom_config=cfg,
     )

@@ -47,7 +47,14 @@ class WriteOptions:
         "hoodie.parquet.small.file.limit", 104857600, "Base files below this size take new inserts."
     )
     PARQUET_MAX_FILE_SIZE = _w("hoodie.parquet.max.file.size", 125829120, "Target base file size.")
-    PARQUET_COMPRESSION = _w("hoodie.parquet.compression.codec", "gzip", "Parquet codec.")
+    PARQUET_COMPRESSION = _w(
+        "hoodie.parquet.compression.codec",
+        "zstd",
+        "Parquet codec of base files and parquet log blocks. Our default is zstd, where Hudi 0.14 "
+        "writes gzip: zstd writes 3-6x faster and reads faster at about gzip's size, and every "
+        "reader of Hudi tables reads it (Apache Hudi, Spark's parquet reader, hudi-rs); Hudi "
+        "itself moves to zstd in its newer releases. gzip gives Hudi 0.14's files.",
+    )
     RECORD_SIZE_ESTIMATE = _w(
         "hoodie.copyonwrite.record.size.estimate", 1024, "Record size guess before any commit exists."
     )

@@ -8,7 +8,13 @@ from hudi_core.cli.commands._common import add_option_flag, parse_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("create", help="create an empty Hudi table", description="Create an empty Hudi table.")
+    p = sub.add_parser(
+        "create", help="create an empty Hudi table", description="Create an empty Hudi table.",
+        epilog="Defaults that differ from Hudi 0.14's: writes compress parquet with zstd "
+        "(hoodie.parquet.compression.codec; Hudi 0.14 writes gzip, 3-6x slower to write, and every Hudi "
+        "reader reads zstd). Everything else is Hudi's default: the SIMPLE index, MERGE_ON_READ's small "
+        "file handling, automatic clean and archival. An option given with -o on a write always wins.",
+    )  # fmt: skip
     p.add_argument("base_uri", help="table base path or URI (file://, s3://, memory://...)")
     p.add_argument("--name", required=True, help="table name (hoodie.table.name)")
     p.add_argument("--type", default="COPY_ON_WRITE", choices=["COPY_ON_WRITE", "MERGE_ON_READ", "cow", "mor"],
