@@ -43,7 +43,7 @@ def test_pruned_lookup_equals_full_lookup_restricted_to_the_keys(
     # files whose footer min/max keys rule the keys out are not read
     reads: list[str] = []
     real = simple._file_keys
-    monkeypatch.setattr(simple, "_file_keys", lambda v, path: reads.append(path) or real(v, path))
+    monkeypatch.setattr(simple, "_file_keys", lambda v, file: reads.append(file) or real(v, file))
     existing_key_locations(view, None, keys=pa.array(["k0003", "k0010"]))
     assert len(reads) == 2  # of 6 files: the first insert's file in each partition
 

@@ -28,16 +28,15 @@ _EMPTY = pa.schema(
 LOCATIONS_SCHEMA = _EMPTY
 
 
-def _file_keys(view: FileSystemView, path: str) -> pa.Array:
+def _file_keys(view: FileSystemView, file: pq.ParquetFile) -> pa.Array:
     """Record keys of a base file: the key column only, or (virtual keys) the key generator over
     the record key fields."""
     table = view.table
-    storage = table.storage
     if table.config.populate_meta_fields:
         cols = [RECORD_KEY]
     else:
         cols = [f.split(".")[0] for f in table.config.record_key_fields]
-    data = pq.read_table(storage.arrow_path(path), columns=cols, filesystem=storage.arrow_filesystem())
+    data = file.read(columns=cols, use_threads=False)
     if table.config.populate_meta_fields:
         keys = data.column(RECORD_KEY)
     else:
@@ -48,12 +47,18 @@ def _file_keys(view: FileSystemView, path: str) -> pa.Array:
     return keys.cast(pa.string())
 
 
-def _may_hold(view: FileSystemView, path: str, wanted: pa.Array) -> bool:
+#: probing a bloom filter hashes every wanted key (~150 ns each); reading a file's key column
+#: costs ~40 ns a row: the filter is worth probing only while the write's keys are fewer than
+#: about a quarter of the file's rows (Hudi's SIMPLE index never probes; its BLOOM index always)
+_PROBE_RATIO = 0.25
+
+
+def _may_hold(meta: pq.FileMetaData, wanted: pa.Array) -> bool:
     """False when the footer's min/max keys or bloom filter rule out every key of ``wanted``."""
     from hudi_core.bloom import might_contain
-    from hudi_core.io.base_file import BLOOM_FILTER_KEY, BLOOM_TYPE_KEY, MAX_KEY, MIN_KEY, read_footer
+    from hudi_core.io.base_file import BLOOM_FILTER_KEY, BLOOM_TYPE_KEY, MAX_KEY, MIN_KEY
 
-    footer = read_footer(view.table.storage, path)
+    footer = {k.decode("utf-8"): v.decode("utf-8") for k, v in (meta.metadata or {}).items()}
     lo, hi = footer.get(MIN_KEY), footer.get(MAX_KEY)
     if lo is not None and hi is not None:
         # byte order equals Java's order except for rare supplementary characters: only prune
@@ -63,7 +68,7 @@ def _may_hold(view: FileSystemView, path: str, wanted: pa.Array) -> bool:
             if len(wanted) == 0:
                 return False
     bloom = footer.get(BLOOM_FILTER_KEY)
-    if bloom is not None and len(wanted):
+    if bloom is not None and 0 < len(wanted) < _PROBE_RATIO * meta.num_rows:
         return bool(might_contain(bloom, footer.get(BLOOM_TYPE_KEY), wanted).any())
     return True
 
@@ -73,10 +78,11 @@ def _slice_keys(
 ) -> pa.Table | None:
     if s.base_file is None:
         return None
-    path = s.base_file.path
-    if wanted is not None and not _may_hold(view, path, wanted):
+    storage = view.table.storage
+    file = pq.ParquetFile(storage.arrow_path(s.base_file.path), filesystem=storage.arrow_filesystem())
+    if wanted is not None and not _may_hold(file.metadata, wanted):
         return None
-    keys = _file_keys(view, path)
+    keys = _file_keys(view, file)
     if wanted is not None:  # only keys of this write can match: keep the location table small
         keys = keys.filter(pc.is_in(keys, value_set=wanted))
     n = len(keys)
