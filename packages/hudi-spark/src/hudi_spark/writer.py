@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import pickle
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -110,11 +111,13 @@ def write(
     table, created = table_ops.open_or_create(base_uri, opts, data_schema)
     try:
         cfg = table.write_config(opts)
-        with writer_guard(table, cfg):  # single writer: the table's lease
-            result, action = _retrying(
-                lambda: _write(df, table, op, opts, input_schema, extra_metadata),
-                ConcurrencySettings.of(cfg).retries_on_conflict,
-            )
+        with writer_guard(table, cfg) as lease:  # single writer: the table's lease
+            # holding it, nobody else moves the timeline: the driver loads it once
+            with table.pinned_timeline() if lease is not None else nullcontext():
+                result, action = _retrying(
+                    lambda: _write(df, table, op, opts, input_schema, extra_metadata),
+                    ConcurrencySettings.of(cfg).retries_on_conflict,
+                )
             if result.instant is not None and action:  # (delete_partition ran them in core)
                 table_ops.run_table_services(base_uri, opts, action=action)
     except BaseException:
