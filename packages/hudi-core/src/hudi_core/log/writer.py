@@ -3,6 +3,7 @@ append (local disk, object stores), roll-over past ``hoodie.logfile.max.size`` (
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hudi_core.errors import StorageError
@@ -31,9 +32,14 @@ def latest_log_version(
     storage: Storage, partition_uri: str, file_id: str, base_instant: str
 ) -> LogFileName | None:
     """The highest-version log file of a file slice (``None`` when there is none)."""
+    return latest_log_version_in((f.name for f in storage.list(partition_uri)), file_id, base_instant)
+
+
+def latest_log_version_in(names: Iterable[str], file_id: str, base_instant: str) -> LogFileName | None:
+    """The highest-version log file of a file slice among the file ``names`` of its partition."""
     best: LogFileName | None = None
-    for info in storage.list(partition_uri):
-        parsed = LogFileName.parse(info.name)
+    for name in names:
+        parsed = LogFileName.parse(name)
         if (
             parsed is None
             or parsed.cdc
@@ -68,8 +74,13 @@ class LogWriter:
         write_token: str,
         *,
         max_size: int = DEFAULT_MAX_LOG_SIZE,
+        listed: Iterable[str] | None = None,
     ) -> None:
+        """``listed``: the file names of the partition, when the caller listed it already."""
         self.storage = storage
+        self._latest: LogFileName | bool | None = (
+            False if listed is None else latest_log_version_in(listed, file_id, base_instant)
+        )  # False: not known yet
         self.partition_uri = partition_uri.rstrip("/")
         self.file_id = file_id
         self.base_instant = base_instant
@@ -82,7 +93,11 @@ class LogWriter:
         return f"{self.partition_uri}/{name.name}"
 
     def _next_name(self) -> LogFileName:
-        latest = latest_log_version(self.storage, self.partition_uri, self.file_id, self.base_instant)
+        latest = self._latest
+        self._latest = False  # a second name (a lost create, a roll-over) lists again
+        if latest is False:
+            latest = latest_log_version(self.storage, self.partition_uri, self.file_id, self.base_instant)
+        assert not isinstance(latest, bool)
         version = 1 if latest is None else latest.version + 1
         if self._current is not None:
             version = max(version, self._current.version + 1)

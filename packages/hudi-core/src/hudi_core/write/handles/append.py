@@ -101,12 +101,14 @@ def append_to_file_group(
     marker_name = BaseFileName(file_id, token, base_instant).name
     ctx.markers.create(partition, marker_name, "APPEND")
     ensure_partition_metadata(ctx, partition)
+    listed = ctx.listings.names(ctx.partition_uri(partition))
     writer = LogWriter(
         storage, ctx.partition_uri(partition), file_id, base_instant, token,
-        max_size=int(ctx.config.get(WriteOptions.LOGFILE_MAX_SIZE)),
+        max_size=int(ctx.config.get(WriteOptions.LOGFILE_MAX_SIZE)), listed=listed,
     )  # fmt: skip
     res = writer.append(blocks)
-    base_name, log_names = _slice_files(ctx, partition, file_id, base_instant)
+    ctx.listings.created(ctx.partition_uri(partition), res.file_name)
+    base_name, log_names = _slice_files([*listed, res.file_name], file_id, base_instant)
     n_up, n_del = upserts.num_rows, deletes.num_rows
     stat = WriteStat(
         file_id=file_id, path=ctx.relative(partition, res.file_name), partition_path=partition,
@@ -128,18 +130,19 @@ def _rows_per_block(table: pa.Table) -> int:
     return max(1, int(table.num_rows * DATA_BLOCK_ARROW_BYTES / table.nbytes))
 
 
-def _slice_files(ctx: WriteContext, partition: str, file_id: str, base_instant: str) -> tuple[str, list[str]]:
+def _slice_files(names: list[str], file_id: str, base_instant: str) -> tuple[str, list[str]]:
+    """The base file and log files of a file slice among a partition's file ``names``."""
     base = ""
-    logs: list[LogFileName] = []
-    for info in ctx.storage.list(ctx.partition_uri(partition)):
-        b = BaseFileName.parse(info.name)
+    logs: dict[str, LogFileName] = {}
+    for name in names:
+        b = BaseFileName.parse(name)
         if b is not None and b.file_id == file_id and b.instant_time == base_instant:
-            base = info.name
+            base = name
             continue
-        lf = LogFileName.parse(info.name)
+        lf = LogFileName.parse(name)
         if lf is not None and lf.file_id == file_id and lf.base_instant == base_instant:
-            logs.append(lf)
-    return base, [lf.name for lf in sorted(logs, key=LogFileName.sort_key)]
+            logs[name] = lf
+    return base, [lf.name for lf in sorted(logs.values(), key=LogFileName.sort_key)]
 
 
 _ = IS_DELETED  # documented alias: rows flagged by _hoodie_is_deleted arrive as DELETE_FLAG

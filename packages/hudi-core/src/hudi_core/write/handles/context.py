@@ -1,8 +1,10 @@
-"""What a write task needs: a small, picklable context (no storage objects, no caches)."""
+"""What a write task needs: a small, picklable context (storage and caches are made where it is
+used, never shipped)."""
 
 from __future__ import annotations
 
 import datetime as _dt
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -42,6 +44,35 @@ def as_attempt(task: TaskAttempt | int, stage_id: int = 1) -> TaskAttempt:
     return task if isinstance(task, TaskAttempt) else TaskAttempt(task, stage_id, task)
 
 
+class PartitionListings:
+    """One listing per partition folder and write, shared by the handles of that write in this
+    process. Valid for finding a file group's latest log version because only this write's
+    handles add to a group's log and each tells the listing what it made (:meth:`created`; a
+    concurrent writer doing so too conflicts at commit). Never shipped: a task that unpickles
+    its context lists afresh."""
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+        self._lock = threading.Lock()
+        self._cache: dict[str, list[str]] = {}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (PartitionListings, (self._storage,))
+
+    def names(self, partition_uri: str) -> list[str]:
+        with self._lock:
+            if partition_uri not in self._cache:
+                self._cache[partition_uri] = [f.name for f in self._storage.list(partition_uri)]
+            return list(self._cache[partition_uri])
+
+    def created(self, partition_uri: str, name: str) -> None:
+        """A handle of this write made ``name`` (a streamed write appends to one file group at
+        every flush: the next flush must see the version the last one made)."""
+        with self._lock:
+            if partition_uri in self._cache:
+                self._cache[partition_uri].append(name)
+
+
 @dataclass(frozen=True)
 class WriteContext:
     """Everything a handle needs, shipped to tasks by value."""
@@ -68,6 +99,10 @@ class WriteContext:
         from hudi_core.storage import storage_for
 
         return storage_for(self.base_uri, self.options)
+
+    @cached_property
+    def listings(self) -> PartitionListings:
+        return PartitionListings(self.storage)
 
     @cached_property
     def populate_meta_fields(self) -> bool:
