@@ -281,3 +281,44 @@ def test_a_write_that_lost_a_conflict_is_retried_when_asked(
     timeline = HudiTable.open(table.base_uri).timeline
     assert [i.action for i in timeline if i.action == "rollback"] == ["rollback"]  # the lost attempt
     assert _pending(table) == []
+
+
+def test_a_rolled_back_writes_log_blocks_stay_cancelled_once_it_is_older_than_the_timeline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loser's blocks sit before the winner's in the log, its rollback block after both.
+    Hudi's scanner drops every earlier block of the rollback's target; readers must too, or the
+    loser comes back once archival moves the timeline's start past it (and the instant then
+    reads as archived, hence committed)."""
+    from hudi_core.fs_view import CommitSet, FileSystemView
+    from hudi_core.read.merge import valid_log_blocks
+
+    table = _table(tmp_path, **BUCKET)
+    opts = {**OCC, **BUCKET}
+    first, second = _interleave(
+        monkeypatch,
+        lambda: HudiTable.open(table.base_uri).upsert(_rows(["a"], 2, "first"), options=opts),
+        lambda: HudiTable.open(table.base_uri).upsert(_rows(["a"], 3, "second"), options=opts),
+    )
+    assert isinstance(first, WriteConflictError)
+    loser = str(first).split()[1]
+    fresh = HudiTable.open(table.base_uri)
+    (group,) = [
+        s for s in FileSystemView(fresh).latest_file_slices() if s.log_files and "a" in _keys(fresh, s)
+    ]
+    # as if archived: every instant up to the winner is before the active timeline
+    archived = CommitSet(frozenset(), frozenset(), first=second.instant + "1")
+    blocks = valid_log_blocks(fresh, group, as_of=None, visible=archived)
+    assert loser not in {b.instant_time for b in blocks}
+    assert second.instant in {b.instant_time for b in blocks}
+
+
+def _keys(table: HudiTable, file_slice: Any) -> set[str]:
+    from hudi_core.log.reader import read_log_file
+
+    out: set[str] = set()
+    for lf in file_slice.log_files:
+        for block in read_log_file(table.storage, lf.path):
+            if block.is_data:
+                out |= set(block.records().column("id").to_pylist())
+    return out

@@ -117,11 +117,13 @@ def valid_log_blocks(
                 return [b for b in stack if b.block_type != BlockType.CORRUPT]
             if kind == BlockType.COMMAND:
                 if block.header.get(HeaderKey.COMMAND_BLOCK_TYPE, _ROLLBACK_COMMAND) == _ROLLBACK_COMMAND:
+                    # every earlier block of the target instant goes, wherever it sits in the
+                    # slice (Hudi 0.15's removeIf): with concurrent writers another instant's
+                    # blocks often come between a failed write's blocks and its rollback block,
+                    # and once the failed instant is older than the active timeline nothing but
+                    # this block tells it from an archived, committed one
                     target = block.target_instant_time
-                    while stack and (
-                        stack[-1].block_type == BlockType.CORRUPT or stack[-1].instant_time == target
-                    ):
-                        stack.pop()
+                    stack = [b for b in stack if b.block_type != BlockType.CORRUPT and b.instant_time != target]
                 continue
             if kind not in (BlockType.AVRO_DATA, BlockType.PARQUET_DATA, BlockType.DELETE):
                 if kind == BlockType.HFILE_DATA and visible.is_committed(instant):
