@@ -440,9 +440,10 @@ def test_single_writer_mode_takes_over_from_a_killed_writer(tmp_path: Path) -> N
 @pytest.mark.xfail(
     strict=True,
     reason="issue #20 stress finding: a writer stalled past its heartbeat expiry is rolled back by the "
-    "others, then resumes and appends log blocks after the rollback block; its write raises (a raw "
-    "FileNotFoundError or WriteConflictError) but nothing removes those blocks, and once archival "
-    "moves the timeline start past its instant every reader (ours, hudi-rs) counts them as committed",
+    "others, then resumes and writes on (base files of new file groups, log blocks after the rollback "
+    "block); its write raises (a raw FileNotFoundError or WriteConflictError) but nothing removes those "
+    "files, and once archival moves the timeline start past its instant every reader (ours, hudi-rs) "
+    "counts them as committed",
 )
 def test_occ_a_writer_stalled_past_its_heartbeat_leaves_nothing_when_it_resumes(tmp_path: Path) -> None:
     """SIGSTOP a writer while its 100,000-row commit is inflight; another writer rolls it back
