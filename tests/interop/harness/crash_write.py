@@ -8,7 +8,7 @@ import json
 import os
 import sys
 
-import hudi_core.write.client as client_module
+import hudi_core.write.transaction as transaction_module
 import pyarrow.parquet as pq
 from hudi_core.table import HudiTable
 
@@ -19,7 +19,7 @@ def _die(*_args: object, **_kwargs: object) -> None:
 
 def main() -> None:
     base, source, operation, options = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
-    client_module.commit = _die  # the write client's commit step
+    transaction_module.commit = _die  # the commit step of every write (hudi_core.write.transaction)
     table = HudiTable.open(base, options=options)
     getattr(table, operation)(pq.read_table(source), options=options)
     sys.exit("the write committed: the crash was not injected")
