@@ -96,7 +96,10 @@ def _interleave(
     return out["first"], out["second"]
 
 
-@pytest.mark.parametrize("options", [{}, BUCKET], ids=["simple", "bucket"])
+IN_PROCESS = {"hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.InProcessLockProvider"}
+
+
+@pytest.mark.parametrize("options", [{}, BUCKET, IN_PROCESS], ids=["simple", "bucket", "in-process-lock"])
 def test_the_later_of_two_writes_to_one_file_group_fails_and_leaves_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: dict[str, str]
 ) -> None:

@@ -28,7 +28,11 @@ def heartbeat_expired(storage: Storage, meta_path: str, instant_time: str, expir
         last = storage.modified_time(heartbeat_path(meta_path, instant_time))
     except FileNotFoundError:
         return True
-    return time.time() - last > expiry_s
+    return time.time() - last > expiry_s + MTIME_SLACK_S
+
+
+#: S3 reports Last-Modified in whole seconds: a beat written 0.3 s ago can read 1.2 s old
+MTIME_SLACK_S = 1.0
 
 
 class Heartbeat:

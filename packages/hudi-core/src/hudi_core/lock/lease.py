@@ -27,6 +27,7 @@ from typing import Any
 
 from hudi_core.config.concurrency import ConcurrencyOptions
 from hudi_core.errors import WriterBusyError
+from hudi_core.lock.heartbeat import MTIME_SLACK_S
 from hudi_core.storage.base import Storage
 
 __all__ = ["WriterLease", "check_lease_held", "hold_lease"]
@@ -114,7 +115,7 @@ class WriterLease:
             return "released"
         if _released(content):
             return "released"
-        return "expired" if age > self.expiry_s else "held"
+        return "expired" if age > self.expiry_s + MTIME_SLACK_S else "held"
 
     def _busy_message(self, epoch: _Epoch) -> str:
         try:
