@@ -45,6 +45,8 @@ def _options(table_type: str) -> dict[str, str]:
         "hoodie.upsert.shuffle.parallelism": "2",
         "hoodie.insert.shuffle.parallelism": "2",
         "hoodie.delete.shuffle.parallelism": "2",
+        # our single-writer lease: a killed writer's expires after 1 s x 2 misses (+1 s slack)
+        "hoodie.client.heartbeat.interval_in_ms": "1000",
     }
 
 
@@ -177,6 +179,7 @@ def test_hudi_and_we_take_turns_on_one_table(hudi, tmp_path: Path, table_type: s
     # a Hudi write killed mid-way (the JVM dies while it writes files); our next write rolls it back
     _kill_hudi_mid_write(t, _rows(range(0, 60_000), ts=60, fare=8000.0))
     t.check("Hudi's killed write (pending, invisible)")
+    time.sleep(3.5)  # our killed writer's lease (held since its crash above) has surely expired
     t.we_write("upsert", _rows(range(95, 99), ts=8, fare=0.0))
     assert all(state == "COMPLETED" for _, _, state in t.timeline()), t.timeline()
     t.check("our write after rolling back Hudi's")
