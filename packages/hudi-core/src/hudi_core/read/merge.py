@@ -123,7 +123,9 @@ def valid_log_blocks(
                     # and once the failed instant is older than the active timeline nothing but
                     # this block tells it from an archived, committed one
                     target = block.target_instant_time
-                    stack = [b for b in stack if b.block_type != BlockType.CORRUPT and b.instant_time != target]
+                    stack = [
+                        b for b in stack if b.block_type != BlockType.CORRUPT and b.instant_time != target
+                    ]
                 continue
             if kind not in (BlockType.AVRO_DATA, BlockType.PARQUET_DATA, BlockType.DELETE):
                 if kind == BlockType.HFILE_DATA and visible.is_committed(instant):
