@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,10 +172,19 @@ class HudiOracle:
         self.proc.stdin.flush()
 
     def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        return self.request_later(op, **fields)()
+
+    def request_later(self, op: str, **fields: Any) -> Callable[[], dict[str, Any]]:
+        """Send a request now; the returned function waits for its answer (as ``request`` does).
+        One request at a time: call it before sending the next."""
         self.send(op, **fields)
-        answer = self._answer(REQUEST_TIMEOUT_S)
-        if not answer.get("ok"):
-            raise OracleError(f"Apache Hudi {op} failed: {answer.get('error')}")
+
+        def answer() -> dict[str, Any]:
+            got = self._answer(REQUEST_TIMEOUT_S)
+            if not got.get("ok"):
+                raise OracleError(f"Apache Hudi {op} failed: {got.get('error')}")
+            return got
+
         return answer
 
     def log_tail(self, lines: int = 30) -> str:
@@ -190,9 +199,16 @@ class HudiOracle:
     # -- what tests call ------------------------------------------------------------------------
     def write(self, path: str | Path, data: pa.Table, options: dict[str, str], mode: str = "append") -> None:
         """``data`` written by Hudi's Spark datasource (``df.write.format("hudi")``)."""
+        self.write_later(path, data, options, mode)()
+
+    def write_later(
+        self, path: str | Path, data: pa.Table, options: dict[str, str], mode: str = "append"
+    ) -> Callable[[], Any]:
+        """Start ``write`` and return at once; call the result to wait for Hudi's answer (a test
+        acting on the table while Hudi's write is under way)."""
         source = self._file(".in.parquet")
         pq.write_table(data, source)
-        self.request("write", path=str(path), input=str(source), options=options, mode=mode)
+        return self.request_later("write", path=str(path), input=str(source), options=options, mode=mode)
 
     def read(self, path: str | Path, options: dict[str, str] | None = None) -> pa.Table:
         """Hudi's answer to ``spark.read.format("hudi").options(...).load(path)``."""
