@@ -432,12 +432,6 @@ def test_hudi_writer_that_gives_up_on_the_lock_leaves_ours_in_place(hudi: Any, t
         held.release()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ours: WriteTransaction.start drops the metadata table before it creates its instant and "
-    "outside the table lock; a Hudi writer in between rebuilds it (no pending instant stops "
-    "it), our commit then never reaches it: Hudi's readers miss our commit and its writers "
-    "duplicate our keys"
-))  # fmt: skip
 def test_hudi_metadata_table_writer_beside_ours(hudi: Any, gate: Gate, tmp_path: Path) -> None:
     race = Race(hudi, tmp_path / "t", "MERGE_ON_READ")
     with_mdt = {"hoodie.metadata.enable": "true"}  # Hudi's default; ours never maintains it

@@ -117,7 +117,6 @@ class WriteTransaction:
         """Roll back failed writes, drop a stale metadata table, create ``T.<action>.requested``."""
         table = self.table
         rollback_failed_writes_for(table, self.config)
-        remove_stale_metadata_table(table)
         action = action_for(table, operation)
         content = b""
         if action == Action.REPLACE_COMMIT:
@@ -138,6 +137,10 @@ class WriteTransaction:
             except BaseException:
                 self._stop_heartbeat()
                 raise
+            # only now, with our instant pending and under the lock, as Hudi's own writer does
+            # with the metadata table off: a Hudi writer that keeps one does not rebuild it while
+            # an instant is pending, so it can never miss (or re-insert) what we commit
+            remove_stale_metadata_table(table)
             self.started = TimelineSnapshot.of(tl)
         return self.requested
 
