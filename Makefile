@@ -42,6 +42,7 @@ typecheck: setup
 	$(VENV)/bin/mypy packages/hudi-core/src
 
 bench: setup  ## every benchmark, printing ratios measured in the same run
+	$(UV) pip install --python $(PY) -q -r requirements-bench.txt
 	$(PY) benchmarks/run_all.py
 
 clean:

@@ -23,6 +23,7 @@ FULL: list[tuple[str, list[str]]] = [
     ("executor_bench.py", []),
     ("spark_bench.py", ["--rows", "1000000", "10000000", "--driver-memory", "6g"]),
     ("long_lived_bench.py", ["--commits", "2000", "--checkpoints", "20,600,2000"]),
+    ("defaults_bench.py", ["--rows", "1000000"]),
 ]
 QUICK: list[tuple[str, list[str]]] = [
     ("avro_encode_bench.py", []),
@@ -35,6 +36,7 @@ QUICK: list[tuple[str, list[str]]] = [
     ),
     ("spark_bench.py", ["--rows", "50000"]),
     ("long_lived_bench.py", ["--commits", "60", "--checkpoints", "20,60"]),
+    ("defaults_bench.py", ["--rows", "50000", "--upserts", "2"]),
 ]
 
 
