@@ -18,16 +18,14 @@ from __future__ import annotations
 import functools
 import pickle
 from collections.abc import Callable, Mapping
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import IndexOptions, WriteOptions
-from hudi_core.errors import ConfigError, WriteConflictError
-from hudi_core.write.transaction import writer_guard
+from hudi_core.errors import ConfigError
+from hudi_core.write.transaction import retrying, writing
 
 from hudi_spark import simple_index, stages, table_ops, write_tasks
 from hudi_spark.errors import task_error
@@ -111,13 +109,8 @@ def write(
     table, created = table_ops.open_or_create(base_uri, opts, data_schema)
     try:
         cfg = table.write_config(opts)
-        with writer_guard(table, cfg) as lease:  # single writer: the table's lease
-            # holding it, nobody else moves the timeline: the driver loads it once
-            with table.pinned_timeline() if lease is not None else nullcontext():
-                result, action = _retrying(
-                    lambda: _write(df, table, op, opts, input_schema, extra_metadata),
-                    ConcurrencySettings.of(cfg).retries_on_conflict,
-                )
+        with writing(table, cfg):  # single writer: the table's lease, one timeline load
+            result, action = retrying(lambda: _write(df, table, op, opts, input_schema, extra_metadata), cfg)
             if result.instant is not None and action:  # (delete_partition ran them in core)
                 table_ops.run_table_services(base_uri, opts, action=action)
     except BaseException:
@@ -125,20 +118,6 @@ def write(
             table_ops.forget_new_table(base_uri, opts)
         raise
     return result
-
-
-def _retrying(
-    write: Callable[[], tuple[SparkWriteResult, str]], retries: int
-) -> tuple[SparkWriteResult, str]:
-    """``hoodie.write.num.retries.on.conflict.failures``: run a write that lost a conflict (and
-    was rolled back) again, as a new instant over the table as it is then."""
-    for attempt in range(retries + 1):
-        try:
-            return write()
-        except WriteConflictError:
-            if attempt == retries:
-                raise
-    raise AssertionError("unreachable")
 
 
 def _write(

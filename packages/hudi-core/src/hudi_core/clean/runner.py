@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from hudi_core.clean.metadata import CleanerPlan, CleanMetadata, PartitionCleanStat
 from hudi_core.clean.planner import plan_clean
 from hudi_core.config.concurrency import ConcurrencySettings
+from hudi_core.lock.heartbeat import older_than
 from hudi_core.lock.providers import table_lock
 from hudi_core.timeline.instant import Action, Instant, State
 
@@ -82,7 +83,8 @@ def clean(
     tl = table.timeline
     for pending in tl.filter(actions=[Action.CLEAN]).pending():
         req = pending.with_state(State.REQUESTED)
-        if concurrency.lazy and not _abandoned(table, tl.path_of(pending), concurrency.expiry_s):
+        # (a file gone meanwhile: that clean moved on, so it is alive)
+        if concurrency.lazy and not older_than(table.storage, tl.path_of(pending), concurrency.expiry_s):
             continue  # another writer's clean, running now (Hudi plans cleans under the lock too)
         old = CleanerPlan.from_bytes(table.storage.read_bytes(tl.path_of(req)), what=tl.path_of(req))
         execute_clean(table, pending, old, on_file_deleted=_tick(progress, old))
@@ -97,13 +99,6 @@ def clean(
         t = tl.new_instant_time()
         inst = tl.create_requested(t, Action.CLEAN, plan.to_bytes())
     return execute_clean(table, inst, plan, on_file_deleted=_tick(progress, plan))
-
-
-def _abandoned(table: HudiTable, path: str, expiry_s: float) -> bool:
-    try:
-        return time.time() - table.storage.modified_time(path) > expiry_s
-    except FileNotFoundError:
-        return False  # it moved on meanwhile: alive
 
 
 def _tick(

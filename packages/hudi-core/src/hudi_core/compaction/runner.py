@@ -27,7 +27,7 @@ from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import CommitConflictError
-from hudi_core.lock.heartbeat import Heartbeat, heartbeat_expired, heartbeat_path
+from hudi_core.lock.heartbeat import Heartbeat, heartbeat_path, older_than
 from hudi_core.table.file_names import BaseFileName, write_token
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
@@ -320,12 +320,10 @@ def run_compaction(
 def _abandoned(table: HudiTable, tl: Any, inflight: Instant, expiry_s: float) -> bool:
     """An inflight compaction whose runner died: its heartbeat (or, when it has none, its
     inflight file, written just before the heartbeat starts) is older than ``expiry_s``."""
-    if table.storage.exists(heartbeat_path(table.meta_path, inflight.timestamp)):
-        return heartbeat_expired(table.storage, table.meta_path, inflight.timestamp, expiry_s)
-    try:
-        return time.time() - table.storage.modified_time(tl.path_of(inflight)) > expiry_s
-    except FileNotFoundError:
-        return True
+    beat = older_than(table.storage, heartbeat_path(table.meta_path, inflight.timestamp), expiry_s)
+    if beat is None:
+        beat = older_than(table.storage, tl.path_of(inflight), expiry_s)
+    return beat is not False
 
 
 def _execute(

@@ -12,7 +12,7 @@ import time
 
 from hudi_core.storage.base import Storage
 
-__all__ = ["Heartbeat", "heartbeat_expired", "heartbeat_path"]
+__all__ = ["Heartbeat", "heartbeat_expired", "heartbeat_path", "older_than"]
 
 log = logging.getLogger(__name__)
 
@@ -21,14 +21,18 @@ def heartbeat_path(meta_path: str, instant_time: str) -> str:
     return f"{meta_path.rstrip('/')}/.heartbeat/{instant_time}"
 
 
+def older_than(storage: Storage, path: str, seconds: float) -> bool | None:
+    """Whether ``path`` was last written more than ``seconds`` ago (None: it does not exist)."""
+    try:
+        return time.time() - storage.modified_time(path) > seconds + MTIME_SLACK_S
+    except FileNotFoundError:
+        return None
+
+
 def heartbeat_expired(storage: Storage, meta_path: str, instant_time: str, expiry_s: float) -> bool:
     """True when the instant's writer stopped beating for longer than ``expiry_s`` (a missing
     heartbeat counts as expired, as in Hudi)."""
-    try:
-        last = storage.modified_time(heartbeat_path(meta_path, instant_time))
-    except FileNotFoundError:
-        return True
-    return time.time() - last > expiry_s + MTIME_SLACK_S
+    return older_than(storage, heartbeat_path(meta_path, instant_time), expiry_s) is not False
 
 
 #: S3 reports Last-Modified in whole seconds: a beat written 0.3 s ago can read 1.2 s old

@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
 
 from hudi_core.config.concurrency import ConcurrencyOptions
 from hudi_core.errors import WriterBusyError
@@ -206,10 +205,9 @@ def hold_lease(
                 lease.release()
 
 
-def check_lease_held(meta_path: str | Any) -> None:
+def check_lease_held(meta_path: str) -> None:
     """Before a single writer's commit: raise if its lease was taken over meanwhile."""
-    key = str(getattr(meta_path, "meta_path", meta_path)).rstrip("/")
     with _HELD_GUARD:
-        held = _HELD.get(key)
+        held = _HELD.get(meta_path.rstrip("/"))
     if held is not None:
         held[0].check()

@@ -6,20 +6,17 @@ created, so a rejected write leaves the table untouched.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
-from hudi_core.errors import ConfigError, SchemaMismatchError, WriteConflictError
+from hudi_core.errors import ConfigError, SchemaMismatchError
 from hudi_core.keygen import key_generator_for
 from hudi_core.schema.avro_schema import arrow_to_avro
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -51,15 +48,13 @@ from hudi_core.write.records import (
 )
 from hudi_core.write.services import run_post_commit_services
 from hudi_core.write.stream import StreamWriter, chunk_max_bytes, chunks
-from hudi_core.write.transaction import WriteTransaction, check_concurrency_options, writer_guard
+from hudi_core.write.transaction import WriteTransaction, check_concurrency_options, retrying, writing
 
 if TYPE_CHECKING:
     from hudi_core.fs_view import FileSystemView
     from hudi_core.table.hudi_table import HudiTable
 
 __all__ = ["WriteClient", "WriteResult", "file_groups_of", "recent_commits", "small_files"]
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -190,9 +185,9 @@ class WriteClient:
             raise ConfigError(f"operation {operation!r} is not one of {', '.join(sorted(OPERATION_TYPES))}")
         if isinstance(data, pa.RecordBatch):
             data = pa.Table.from_batches([data])
-        with self._writing():
+        with writing(self.table, self.config):
             if isinstance(data, pa.Table):
-                return self._retrying(lambda: self._run(data, op))
+                return retrying(lambda: self._run(data, op), self.config)
             if op in ("insert_overwrite", "insert_overwrite_table", "bulk_insert"):
                 # these need the whole input (partitions replaced / global sort): one table
                 whole = list(chunks(data, 1 << 62))
@@ -201,39 +196,15 @@ class WriteClient:
 
     def delete(self, keys: pa.Table) -> WriteResult:
         """Delete the records whose key (record key fields + partition fields) is in ``keys``."""
-        with self._writing():
-            return self._retrying(lambda: self._run(keys, "delete"))
-
-    @contextmanager
-    def _writing(self) -> Iterator[None]:
-        """The single-writer lease for the write; while it is held nobody else changes the
-        timeline, so the write and its services share one load of it."""
-        with writer_guard(self.table, self.config) as lease:
-            if lease is None:  # optimistic concurrency control: other writers move the timeline
-                yield
-                return
-            with self.table.pinned_timeline():
-                yield
-
-    def _retrying(self, write: Callable[[], WriteResult]) -> WriteResult:
-        """Run ``write``, again after a lost conflict (``hoodie.write.num.retries.on.conflict.failures``):
-        the loser was rolled back, so each attempt starts from the table as it is then."""
-        retries = ConcurrencySettings.of(self.config).retries_on_conflict
-        for attempt in range(retries + 1):
-            try:
-                return write()
-            except WriteConflictError as e:
-                if attempt == retries:
-                    raise
-                log.info("write conflict (attempt %d of %d), retrying: %s", attempt + 1, retries + 1, e)
-        raise AssertionError("unreachable")
+        with writing(self.table, self.config):
+            return retrying(lambda: self._run(keys, "delete"), self.config)
 
     def delete_partitions(self, partitions: Sequence[str]) -> WriteResult:
         """Replace every file group of ``partitions`` (the data disappears; files stay until cleaned)."""
         from hudi_core.fs_view import FileSystemView
 
         table = self.table
-        with self._writing():
+        with writing(self.table, self.config):
             schema = table.avro_schema() or {}
             with WriteTransaction(table, self.config) as txn:
                 requested = txn.start("delete_partition")

@@ -14,9 +14,10 @@ back and raises :class:`WriteConflictError`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hudi_core.config.concurrency import ConcurrencyOptions, ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
@@ -34,13 +35,15 @@ from hudi_core.write.handles.context import WriteStatus
 if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable
 
-__all__ = ["WriteTransaction", "check_concurrency_options", "rollback_failed_writes_for", "table_lock",
-           "writer_guard"]  # fmt: skip
+__all__ = ["WriteTransaction", "check_concurrency_options", "retrying", "rollback_failed_writes_for", "table_lock",
+           "writer_guard", "writing"]  # fmt: skip
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
-def _settings(config: HoodieConfig | Mapping[str, Any] | None) -> ConcurrencySettings:
-    cfg = config if isinstance(config, HoodieConfig) else HoodieConfig(dict(config or {}))
-    return ConcurrencySettings.of(cfg)
+def _config(table: HudiTable, config: HoodieConfig | Mapping[str, Any] | None) -> HoodieConfig:
+    return config if isinstance(config, HoodieConfig) else table.write_config(dict(config or {}))
 
 
 def check_concurrency_options(config: HoodieConfig) -> None:
@@ -58,7 +61,7 @@ def writer_guard(
 ) -> Iterator[WriterLease | None]:
     """Single-writer mode: hold the table's lease for the block (re-entrant in a process;
     ``adopt``: carry on the lease whose epoch file another process of this write took)."""
-    s = _settings(config if config is not None else table.write_config())
+    s = ConcurrencySettings.of(_config(table, config))
     if s.occ:
         yield None
         return
@@ -68,6 +71,30 @@ def writer_guard(
         yield lease
 
 
+@contextmanager
+def writing(table: HudiTable, config: HoodieConfig | Mapping[str, Any] | None = None) -> Iterator[None]:
+    """A write and its services: :func:`writer_guard`, and while the single-writer lease is held
+    (nobody else moves the timeline) one load of the timeline shared by all of it."""
+    with writer_guard(table, config) as lease:
+        if lease is None:  # optimistic concurrency control: other writers move the timeline
+            yield
+            return
+        with table.pinned_timeline():
+            yield
+
+
+def retrying(write: Callable[[], T], config: HoodieConfig) -> T:
+    """Run ``write``, again after a lost conflict (``hoodie.write.num.retries.on.conflict.failures``):
+    the loser was rolled back, so each attempt starts from the table as it is then."""
+    retries = ConcurrencySettings.of(config).retries_on_conflict
+    for attempt in range(retries):
+        try:
+            return write()
+        except WriteConflictError as e:
+            log.info("write conflict (attempt %d of %d), retrying: %s", attempt + 1, retries + 1, e)
+    return write()
+
+
 def rollback_failed_writes_for(
     table: HudiTable, config: HoodieConfig | Mapping[str, Any] | None = None
 ) -> list[Any]:
@@ -75,7 +102,7 @@ def rollback_failed_writes_for(
     or those whose heartbeat expired (LAZY, under the table lock)."""
     from hudi_core.write.rollback import rollback_failed_writes
 
-    cfg = config if isinstance(config, HoodieConfig) else table.write_config(dict(config or {}))
+    cfg = _config(table, config)
     s = ConcurrencySettings.of(cfg)
     if not s.lazy:
         return rollback_failed_writes(table)
@@ -163,7 +190,7 @@ class WriteTransaction:
                 if self.settings.occ:
                     self._check_conflicts(statuses, replaced)
                 else:
-                    check_lease_held(self.table)
+                    check_lease_held(self.table.meta_path)
                 return commit(
                     self.table, instant, statuses, operation=operation, schema=schema, replaced=replaced,
                     extra_metadata=extra_metadata, reconcile=reconcile,
@@ -177,13 +204,13 @@ class WriteTransaction:
     def _check_conflicts(
         self, statuses: list[WriteStatus], replaced: Mapping[str, Sequence[str]] | None
     ) -> None:
-        from hudi_core.config.write import IndexOptions
+        from hudi_core.write.index import BucketIndex, index_for
 
-        index = str(self.config.get_str(IndexOptions.TYPE) or "SIMPLE").upper()
+        index = index_for(self.config, self.table.config.record_key_fields)
         started = self.started or TimelineSnapshot(frozenset(), frozenset())
         check_conflicts(
             self.table, self.table.timeline, self.instant, started, [s.stat for s in statuses], replaced,
-            bucket_index=index == "BUCKET", global_keys=index.startswith("GLOBAL"),
+            bucket_index=isinstance(index, BucketIndex), global_keys=index.is_global,
         )  # fmt: skip
 
     def abort(self) -> None:
