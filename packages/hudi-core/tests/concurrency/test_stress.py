@@ -2,14 +2,15 @@
 
 Optimistic concurrency control: 4 writer processes x 25 commits, keys disjoint or overlapping
 (one shared space of 60 keys, updates and inserts of the newest keys racing), SIMPLE and BUCKET
-index, on local disk; on the moto S3 server 4 x 8 (4 x 25 there takes minutes on two cores) with
-2 s heartbeats (S3's whole-second Last-Modified makes shorter ones unreliable, see
+index, on local disk; on the moto S3 server 4 x 25 with overlapping keys and 4 x 8 with disjoint
+ones, with 2 s heartbeats (S3's whole-second Last-Modified makes shorter ones unreliable, see
 ``test_heartbeat_clock.py``).
 In each run a fifth writer is SIGKILLed while a commit of 100,000 rows is inflight; the
 others roll it back once its heartbeat expired. Single-writer mode (the default): 2 processes x
 20 commits of 100 rows, disjoint keys, as in the issue; the second writer must be refused; and a
 lease holder killed mid-commit is taken over. A writer stalled (SIGSTOP) past its heartbeat and
-resumed after the others rolled it back must leave nothing either (strict xfail: it does not yet).
+resumed after the others rolled it back must leave nothing either: it deletes what it wrote
+since and raises WriteConflictError.
 
 Each writer (``stress_writer.py``) logs every attempt: its rows' keys and ``ts``, the instants
 it created, and whether ``upsert`` returned or raised. When every process ended (and one more
@@ -385,13 +386,14 @@ def test_occ_writers_on_local_disk(tmp_path: Path, mode: str, index: str) -> Non
 @pytest.mark.s3
 @pytest.mark.parametrize(("mode", "index"), [("overlapping", "SIMPLE"), ("disjoint", "BUCKET")])
 def test_occ_writers_on_s3(s3_bucket: S3Bucket, tmp_path: Path, mode: str, index: str) -> None:
-    """4 writers x 8 commits of 8 rows on the moto S3 server, plus a writer killed mid-commit."""
+    """4 writers x 25 commits (overlapping keys, the issue's run) or x 8 (disjoint) of 8 rows on the
+    moto S3 server, plus a writer killed mid-commit."""
     # S3 reports Last-Modified in whole seconds, so a heartbeat looks up to 1 s older than it is:
     # at 500 ms x 2 misses other writers roll back live instants (test_heartbeat_clock.py)
     options = {**OCC, "hoodie.client.heartbeat.interval_in_ms": "2000", **INDEX[index], **s3_bucket.options}
     env = {**os.environ, **s3_bucket.server.env()}
     run = Run(f"{s3_bucket.uri}/table", options, tmp_path, env=env)
-    figures, problems = run_occ(run, writers=4, commits=8, rows=8, mode=mode)
+    figures, problems = run_occ(run, writers=4, commits=25 if mode == "overlapping" else 8, rows=8, mode=mode)
     _check(f"occ s3 {mode} {index}", figures, problems, tmp_path)
     assert figures["succeeded"] >= 4 + 1
 
@@ -437,14 +439,6 @@ def test_single_writer_mode_takes_over_from_a_killed_writer(tmp_path: Path) -> N
     assert figures["killed_writer"]["rolled_back_before_final_upsert"], "the writers after it took over"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue #20 stress finding: a writer stalled past its heartbeat expiry is rolled back by the "
-    "others, then resumes and writes on (base files of new file groups, log blocks after the rollback "
-    "block); its write raises (a raw FileNotFoundError or WriteConflictError) but nothing removes those "
-    "files, and once archival moves the timeline start past its instant every reader (ours, hudi-rs) "
-    "counts them as committed",
-)
 def test_occ_a_writer_stalled_past_its_heartbeat_leaves_nothing_when_it_resumes(tmp_path: Path) -> None:
     """SIGSTOP a writer while its 100,000-row commit is inflight; another writer rolls it back
     (heartbeat expired) and commits until archival passes the stalled instant; SIGCONT: the

@@ -325,3 +325,55 @@ def _keys(table: HudiTable, file_slice: Any) -> set[str]:
             if block.is_data:
                 out |= set(block.records().column("id").to_pylist())
     return out
+
+
+@pytest.mark.parametrize(("mode", "fails_in"), [("occ", "commit"), ("occ", "handle"), ("single", "commit")])
+def test_a_write_rolled_back_by_another_while_it_stalled_deletes_what_it_wrote_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, fails_in: str
+) -> None:
+    """Another writer took this one for dead and rolled its instant back while its handles ran
+    (as after a stall past the heartbeat or lease expiry). The handles then finish, writing base
+    and log files of an instant no longer on the timeline: the write deletes them, with its
+    markers, and raises WriteConflictError; the table is as before, also once the instant is
+    older than the timeline's start."""
+    from hudi_core.log.reader import first_block_instant
+    from hudi_core.write import client as client_mod
+    from hudi_core.write.rollback import rollback_instant
+
+    opts = OCC if mode == "occ" else {"hoodie.compact.inline": "false"}
+    table = _table(tmp_path)
+    before = _snapshot(table)
+    real = client_mod._write_task
+    once, seen = threading.Lock(), {}
+
+    def task(args: Any) -> Any:
+        ctx = args[0]
+        first = once.acquire(blocking=False)
+        if first:  # the first task finds its instant rolled back under it
+            seen["instant"] = ctx.instant
+            rollback_instant(HudiTable.open(table.base_uri), ctx.instant)
+        out = real(args)
+        if first and fails_in == "handle":
+            raise FileNotFoundError("a file of the rolled-back instant vanished under the handle")
+        return out
+
+    monkeypatch.setattr(client_mod, "_write_task", task)
+    rows = _rows(["a", "b", "new1", "new2"], 2, "stalled")  # updates (a log file) and inserts (a base file)
+    with pytest.raises(WriteConflictError, match="rolled back by another writer"):
+        HudiTable.open(table.base_uri).upsert(
+            rows, options={**opts, "hoodie.write.num.retries.on.conflict.failures": "0"}
+        )
+    instant = seen["instant"]
+    assert _snapshot(table) == before
+    data_files = [p for p in (tmp_path / "t" / "x").iterdir() if not p.name.startswith(".")]
+    assert not [p.name for p in data_files if p.suffix == ".parquet" and instant in p.name]
+    assert not [
+        p.name
+        for p in data_files
+        if ".log." in p.name and first_block_instant(table.storage, str(p)) == instant
+    ]
+    assert not (tmp_path / "t" / ".hoodie" / ".temp" / instant).exists()
+    assert not (tmp_path / "t" / ".hoodie" / ".heartbeat" / instant).exists()
+    assert _pending(table) == []
+    HudiTable.open(table.base_uri).upsert(_rows(["c"], 3, "after"), options=opts)  # the table goes on
+    assert _snapshot(table)["c"][0] == "after"

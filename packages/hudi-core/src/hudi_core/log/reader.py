@@ -10,10 +10,10 @@ import pyarrow as pa
 
 from hudi_core.errors import CorruptedLogBlockError
 from hudi_core.log.blocks import decode_avro_data_block, decode_delete_block, decode_parquet_data_block
-from hudi_core.log.format import BlockType, FramedBlock, HeaderKey, scan_blocks
+from hudi_core.log.format import MAGIC, BlockType, FramedBlock, HeaderKey, decode_header, scan_blocks
 from hudi_core.storage.base import Storage
 
-__all__ = ["LogBlock", "read_log_bytes", "read_log_file"]
+__all__ = ["LogBlock", "first_block_instant", "read_log_bytes", "read_log_file"]
 
 log = logging.getLogger(__name__)
 
@@ -120,3 +120,25 @@ def read_log_file(storage: Storage, path: str) -> list[LogBlock]:
     sizes past EOF, trailer mismatch, a truncated last block) come back as CORRUPT blocks with
     a logged warning; reading continues after them."""
     return read_log_bytes(storage.read_bytes(path), path)
+
+
+def first_block_instant(storage: Storage, path: str) -> str | None:
+    """The INSTANT_TIME header of the file's first block, read from the file's head only (None:
+    no readable header there)."""
+    size = storage.size(path)
+    length = 64 * 1024
+    while True:
+        head = storage.read_range(path, 0, min(length, size))
+        if (
+            head[: len(MAGIC)] != MAGIC
+            or len(head) < len(MAGIC) + 16
+            or head[len(MAGIC) + 8 : len(MAGIC) + 12] == bytes(4)
+        ):
+            return None  # not a log file, or format version 0 (no header)
+        try:  # magic, int64 block size, int32 format version, int32 block type, then the header
+            header, _ = decode_header(head, len(MAGIC) + 16)
+            return header.get(HeaderKey.INSTANT_TIME)
+        except CorruptedLogBlockError:
+            if length >= size:
+                return None
+            length *= 8  # a header holding a large schema: read further

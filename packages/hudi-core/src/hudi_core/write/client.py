@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
-from hudi_core.errors import ConfigError, SchemaMismatchError
+from hudi_core.errors import ConfigError, SchemaMismatchError, WriteConflictError
 from hudi_core.keygen import key_generator_for
 from hudi_core.schema.avro_schema import arrow_to_avro
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -378,8 +378,9 @@ class WriteClient:
                     )
                 writer.add(self._prepare(chunk, op, schema))
             statuses = writer.finish()
-        except BaseException:
-            txn.abort()
+        except BaseException as e:
+            if txn.abort() and isinstance(e, Exception) and not isinstance(e, WriteConflictError):
+                raise WriteConflictError(txn.rolled_back_message()) from e
             raise
         txn.commit(inflight, statuses, operation=op, schema=avro)
         run_post_commit_services(table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT)

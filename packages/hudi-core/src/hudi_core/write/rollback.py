@@ -18,6 +18,7 @@ from hudi_core.errors import TimelineError
 from hudi_core.lock.heartbeat import heartbeat_path
 from hudi_core.log.blocks import ROLLBACK_COMMAND, encode_command_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
+from hudi_core.log.reader import first_block_instant
 from hudi_core.log.writer import LogWriter
 from hudi_core.table.file_names import UNKNOWN_WRITE_TOKEN, BaseFileName, LogFileName
 from hudi_core.timeline.avro_files import deserialize, serialize
@@ -28,7 +29,7 @@ from hudi_core.write.markers import MarkerFiles
 if TYPE_CHECKING:
     from hudi_core.table.hudi_table import HudiTable
 
-__all__ = ["RollbackResult", "rollback_failed_writes", "rollback_instant"]
+__all__ = ["RollbackResult", "discard_rolled_back_write", "rollback_failed_writes", "rollback_instant"]
 
 _WRITE_ACTIONS = (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT)
 
@@ -292,3 +293,32 @@ def _execute(table: HudiTable, r: str, inst: Instant, reqs: list[_Request], star
     tl = table.timeline
     tl.complete(Instant(r, Action.ROLLBACK, State.INFLIGHT), serialize("HoodieRollbackMetadata", meta))
     return result
+
+
+def discard_rolled_back_write(table: HudiTable, instant_time: str) -> list[str]:
+    """Delete what a write of ``instant_time`` left behind after another writer rolled it back.
+
+    A writer stalled past its heartbeat (or its lease) is rolled back by the others; when it
+    resumes, the handles it had running finish and write files of an instant that is no longer
+    on the timeline, and once archival passes that instant every reader would take them for
+    committed. So the writer deletes them itself before it raises: base files named with its
+    instant, and log files whose first block is its instant's (a log file is never shared: every
+    append on storage without append support creates a new version, and appends go only to the
+    file the same handle created). Then its markers and heartbeat. Returns the deleted files.
+    """
+    from hudi_core.fs_view import list_partitions
+
+    storage, deleted = table.storage, []
+    for part in list_partitions(storage, table.base_uri, partitioned=table.config.is_partitioned):
+        for info in storage.list(_partition_uri(table, part)):
+            base = BaseFileName.parse(info.name)
+            ours = (
+                base.instant_time == instant_time
+                if base is not None
+                else LogFileName.parse(info.name) is not None and first_block_instant(storage, info.path) == instant_time
+            )  # fmt: skip
+            if ours and storage.delete(info.path):
+                deleted.append(info.path)
+    MarkerFiles(storage, table.meta_path, instant_time).delete_all()
+    storage.delete(heartbeat_path(table.meta_path, instant_time))
+    return deleted

@@ -27,7 +27,7 @@ from hudi_core.lock.lease import WriterLease, check_lease_held, hold_lease
 from hudi_core.lock.providers import LockProvider, table_lock
 from hudi_core.timeline.avro_files import serialize
 from hudi_core.timeline.commit_metadata import CommitMetadata
-from hudi_core.timeline.instant import Action, Instant
+from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.write.commit import action_for, commit, remove_stale_metadata_table
 from hudi_core.write.conflicts import TimelineSnapshot, check_conflicts
 from hudi_core.write.handles.context import WriteStatus
@@ -127,10 +127,17 @@ class WriteTransaction:
     def __enter__(self) -> WriteTransaction:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         # a write that raised leaves its instant pending: its heartbeat stops so that the next
         # writer (LAZY: at once, as a missing heartbeat counts as expired) rolls it back
         self._stop_heartbeat()
+        if (
+            isinstance(exc, Exception)
+            and not isinstance(exc, WriteConflictError)
+            and self._rolled_back_elsewhere()
+        ):
+            self._discard()
+            raise WriteConflictError(self.rolled_back_message()) from exc
 
     @property
     def instant(self) -> str:
@@ -187,6 +194,8 @@ class WriteTransaction:
         statuses = list(statuses)
         try:
             with self.lock():
+                if self._rolled_back_elsewhere():
+                    raise WriteConflictError(self.rolled_back_message())
                 if self.settings.occ:
                     self._check_conflicts(statuses, replaced)
                 else:
@@ -213,19 +222,51 @@ class WriteTransaction:
             bucket_index=isinstance(index, BucketIndex), global_keys=index.is_global,
         )  # fmt: skip
 
-    def abort(self) -> None:
-        """Roll the instant back (under the table lock), so the table is as before the write."""
+    def abort(self) -> bool:
+        """Roll the instant back (under the table lock), so the table is as before the write.
+        True when another writer had rolled it back already (what this one wrote since is
+        deleted: :meth:`_discard`)."""
         from hudi_core.write.rollback import rollback_instant
 
         if self.requested is None:
-            return
+            return False
         try:
             with self.lock():
-                pending = self.table.timeline.find(self.instant)
-                if pending is not None and not pending.is_completed:
-                    rollback_instant(self.table, self.instant)
+                if self._rolled_back_elsewhere():
+                    gone = True
+                else:
+                    gone = False
+                    pending = self.table.timeline.find(self.instant)
+                    if pending is not None and not pending.is_completed:
+                        rollback_instant(self.table, self.instant)
         finally:
             self._stop_heartbeat()
+        if gone:
+            self._discard()
+        return gone
+
+    def _rolled_back_elsewhere(self) -> bool:
+        """Our instant is gone from the timeline: another writer took us for dead (heartbeat or
+        lease expired while this process stalled) and rolled it back. Asked of storage, not of a
+        loaded (or pinned) timeline."""
+        if self.requested is None:
+            return False
+        tl = self.table.timeline
+        return not any(tl.storage.exists(tl.path_of(self.requested.with_state(s))) for s in State)
+
+    def rolled_back_message(self) -> str:
+        return (
+            f"instant {self.instant} of {self.table.base_uri} was rolled back by another writer that took this "
+            "one for dead (it stalled past hoodie.client.heartbeat.interval_in_ms x "
+            "hoodie.client.heartbeat.tolerable.misses); nothing of it was kept: write again"
+        )
+
+    def _discard(self) -> None:
+        from hudi_core.write.rollback import discard_rolled_back_write
+
+        self._stop_heartbeat()
+        deleted = discard_rolled_back_write(self.table, self.instant)
+        log.warning("%s; deleted the %d files it wrote after that", self.rolled_back_message(), len(deleted))
 
     def _stop_heartbeat(self) -> None:
         if self._heartbeat is not None:
