@@ -145,7 +145,7 @@ def trips_table(rows: int, batch_rows: int) -> pa.Table:
 
 def insert_once(base_uri: str, setup: Setup, data: pa.Table, options: dict[str, str]) -> float:
     """Seconds for ``HudiTable.insert(data)`` into a fresh table at ``base_uri``."""
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core import HudiTable
 
     table = HudiTable.create(
         base_uri, name="trips", table_type="COPY_ON_WRITE", record_key_fields="uuid",

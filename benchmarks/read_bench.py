@@ -89,7 +89,7 @@ def make_large_table(rows: int, table_type: str, where: Path, *, upserts: int = 
     ``rows`` trips inserted, then ``upserts`` upsert commits of ``rows // 10`` random existing
     keys each (for MOR these land in log files). Reused when ``where`` already holds it."""
     import numpy as np
-    from hudi_core.write.client import WriteClient
+    from hudi_core.client.write_client import WriteClient
 
     path = str(where / f"trips_{table_type.lower()}_{rows}_u{upserts}")
     if HudiTable.exists(path):

@@ -96,8 +96,8 @@ def median_phases(runs: list[tuple[float, list[float]]]) -> tuple[float, list[fl
 def run_local(root: str, first: list[str], upserts: list[list[str]], warm: tuple[list[str], list[list[str]]],
               repeat: int = 1) -> tuple[float, list[float]]:  # fmt: skip
     import pyarrow.parquet as pq
-    from hudi_core.table import HudiTable
-    from hudi_core.write.client import WriteClient
+    from hudi_core import HudiTable
+    from hudi_core.client.write_client import WriteClient
 
     def once(path: str, first: list[str], upserts: list[list[str]]) -> tuple[float, list[float]]:
         HudiTable.create(path, name="bench", table_type="MERGE_ON_READ", record_key_fields="uuid",

@@ -28,8 +28,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from hudi_core import HudiTable
 from hudi_core.schema.avro_schema import arrow_to_avro
-from hudi_core.table.hudi_table import HudiTable
 
 CITIES = ["san_francisco", "sao_paulo", "chennai", "new_york", "berlin"]
 

@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     import hudi_spark
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
     from hudi_spark.compaction import AsyncCompactor
     from hudi_spark.streamer import FileSource, Streamer
 

@@ -25,13 +25,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hudi_core import HudiTable
 from hudi_core.executor import SimpleExecutor
 from hudi_core.log.format import HeaderKey
 from hudi_core.log.reader import read_log_file
 from hudi_core.plugins.hookspecs import hookimpl
 from hudi_core.plugins.manager import PluginManager, get_plugin_manager, reset_plugin_manager
 from hudi_core.table.file_names import BaseFileName, LogFileName
-from hudi_core.table.hudi_table import HudiTable
 
 pytest.importorskip("hudi_executors")
 

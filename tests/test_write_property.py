@@ -7,7 +7,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from hudi_core.table.hudi_table import HudiTable
+from hudi_core import HudiTable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -11,7 +11,7 @@ import pytest
 
 hudi = pytest.importorskip("hudi")
 
-from hudi_core.table.hudi_table import HudiTable  # noqa: E402
+from hudi_core import HudiTable  # noqa: E402
 
 COLS = ["id", "p", "ts", "v"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from hudi_core import HudiTable
 from hudi_core.archival import archived_instants
-from hudi_core.table import HudiTable
 from workloads import differences
 
 pytestmark = pytest.mark.interop

@@ -40,11 +40,11 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from hudi_core import HudiTable
 from hudi_core.archival.timeline import archived_instants
 from hudi_core.errors import WriteConflictError
 from hudi_core.lock.providers import FileSystemLockProvider
 from hudi_core.plugins import PluginManager, hookimpl, reset_plugin_manager
-from hudi_core.table import HudiTable
 from hudi_core.write.transaction import WriteTransaction
 from oracle import OracleError
 from workloads import differences

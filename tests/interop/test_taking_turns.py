@@ -21,7 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hudi_core.table import HudiTable
+from hudi_core import HudiTable
 from workloads import differences
 
 pytestmark = pytest.mark.interop

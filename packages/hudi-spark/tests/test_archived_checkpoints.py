@@ -8,9 +8,9 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from hudi_core import HudiTable
 from hudi_core.archival import archived_instants
 from hudi_core.config.property import HoodieConfig
-from hudi_core.table import HudiTable
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from hudi_core import HudiTable
 from hudi_core.compaction.runner import pending_compactions
 from hudi_core.compaction.scheduler import schedule_compaction
-from hudi_core.table import HudiTable
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 

@@ -29,7 +29,7 @@ def _same(spark_table: pa.Table, core_table: pa.Table) -> None:
 
 @pytest.mark.parametrize("entry", V6, ids=[f"{t['category']}/{t['name']}" for t in V6])
 def test_snapshot_equals_core_reader(spark: Any, compat_root: Path, entry: dict[str, Any]) -> None:
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
 
     path = str(compat_root / entry["table_path"])
     core = HudiTable.open(path).read()
@@ -39,7 +39,7 @@ def test_snapshot_equals_core_reader(spark: Any, compat_root: Path, entry: dict[
 
 
 def test_query_types_time_travel_and_pruning(spark: Any, compat_root: Path) -> None:
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
 
     entry = next(t for t in V6 if t["category"] == "trips_mor_avro")
     path = str(compat_root / entry["table_path"])
@@ -93,7 +93,7 @@ def _incremental(spark: Any, path: str, begin: str, end: str | None = None) -> A
 
 
 def test_incremental_from_000_and_ranges_without_commits(spark: Any, compat_root: Path) -> None:
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
 
     path = str(compat_root / COW)
     every = _incremental(spark, path, "000").toArrow()
@@ -124,7 +124,7 @@ def test_bad_query_type_names_the_value(spark: Any, compat_root: Path) -> None:
 def test_reads_across_a_pending_compaction(spark: Any, tmp_path: Path) -> None:
     """Under a pending compaction the latest slice has no base file yet: Spark's reader merges
     it with the slice before (base + logs of both), as core's reader does."""
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
 
     path = str(tmp_path / "t")
     opts = {"hoodie.parquet.small.file.limit": "0", "hoodie.compact.inline": "false"}

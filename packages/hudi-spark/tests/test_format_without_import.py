@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hudi_core.table import HudiTable
+from hudi_core import HudiTable
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 

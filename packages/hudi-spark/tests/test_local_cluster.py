@@ -19,7 +19,7 @@ SCRIPT = textwrap.dedent(
     import json, os, sys
     import pyarrow as pa
     import hudi_spark
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
 
     path = sys.argv[1]
     spark = hudi_spark.spark_session("local-cluster[2,1,1024]", conf={"spark.local.dir": sys.argv[2]})

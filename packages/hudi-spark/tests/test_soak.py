@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hudi_core.table import HudiTable
+from hudi_core import HudiTable
 
 pytestmark = [pytest.mark.spark, pytest.mark.soak, pytest.mark.xdist_group("spark")]
 

@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
+from hudi_core import HudiTable
 from hudi_core.errors import ConfigError
-from hudi_core.table import HudiTable
 from hudi_core.timeline.commit_metadata import CommitMetadata
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]

@@ -8,7 +8,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hudi_core.table import HudiTable
+from hudi_core import HudiTable
 from hudi_core.timeline.commit_metadata import CommitMetadata
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]

@@ -8,9 +8,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from hudi_core.table import HudiTable
+from hudi_core import HudiTable
+from hudi_core.client.write_client import WriteClient
 from hudi_core.timeline.commit_metadata import CommitMetadata
-from hudi_core.write.client import WriteClient
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 

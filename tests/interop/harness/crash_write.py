@@ -10,7 +10,7 @@ import sys
 
 import hudi_core.write.transaction as transaction_module
 import pyarrow.parquet as pq
-from hudi_core.table import HudiTable
+from hudi_core import HudiTable
 
 
 def _die(*_args: object, **_kwargs: object) -> None:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from hudi_core import HudiTable
 from hudi_core.errors import HudiError
-from hudi_core.table import HudiTable
 from oracle import HudiOracle, OracleError
 from workloads import SCHEMA, Step, Workload, differences, model_snapshot
 

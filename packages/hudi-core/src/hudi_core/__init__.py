@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from hudi_core.builtin_plugins import BUILTIN_PLUGINS
 from hudi_core.errors import (
     CommitConflictError,
     ConfigError,
@@ -18,8 +19,11 @@ from hudi_core.errors import (
     UnsafePathError,
     UnsupportedTableVersionError,
 )
+from hudi_core.hudi_table import HudiTable
 from hudi_core.plugins.hookspecs import hookimpl
-from hudi_core.table.hudi_table import HudiTable
+from hudi_core.plugins.manager import add_builtin_plugins
+
+add_builtin_plugins(BUILTIN_PLUGINS)
 
 __all__ = [
     "CommitConflictError",

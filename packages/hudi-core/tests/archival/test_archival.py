@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from hudi_core import HudiTable
 from hudi_core.archival import archive, archived_instants
 from hudi_core.errors import ConfigError
-from hudi_core.table import HudiTable
 
 SMALL = {"hoodie.keep.min.commits": "4", "hoodie.keep.max.commits": "6", "hoodie.cleaner.commits.retained": "3",
          "hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "3"}  # fmt: skip

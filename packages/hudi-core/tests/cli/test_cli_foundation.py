@@ -63,7 +63,7 @@ def test_a_storage_refusal_is_a_one_line_error_and_a_bug_is_not_hidden(
 ) -> None:
     """What s3fs raises for a wrong secret (PermissionError: Forbidden) reads as the storage's
     refusal, in one line; an error of our own code keeps its traceback."""
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
 
     base = str(tmp_path / "t")
     assert main(["create", base, "--name", "t", "--record-key", "id"]) == 0

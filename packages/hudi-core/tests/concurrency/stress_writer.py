@@ -111,8 +111,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json-args", required=True)
     args: dict[str, Any] = json.loads(parser.parse_args(argv).json_args)
+    from hudi_core import HudiTable
     from hudi_core.errors import CommitConflictError, HudiError
-    from hudi_core.table import HudiTable
 
     base, options, writer = args["base"], dict(args["options"]), args["writer"]
     commits, mode, rows = int(args["commits"]), args["mode"], int(args["rows"])

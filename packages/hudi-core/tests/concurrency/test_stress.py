@@ -41,8 +41,8 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from hudi_core import HudiTable
 from hudi_core.archival.timeline import read_archived_timeline
-from hudi_core.table import HudiTable
 from hudi_core.testing.s3 import S3Bucket
 from hudi_core.timeline.avro_files import deserialize
 

@@ -180,7 +180,7 @@ def test_rows_of_null_and_slashed_partition_values_are_found(tmp_path: Path, hiv
     not URL-encoded nests a folder: Hudi finds both by their partition metadata, so reads and
     later updates must too (no row vanishes, no key gets a second file group)."""
     import pyarrow as pa
-    from hudi_core.write.client import WriteClient
+    from hudi_core.client.write_client import WriteClient
 
     table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
                              partition_fields="city", ordering_field="ts",

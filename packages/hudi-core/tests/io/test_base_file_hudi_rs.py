@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from hudi_core import HudiTable
 from hudi_core.io import add_meta_columns, write_base_file
 from hudi_core.keygen import key_generator_for
 from hudi_core.schema.avro_schema import add_meta_fields, arrow_to_avro
 from hudi_core.table.file_names import BaseFileName, new_file_id
-from hudi_core.table.hudi_table import HudiTable
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 
 hudi = pytest.importorskip("hudi")

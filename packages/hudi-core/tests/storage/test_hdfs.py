@@ -12,11 +12,11 @@ from typing import Any, NoReturn
 import hudi_core.write.transaction as transaction_mod
 import pyarrow as pa
 import pytest
+from hudi_core import HudiTable
 from hudi_core.log.format import BlockType
 from hudi_core.log.reader import read_log_file
 from hudi_core.plugins.manager import PluginManager
 from hudi_core.storage import HdfsStorage, storage_for
-from hudi_core.table import HudiTable
 from hudi_core.testing.storage import StorageCase, StorageConformance
 
 # hdfs-native retries a lost NameNode for minutes inside one call, where no Python code runs (no

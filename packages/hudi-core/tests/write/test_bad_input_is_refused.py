@@ -10,9 +10,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
+from hudi_core.client.write_client import WriteClient
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError, CorruptedLogBlockError, UnknownComponentError, UnsafePathError
-from hudi_core.write.client import WriteClient
 
 NO_COMPACTION = {"hoodie.compact.inline": "false"}
 

@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from hudi_core import HudiTable
-from hudi_core.write.client import WriteClient
+from hudi_core.client.write_client import WriteClient
 
 
 class _SerialEngine:

@@ -336,8 +336,8 @@ def test_a_write_rolled_back_by_another_while_it_stalled_deletes_what_it_wrote_s
     and log files of an instant no longer on the timeline: the write deletes them, with its
     markers, and raises WriteConflictError; the table is as before, also once the instant is
     older than the timeline's start."""
+    from hudi_core.client import write_client as client_mod
     from hudi_core.log.reader import first_block_instant
-    from hudi_core.write import client as client_mod
     from hudi_core.write.rollback import rollback_instant
 
     opts = OCC if mode == "occ" else {"hoodie.compact.inline": "false"}

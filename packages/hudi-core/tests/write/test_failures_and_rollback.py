@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import hudi_core.write.client as client_mod
+import hudi_core.client.write_client as client_mod
 import hudi_core.write.handles.parquet_out as base_file_mod
 import hudi_core.write.transaction as transaction_mod
 import pyarrow as pa
 import pytest
+from hudi_core import HudiTable
 from hudi_core.errors import TimelineError
 from hudi_core.log.format import BlockType
 from hudi_core.log.reader import read_log_file
-from hudi_core.table.hudi_table import HudiTable
 from hudi_core.timeline.avro_files import deserialize
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from hudi_core.table import HudiTable
+from hudi_core import HudiTable
 
 BATCHES = [
     [("A", 5, 1.0, "a"), ("B", 5, None, "a"), ("C", 5, 1.0, "a"), ("D", 5, 1.0, None)],

@@ -8,10 +8,10 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from hudi_core import HudiTable
+from hudi_core.client.write_client import WriteClient
 from hudi_core.log.reader import read_log_file
 from hudi_core.table.file_names import LogFileName
-from hudi_core.table.hudi_table import HudiTable
-from hudi_core.write.client import WriteClient
 from hudi_core.write.handles import TaskAttempt, write_bucket
 
 

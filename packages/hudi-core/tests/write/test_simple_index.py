@@ -8,8 +8,8 @@ from pathlib import Path
 import hudi_core.write.index.simple as simple
 import pyarrow as pa
 import pytest
+from hudi_core import HudiTable
 from hudi_core.fs_view import FileSystemView
-from hudi_core.table.hudi_table import HudiTable
 from hudi_core.write.index.simple import existing_key_locations, join_locations
 from hudi_core.write.records import FILE_ID, PARTITION_PATH, RECORD_KEY
 

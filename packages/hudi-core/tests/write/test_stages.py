@@ -8,10 +8,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hudi_core import HudiTable
 from hudi_core.cli.main import main as cli_main
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError, InvalidRecordKeyError, SchemaMismatchError, UnsafePathError
-from hudi_core.table.hudi_table import HudiTable
 from hudi_core.write.bucket_assigner import SmallFile, WorkloadProfile, assign
 from hudi_core.write.dedupe import deduplicate
 from hudi_core.write.index.bucket import BucketIndex, bucket_file_id, java_string_hashes

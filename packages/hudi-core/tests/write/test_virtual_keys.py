@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hudi_core.table.hudi_table import HudiTable
+from hudi_core import HudiTable
 
 
 def _rows(t: HudiTable) -> list[tuple[object, ...]]:

@@ -11,7 +11,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.timeline.commit_metadata import CommitMetadata
 
 if TYPE_CHECKING:
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
     from hudi_core.timeline.instant import Instant
     from hudi_core.write.transaction import WriteTransaction
 

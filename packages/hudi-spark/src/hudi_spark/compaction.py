@@ -48,9 +48,9 @@ class AsyncCompactor:
         """Start a compaction when none is running: a pending one first (a plan whose run failed
         or whose process died, as Hudi's async compaction service retries them), else a new
         one when the trigger fires. Returns the instant started."""
+        from hudi_core import HudiTable
         from hudi_core.compaction.runner import pending_compactions
         from hudi_core.compaction.scheduler import schedule_compaction
-        from hudi_core.table import HudiTable
 
         with self._lock:
             if self._running is not None and not self._running.done():
@@ -69,8 +69,8 @@ class AsyncCompactor:
             return instant
 
     def _run(self, instant: str) -> str:
+        from hudi_core import HudiTable
         from hudi_core.compaction.runner import run_compaction
-        from hudi_core.table import HudiTable
 
         try:
             run_compaction(

@@ -24,7 +24,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStrea
 from hudi_spark.options import ReadOptions
 
 if TYPE_CHECKING:
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
     from pyspark.sql import SparkSession
     from pyspark.sql.types import StructType
 
@@ -79,7 +79,7 @@ class ReadSpec:
         return cls(base, qtype, as_of, start, end, columns, dict(conf.items()))
 
     def open_table(self) -> HudiTable:
-        from hudi_core.table import HudiTable
+        from hudi_core import HudiTable
 
         return HudiTable.open(self.base_uri, options=self.options)
 

@@ -60,9 +60,9 @@ class HudiArrowWriter(DataSourceArrowWriter):
 
     def _start(self, table: Any, base: str, opts: dict[str, str], op: str, arrow: pa.Schema) -> None:
         """Check the write against the table (as ``hudi_spark.write`` does), then start the instant."""
+        from hudi_core.client.write_client import check_option_conflicts, check_write_options
         from hudi_core.config.write import IndexOptions, WriteOptions
         from hudi_core.write.bucket_assigner import WorkloadProfile
-        from hudi_core.write.client import check_option_conflicts, check_write_options
         from hudi_core.write.records import evolve_schema
 
         from hudi_spark.commit import SparkCommit
@@ -137,8 +137,8 @@ class HudiArrowWriter(DataSourceArrowWriter):
         return _Written(pickle.dumps(statuses))
 
     def _job(self) -> Any:
+        from hudi_core import HudiTable
         from hudi_core.config.property import HoodieConfig
-        from hudi_core.table import HudiTable
         from hudi_core.timeline.instant import Instant, State
 
         from hudi_spark.commit import SparkCommit

@@ -15,7 +15,7 @@ from hudi_spark import stages
 from hudi_spark.options import SparkOptions
 
 if TYPE_CHECKING:
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
     from pyspark.sql import DataFrame
 
 __all__ = ["MAX_LOOKUP_TASKS", "join_existing", "lookup_in_tasks", "plan_buckets"]
@@ -74,9 +74,9 @@ def plan_buckets(
 ) -> tuple[Any, dict[tuple[int, str], int], Any]:
     """Workload profile from counts (one aggregation, collected), core's bucket plan, and each
     task's insert offset within every partition path."""
+    from hudi_core.client.write_client import recent_commits, small_files
     from hudi_core.fs_view import FileSystemView
     from hudi_core.write.bucket_assigner import WorkloadProfile, assign, average_record_size
-    from hudi_core.write.client import recent_commits, small_files
     from hudi_core.write.records import BASE_INSTANT, DELETE_FLAG, FILE_ID, PARTITION_PATH
     from pyspark.sql import functions as F
 

@@ -229,8 +229,8 @@ _VIEW_CACHE: dict[str, Any] = {}
 def _view(base_uri: str, config: Mapping[str, str], view_key: str | None) -> Any:
     """The table's file-system view, built once per ``view_key`` (a write's instant) in this
     Python worker; without a key, every call lists the table anew."""
+    from hudi_core import HudiTable
     from hudi_core.fs_view import FileSystemView
-    from hudi_core.table import HudiTable
 
     key = (base_uri, view_key)
     if view_key is None or _VIEW_CACHE.get("key") != key:
@@ -414,8 +414,8 @@ def locations_task(
     batches: Iterator[pa.RecordBatch], *, base_uri: str, config: Mapping[str, str], out_schema: pa.Schema
 ) -> Iterator[pa.RecordBatch]:
     """Existing key locations of the table partitions named in the input (one per row)."""
+    from hudi_core import HudiTable
     from hudi_core.fs_view import FileSystemView
-    from hudi_core.table import HudiTable
     from hudi_core.write.index.simple import existing_key_locations
 
     parts = [p for b in batches for p in b.column(0).to_pylist()]

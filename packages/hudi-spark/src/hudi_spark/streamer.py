@@ -61,7 +61,7 @@ class Checkpoint:
 
 def last_checkpoint(base_uri: str, options: Mapping[str, str] | None = None) -> Checkpoint | None:
     """The checkpoint of the newest completed commit that has one (None for a new table)."""
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
 
     opts = dict(options or {})  # storage options (an s3:// table's credentials) included
     if not HudiTable.exists(base_uri, options=opts):

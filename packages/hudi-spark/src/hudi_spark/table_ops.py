@@ -12,7 +12,7 @@ from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
     from pyspark.sql import DataFrame
 
     from hudi_spark.writer import SparkWriteResult
@@ -36,8 +36,8 @@ def _opt(options: Mapping[str, str], *keys: str) -> str | None:
 def open_or_create(base_uri: str, options: Mapping[str, str], schema: pa.Schema) -> tuple[HudiTable, bool]:
     """Open the table, or create it from Hudi Spark's write options on the first write; the
     flag says it was created (a failed first write then forgets it, :func:`forget_new_table`)."""
+    from hudi_core import HudiTable
     from hudi_core.config.resolution import resolve_table_options
-    from hudi_core.table import HudiTable
 
     if HudiTable.exists(base_uri, options=options):
         return HudiTable.open(base_uri, options=options), False
@@ -90,8 +90,8 @@ def forget_new_table(base_uri: str, options: Mapping[str, str]) -> None:
     """Undo the creation of a table whose first write failed: with no commit (and no other
     writer's instant) on its timeline, its ``.hoodie`` folder goes, so a corrected retry starts
     from the options it gives rather than the rejected ones."""
-    from hudi_core.table import HudiTable
-    from hudi_core.table.hudi_table import META_FOLDER
+    from hudi_core import HudiTable
+    from hudi_core.table import META_FOLDER
 
     try:
         table = HudiTable.open(base_uri, options=options)
@@ -107,8 +107,8 @@ def forget_new_table(base_uri: str, options: Mapping[str, str]) -> None:
 def run_table_services(base_uri: str, options: Mapping[str, str], *, action: str) -> None:
     """Hudi's post-commit services after a Spark write: inline compaction after a deltacommit
     (``hoodie.compact.inline``; the compaction runs as a Spark job), then the automatic clean."""
-    from hudi_core.table import HudiTable
-    from hudi_core.write.services import run_post_commit_services
+    from hudi_core import HudiTable
+    from hudi_core.client.services import run_post_commit_services
 
     table = HudiTable.open(base_uri, options=options)
     run_post_commit_services(
@@ -122,9 +122,9 @@ def delete_partitions(df: DataFrame, table: HudiTable, cfg: HoodieConfig) -> Spa
     of the rows of ``df`` (their partition columns through the table's key generator)."""
     import fnmatch
 
+    from hudi_core.client.write_client import WriteClient
     from hudi_core.fs_view import FileSystemView
     from hudi_core.keygen import key_generator_for
-    from hudi_core.write.client import WriteClient
 
     from hudi_spark.writer import SparkWriteResult
 

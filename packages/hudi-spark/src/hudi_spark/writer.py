@@ -32,7 +32,7 @@ from hudi_spark.errors import task_error
 from hudi_spark.options import SparkOptions
 
 if TYPE_CHECKING:
-    from hudi_core.table import HudiTable
+    from hudi_core import HudiTable
     from pyspark.sql import DataFrame
 
 __all__ = ["OPERATIONS", "SparkWriteResult", "write"]
@@ -124,7 +124,7 @@ def _write(
     df: DataFrame, table: HudiTable, op: str, opts: dict[str, str], input_schema: pa.Schema,
     extra_metadata: Mapping[str, str] | None,
 ) -> tuple[SparkWriteResult, str]:  # fmt: skip
-    from hudi_core.write.client import check_option_conflicts, check_write_options
+    from hudi_core.client.write_client import check_option_conflicts, check_write_options
     from hudi_core.write.records import evolve_schema
 
     from hudi_spark.commit import SparkCommit
@@ -295,8 +295,8 @@ def _empty_profile() -> Any:
 
 
 def _avg_record_size(table: HudiTable, cfg: HoodieConfig) -> int:
+    from hudi_core.client.write_client import recent_commits
     from hudi_core.write.bucket_assigner import average_record_size
-    from hudi_core.write.client import recent_commits
 
     return int(average_record_size(recent_commits(table), cfg))
 
@@ -522,8 +522,8 @@ def _tagged_schema(keyed_schema: pa.Schema, cfg: HoodieConfig, key_fields: list[
 
 
 def _replaced(keyed: DataFrame, table: HudiTable, op: str) -> dict[str, list[str]]:
+    from hudi_core.client.write_client import file_groups_of
     from hudi_core.fs_view import FileSystemView
-    from hudi_core.write.client import file_groups_of
     from hudi_core.write.records import PARTITION_PATH
 
     if not table.timeline.completed_commits():

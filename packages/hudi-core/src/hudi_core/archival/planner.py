@@ -14,7 +14,7 @@ from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.timeline import ActiveTimeline
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["instants_to_archive", "keep_bounds"]
 
@@ -40,7 +40,7 @@ def keep_bounds(config: HoodieConfig) -> tuple[int, int]:
     return keep_min, keep_max
 
 
-def instants_to_archive(table: HudiTable, config: HoodieConfig) -> list[Instant]:
+def instants_to_archive(table: MetaClient, config: HoodieConfig) -> list[Instant]:
     """Completed instants to archive, oldest first.
 
     Cleans and rollbacks: beyond ``keep.max`` of one action, all but the latest ``keep.min``.
@@ -64,7 +64,7 @@ def instants_to_archive(table: HudiTable, config: HoodieConfig) -> list[Instant]
     return sorted(out, key=lambda i: i.timestamp)
 
 
-def _first_retained(table: HudiTable, tl: ActiveTimeline, completed: list[Instant]) -> str | None:
+def _first_retained(table: MetaClient, tl: ActiveTimeline, completed: list[Instant]) -> str | None:
     """The earliest instant archival must keep, with everything after it (None: no bound)."""
     bounds = [i.timestamp for i in tl.commits().pending()]  # pending writes and compactions
     bounds += [i.timestamp for i in tl if i.action == _SAVEPOINT]

@@ -23,7 +23,7 @@ from hudi_core.timeline.avro_files import deserialize, java_schema_json
 from hudi_core.timeline.instant import Action, Instant, State, parse_instant_file_name
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["ARCHIVE_FILE_RE", "ArchiveResult", "archive", "archive_file_name", "maybe_archive"]
 
@@ -46,7 +46,7 @@ def archive_file_name(version: int) -> str:
     return f".commits_.archive.{version}_{_WRITE_TOKEN}"
 
 
-def maybe_archive(table: HudiTable, options: Mapping[str, Any]) -> ArchiveResult | None:
+def maybe_archive(table: MetaClient, options: Mapping[str, Any]) -> ArchiveResult | None:
     """Archival after a commit, when ``hoodie.archive.automatic`` (on by default, as in Hudi)."""
     cfg = table.write_config(options)
     if not bool(cfg.get(ArchivalOptions.AUTOMATIC)):
@@ -59,7 +59,7 @@ def maybe_archive(table: HudiTable, options: Mapping[str, Any]) -> ArchiveResult
     return archive(table, options)
 
 
-def archive(table: HudiTable, options: Mapping[str, Any] | None = None) -> ArchiveResult | None:
+def archive(table: MetaClient, options: Mapping[str, Any] | None = None) -> ArchiveResult | None:
     """Archive what :func:`~hudi_core.archival.planner.instants_to_archive` selects; None when
     nothing is due. The archive file is complete before any active file goes."""
     cfg = table.write_config(options)
@@ -67,7 +67,7 @@ def archive(table: HudiTable, options: Mapping[str, Any] | None = None) -> Archi
         return _archive(table, cfg)
 
 
-def _archive(table: HudiTable, cfg: HoodieConfig) -> ArchiveResult | None:
+def _archive(table: MetaClient, cfg: HoodieConfig) -> ArchiveResult | None:
     instants = instants_to_archive(table, cfg)
     if not instants:
         return None
@@ -126,7 +126,7 @@ def _data_block(entries: list[dict[str, Any]]) -> bytes:
     return encode_block(BlockType.AVRO_DATA, {HeaderKey.SCHEMA: text}, content)
 
 
-def _entry(table: HudiTable, inst: Instant, name: str, mtime: float | None) -> dict[str, Any]:
+def _entry(table: MetaClient, inst: Instant, name: str, mtime: float | None) -> dict[str, Any]:
     """One state file of an instant as Hudi's ``MetadataConversionUtils.createMetaWrapper``."""
     entry: dict[str, Any] = {
         "commitTime": inst.timestamp,

@@ -14,7 +14,7 @@ from hudi_core.timeline.instant import Instant, State
 from hudi_core.timeline.timeline import Timeline
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["ArchivedInstant", "archived_instants", "read_archived_timeline"]
 
@@ -26,7 +26,7 @@ class ArchivedInstant:
     commit_metadata: dict[str, Any] | None
 
 
-def archived_instants(table: HudiTable) -> list[ArchivedInstant]:
+def archived_instants(table: MetaClient) -> list[ArchivedInstant]:
     """Completed archived instants, oldest first. An instant still (also) active is left out:
     a crash between writing the archive and deleting the active files counts it once."""
     import fastavro
@@ -61,7 +61,7 @@ def archived_instants(table: HudiTable) -> list[ArchivedInstant]:
     return [found[ts] for ts in sorted(found)]
 
 
-def read_archived_timeline(table: HudiTable) -> Timeline:
+def read_archived_timeline(table: MetaClient) -> Timeline:
     return Timeline(a.instant for a in archived_instants(table))
 
 

@@ -31,7 +31,7 @@ from hudi_core.timeline.instant import Instant
 from hudi_core.timeline.timeline import Timeline
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["POLICIES", "earliest_commit_to_retain", "plan_clean"]
 
@@ -95,7 +95,7 @@ def _slice_files(s: FileSlice) -> list[str]:
     return ([s.base_file.path] if s.base_file is not None else []) + [lf.path for lf in s.log_files]
 
 
-def _protected(view: FileSystemView, table: HudiTable) -> set[str]:
+def _protected(view: FileSystemView, table: MetaClient) -> set[str]:
     out: set[str] = set()
     for op in view.pending_compaction_operations():
         part_uri = table.partition_uri(op.partition_path) if op.partition_path else table.base_uri
@@ -104,7 +104,7 @@ def _protected(view: FileSystemView, table: HudiTable) -> set[str]:
     return out
 
 
-def _replaced_group_files(table: HudiTable, partition: str, file_ids: set[str]) -> list[str]:
+def _replaced_group_files(table: MetaClient, partition: str, file_ids: set[str]) -> list[str]:
     uri = table.partition_uri(partition) if partition else table.base_uri
     out = []
     for info in table.storage.list(uri):
@@ -129,7 +129,7 @@ def _to_delete_in_group(slices: list[FileSlice], s: _Settings, ectr: str | None)
 
 
 def plan_clean(
-    table: HudiTable,
+    table: MetaClient,
     *,
     config: HoodieConfig | None = None,
     timeline: Timeline | None = None,

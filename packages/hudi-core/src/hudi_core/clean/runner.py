@@ -17,13 +17,13 @@ from hudi_core.lock.providers import table_lock
 from hudi_core.timeline.instant import Action, Instant, State
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["clean", "execute_clean"]
 
 
 def execute_clean(
-    table: HudiTable,
+    table: MetaClient,
     instant: Instant,
     plan: CleanerPlan,
     *,
@@ -60,7 +60,7 @@ def execute_clean(
     return meta
 
 
-def _local(table: HudiTable, partition: str, path: str) -> str:
+def _local(table: MetaClient, partition: str, path: str) -> str:
     # Plans written by Java hold ``file:/...`` or ``s3a://...`` paths; ours hold storage paths.
     name = path.rstrip("/").rsplit("/", 1)[-1]
     uri = table.partition_uri(partition) if partition else table.base_uri
@@ -68,7 +68,7 @@ def _local(table: HudiTable, partition: str, path: str) -> str:
 
 
 def clean(
-    table: HudiTable,
+    table: MetaClient,
     *,
     config: dict[str, Any] | None = None,
     now: _dt.datetime | None = None,
@@ -76,7 +76,7 @@ def clean(
 ) -> CleanMetadata | None:
     """Clean the table now; returns the clean's metadata, or None when nothing was due.
 
-    >>> clean(HudiTable.open("/tmp/t"), config={"hoodie.cleaner.commits.retained": "2"})  # doctest: +SKIP
+    >>> clean(MetaClient.open("/tmp/t"), config={"hoodie.cleaner.commits.retained": "2"})  # doctest: +SKIP
     """
     cfg = table.write_config(dict(config or {}))
     concurrency = ConcurrencySettings.of(cfg)

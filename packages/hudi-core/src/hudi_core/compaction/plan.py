@@ -18,7 +18,7 @@ from hudi_core.timeline.avro_files import COMPACTION_PLAN, deserialize, serializ
 from hudi_core.timeline.instant import Action, Instant, State
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
     from hudi_core.timeline.timeline import ActiveTimeline
 
 __all__ = [
@@ -82,7 +82,7 @@ class CompactionOperation:
             bootstrap_file_path=rec.get("bootstrapFilePath"),
         )
 
-    def file_slice(self, table: HudiTable) -> FileSlice:
+    def file_slice(self, table: MetaClient) -> FileSlice:
         """The slice this operation names, with paths resolved in ``table`` (sizes looked up)."""
         part_uri = table.partition_uri(self.partition_path) if self.partition_path else table.base_uri
         storage = table.storage
@@ -185,12 +185,12 @@ def plan_from_bytes(data: bytes, *, what: str = "compaction plan") -> Compaction
     return CompactionPlan.from_avro(record)
 
 
-def aux_plan_path(table: HudiTable, instant_time: str) -> str:
+def aux_plan_path(table: MetaClient, instant_time: str) -> str:
     return f"{table.meta_path}/.aux/{instant_time}.compaction.requested"
 
 
 def write_plan(
-    table: HudiTable, instant_time: str, plan: CompactionPlan, *, timeline: ActiveTimeline | None = None
+    table: MetaClient, instant_time: str, plan: CompactionPlan, *, timeline: ActiveTimeline | None = None
 ) -> Instant:
     """Write the plan to ``.aux`` then create ``<t>.compaction.requested`` with the same bytes."""
     data = plan_to_bytes(plan)
@@ -200,7 +200,7 @@ def write_plan(
     return tl.create_requested(instant_time, Action.COMPACTION, data)
 
 
-def read_plan(table: HudiTable, instant_time: str) -> CompactionPlan:
+def read_plan(table: MetaClient, instant_time: str) -> CompactionPlan:
     """The plan of compaction ``instant_time``: ``.aux`` first, then ``.hoodie`` (Java's order)."""
     storage = table.storage
     aux = aux_plan_path(table, instant_time)

@@ -35,7 +35,7 @@ from hudi_core.timeline.timeline import Timeline
 from hudi_core.write.markers import MarkerFiles
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = [
     "CompactionResult",
@@ -103,7 +103,7 @@ class CompactionResult:
         return sum(r.records_written for r in self.operations)
 
 
-def pending_compactions(table: HudiTable) -> list[Instant]:
+def pending_compactions(table: MetaClient) -> list[Instant]:
     """Requested or inflight compactions, oldest first."""
     return list(table.timeline.pending_compactions())
 
@@ -117,7 +117,7 @@ def _constant_strings(value: str, n: int) -> pa.Array:
     return pa.DictionaryArray.from_arrays(indices, pa.array([value])).cast(pa.string())
 
 
-def _count_blocks(table: HudiTable, file_slice: Any) -> tuple[int, int, int]:
+def _count_blocks(table: MetaClient, file_slice: Any) -> tuple[int, int, int]:
     from hudi_core.log.format import BlockType
     from hudi_core.log.reader import read_log_file
 
@@ -131,7 +131,7 @@ def _count_blocks(table: HudiTable, file_slice: Any) -> tuple[int, int, int]:
 
 
 def _write_base(
-    table: HudiTable, path: str, data: pa.Table, avro_schema: dict[str, Any], cfg: HoodieConfig
+    table: MetaClient, path: str, data: pa.Table, avro_schema: dict[str, Any], cfg: HoodieConfig
 ) -> int:
     """Write one base file through ``hudi_core.io``; returns its size."""
     from hudi_core.io.base_file import write_base_file
@@ -153,12 +153,12 @@ def execute_operation(task: OperationTask) -> OperationResult:
     """Merge one file slice into a new base file at the compaction instant. Never raises: a
     failure comes back as a result with ``error`` set, so the coordinator sees every outcome."""
     from hudi_core.read.merge import merge_file_slice
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
     op = task.operation
     log_size = int(op.metrics.get("TOTAL_LOG_FILES_SIZE", 0.0))
     try:
-        table = HudiTable.open(task.base_uri, options=task.options)
+        table = MetaClient.open(task.base_uri, options=task.options)
         cfg = table.write_config()
         t0 = time.monotonic()
         file_slice = op.file_slice(table)
@@ -232,7 +232,7 @@ def _delete_markers(markers: MarkerFiles) -> None:
         markers.delete_all()
 
 
-def _delete_marked_files(table: HudiTable, instant_time: str) -> list[str]:
+def _delete_marked_files(table: MetaClient, instant_time: str) -> list[str]:
     """Delete every data file a MERGE/CREATE marker of ``instant_time`` names, then the markers;
     returns the deleted files."""
     markers = MarkerFiles(table.storage, table.meta_path, instant_time)
@@ -250,7 +250,7 @@ def _delete_marked_files(table: HudiTable, instant_time: str) -> list[str]:
     return deleted
 
 
-def rollback_inflight_compaction(table: HudiTable, instant_time: str) -> list[str]:
+def rollback_inflight_compaction(table: MetaClient, instant_time: str) -> list[str]:
     """Undo a failed attempt: delete its new base files (by markers), then its inflight file,
     so the plan is requested again. Returns the deleted files."""
     deleted = _delete_marked_files(table, instant_time)
@@ -262,7 +262,7 @@ def rollback_inflight_compaction(table: HudiTable, instant_time: str) -> list[st
 
 
 def run_compaction(
-    table: HudiTable,
+    table: MetaClient,
     instant: str | None = None,
     *,
     config: HoodieConfig | dict[str, Any] | None = None,
@@ -317,7 +317,7 @@ def run_compaction(
             heartbeat.stop()
 
 
-def _abandoned(table: HudiTable, tl: Any, inflight: Instant, expiry_s: float) -> bool:
+def _abandoned(table: MetaClient, tl: Any, inflight: Instant, expiry_s: float) -> bool:
     """An inflight compaction whose runner died: its heartbeat (or, when it has none, its
     inflight file, written just before the heartbeat starts) is older than ``expiry_s``."""
     beat = older_than(table.storage, heartbeat_path(table.meta_path, inflight.timestamp), expiry_s)
@@ -327,7 +327,7 @@ def _abandoned(table: HudiTable, tl: Any, inflight: Instant, expiry_s: float) ->
 
 
 def _execute(
-    table: HudiTable, cfg: HoodieConfig, tl: Any, inflight: Instant, plan: CompactionPlan, schema: Any,
+    table: MetaClient, cfg: HoodieConfig, tl: Any, inflight: Instant, plan: CompactionPlan, schema: Any,
     avro: Any, config: HoodieConfig | dict[str, Any] | None, progress: Callable[[OperationResult], None] | None,
 ) -> CompactionResult:  # fmt: skip
     from hudi_core.engine import engine_for
@@ -373,7 +373,7 @@ def _execute(
 
 
 def run_pending_compactions(
-    table: HudiTable,
+    table: MetaClient,
     *,
     config: HoodieConfig | dict[str, Any] | None = None,
     progress: Callable[[OperationResult], None] | None = None,
@@ -392,7 +392,7 @@ def run_pending_compactions(
     return out
 
 
-def _claimed_elsewhere(table: HudiTable, instant: str) -> bool:
+def _claimed_elsewhere(table: MetaClient, instant: str) -> bool:
     found = table.reload().timeline.find(instant)  # (fresh, even where the timeline is pinned)
     return found is not None and (found.is_inflight or found.is_completed)
 
@@ -401,20 +401,20 @@ _ASYNC = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hudi-compaction")
 
 
 def run_compaction_async(
-    table: HudiTable, instant: str | None = None, *, config: HoodieConfig | dict[str, Any] | None = None
+    table: MetaClient, instant: str | None = None, *, config: HoodieConfig | dict[str, Any] | None = None
 ) -> Future[CompactionResult]:
     """Run a compaction in a background thread (one at a time per process) while writes go on.
 
     The table is re-opened for the worker, so the caller may keep using ``table``.
     """
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
-    own = HudiTable.open(table.base_uri, options=table.options.to_dict())
+    own = MetaClient.open(table.base_uri, options=table.options.to_dict())
     return _ASYNC.submit(run_compaction, own, instant, config=config)
 
 
 def compact(
-    table: HudiTable, *, config: HoodieConfig | dict[str, Any] | None = None
+    table: MetaClient, *, config: HoodieConfig | dict[str, Any] | None = None
 ) -> list[CompactionResult]:
     """Schedule a plan over every slice with log files (whatever the trigger says), then run
     every pending plan oldest first."""
@@ -424,7 +424,9 @@ def compact(
     return run_pending_compactions(table, config=config)
 
 
-def maybe_compact_inline(table: HudiTable, config: HoodieConfig | dict[str, Any] | None = None) -> str | None:
+def maybe_compact_inline(
+    table: MetaClient, config: HoodieConfig | dict[str, Any] | None = None
+) -> str | None:
     """For the write client, after a delta commit: with ``hoodie.compact.inline`` schedule (when
     the trigger fires) and run pending compactions; with ``hoodie.compact.schedule.inline`` only
     schedule. Returns the instant scheduled, or None."""

@@ -19,7 +19,7 @@ from hudi_core.timeline.instant import Action
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = [
     "build_plan",
@@ -49,7 +49,7 @@ def plan_strategy_for(config: HoodieConfig) -> CompactionPlanStrategy:
 
 
 def validate_compaction_instant(
-    table: HudiTable, instant_time: str, timeline: Timeline, *, concurrent_writers: bool = False
+    table: MetaClient, instant_time: str, timeline: Timeline, *, concurrent_writers: bool = False
 ) -> None:
     """Java's checks: a MOR table; every pending write is newer than the compaction instant
     (not among concurrent writers, where a pending write that touched a planned file group
@@ -80,7 +80,7 @@ def validate_compaction_instant(
 
 
 def build_plan(
-    table: HudiTable,
+    table: MetaClient,
     *,
     strategy: CompactionPlanStrategy,
     timeline: Timeline,
@@ -103,7 +103,7 @@ def build_plan(
 
 
 def schedule_compaction(
-    table: HudiTable,
+    table: MetaClient,
     *,
     config: HoodieConfig | dict[str, Any] | None = None,
     instant_time: str | None = None,

@@ -16,7 +16,7 @@ from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["CommitSet", "CompactionOperation", "FileSystemView", "VisibleTimeline"]
 
@@ -89,11 +89,11 @@ class VisibleTimeline:
 class FileSystemView:
     """File groups and slices of a table as of an instant.
 
-    >>> view = FileSystemView(HudiTable.open("/tmp/trips"))  # doctest: +SKIP
+    >>> view = FileSystemView(MetaClient.open("/tmp/trips"))  # doctest: +SKIP
     >>> [s.file_id for s in view.latest_file_slices()]  # doctest: +SKIP
     """
 
-    def __init__(self, table: HudiTable, *, timeline: ActiveTimeline | Timeline | None = None) -> None:
+    def __init__(self, table: MetaClient, *, timeline: ActiveTimeline | Timeline | None = None) -> None:
         self.table = table
         self.timeline: Timeline = timeline if timeline is not None else table.timeline
         self.visible = VisibleTimeline(self.timeline)

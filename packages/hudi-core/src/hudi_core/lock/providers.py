@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 _HOST = socket.gethostname()
 
@@ -192,7 +192,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def table_lock(table: HudiTable, config: HoodieConfig | Any = None) -> LockProvider:
+def table_lock(table: MetaClient, config: HoodieConfig | Any = None) -> LockProvider:
     """The lock to hold around timeline changes: the configured provider under optimistic
     concurrency control, nothing for a single writer (its lease already excludes others)."""
     cfg = config if isinstance(config, HoodieConfig) else table.write_config(dict(config or {}))

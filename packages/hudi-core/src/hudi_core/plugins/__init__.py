@@ -1,4 +1,5 @@
-"""The plugin system (pluggy): hookspecs, the manager, the built-ins."""
+"""The plugin system (pluggy): hookspecs and the manager (the built-ins are registered by the
+top layer: ``hudi_core.builtin_plugins``)."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ __all__ = [
     "COMPONENT_KINDS",
     "Component",
     "PluginManager",
+    "add_builtin_plugins",
     "get_plugin_manager",
     "reset_plugin_manager",
 ]
@@ -53,13 +54,22 @@ class Component:
     version: str
 
 
+#: (plugin name, plugin object) of hudi-core's own components, registered in every manager
+#: before the entry points; handed over by ``hudi_core/__init__`` (the top layer, imported
+#: before any module of the package), so this layer imports none of the implementations
+_BUILTINS: list[tuple[str, object]] = []
+
+
+def add_builtin_plugins(plugins: Iterable[tuple[str, object]]) -> None:
+    """Make ``plugins`` part of every manager created from now on (hudi-core's built-ins)."""
+    _BUILTINS.extend(plugins)
+
+
 def _core_version() -> str:
     try:
         return importlib.metadata.version("hudi-core")
-    except importlib.metadata.PackageNotFoundError:
-        from hudi_core import __version__
-
-        return __version__
+    except importlib.metadata.PackageNotFoundError:  # running from a source tree
+        return "unknown"
 
 
 class PluginManager:
@@ -76,10 +86,8 @@ class PluginManager:
         self._dist: dict[str, tuple[str, str]] = {}
         self._components: dict[str, dict[str, Component]] | None = None
         if builtins:
-            from hudi_core.plugins.builtins import BUILTIN_PLUGINS
-
             version = _core_version()
-            for name, plugin in BUILTIN_PLUGINS:
+            for name, plugin in _BUILTINS:
                 self.register(plugin, name=name, distribution=("hudi-core", version))
         if load_entry_points:
             self._pm.load_setuptools_entrypoints(hookspecs.PROJECT)

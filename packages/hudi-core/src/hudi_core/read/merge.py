@@ -25,7 +25,7 @@ from hudi_core.schema.avro_schema import META_FIELDS, meta_arrow_fields
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["IS_DELETED_FIELD", "merge_file_slice", "slice_schema", "valid_log_blocks"]
 
@@ -39,7 +39,7 @@ _ROLLBACK_COMMAND = "0"
 
 
 def slice_schema(
-    table: HudiTable, as_of: str | None = None, *, timeline: ActiveTimeline | None = None
+    table: MetaClient, as_of: str | None = None, *, timeline: ActiveTimeline | None = None
 ) -> pa.Schema:
     """Meta columns then the table's data columns (as of an instant)."""
     data = table.schema(as_of, timeline=timeline)
@@ -50,7 +50,7 @@ def slice_schema(
 
 
 def merge_file_slice(
-    table: HudiTable,
+    table: MetaClient,
     file_slice: FileSlice,
     *,
     as_of: str | None = None,
@@ -97,7 +97,7 @@ def merge_file_slice(
 
 
 def valid_log_blocks(
-    table: HudiTable, file_slice: FileSlice, *, as_of: str | None, visible: VisibleTimeline | CommitSet
+    table: MetaClient, file_slice: FileSlice, *, as_of: str | None, visible: VisibleTimeline | CommitSet
 ) -> list[Any]:
     """Data and delete blocks of the slice's logs that count, oldest first (Java's scanner):
     stop at the first block newer than ``as_of``, skip blocks of uncommitted instants,
@@ -145,14 +145,14 @@ def valid_log_blocks(
 # -- merging ---------------------------------------------------------------------------------------
 
 
-def _read_base(table: HudiTable, file_slice: FileSlice, schema: pa.Schema) -> pa.Table:
+def _read_base(table: MetaClient, file_slice: FileSlice, schema: pa.Schema) -> pa.Table:
     if file_slice.base_file is None:
         return schema.empty_table()
     raw = read_parquet(table.storage, file_slice.base_file.path, columns=schema.names)
     return align_table(raw, schema)
 
 
-def _payload_is_event_time(table: HudiTable) -> bool:
+def _payload_is_event_time(table: MetaClient) -> bool:
     payload = table.config.payload_class.rsplit(".", 1)[-1]
     if payload in _EVENT_TIME_PAYLOADS:
         return True
@@ -181,7 +181,7 @@ def _java_class(dt: pa.DataType) -> str:
 
 
 def _merge(
-    table: HudiTable, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool
+    table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool
 ) -> pa.Table:
     from hudi_core.log.format import BlockType
 
@@ -344,7 +344,7 @@ def _apply_delete_round(state: pa.Table, round_: pa.Table) -> pa.Table:
 
 
 def _combine_with_base(
-    table: HudiTable,
+    table: MetaClient,
     base: pa.Table,
     logs: pa.Table,
     state: pa.Table,

@@ -27,7 +27,7 @@ from hudi_core.read.keys import record_keys
 from hudi_core.schema.avro_schema import META_FIELDS
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["PARTIAL_UPDATE_PAYLOAD", "merge_partial"]
 
@@ -44,7 +44,7 @@ def _col(i: int) -> str:
 
 
 def merge_partial(
-    table: HudiTable,
+    table: MetaClient,
     base: pa.Table,
     blocks: list[Any],
     schema: pa.Schema,
@@ -134,7 +134,7 @@ def _fold(state: pa.Table, block: pa.Table) -> pa.Table:
 
 
 def _with_base(
-    table: HudiTable,
+    table: MetaClient,
     base: pa.Table,
     logs: pa.Table,
     state: pa.Table,

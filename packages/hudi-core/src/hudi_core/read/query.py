@@ -24,7 +24,7 @@ from hudi_core.timeline.instant import format_query_instant, format_range_instan
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = [
     "QUERY_TYPES",
@@ -44,7 +44,7 @@ class QueryError(HudiError):
 
 @dataclass
 class _Plan:
-    table: HudiTable
+    table: MetaClient
     query_type: str
     view: FileSystemView
     schema: pa.Schema  # what a slice read yields (meta + data)
@@ -93,7 +93,7 @@ def _check_instant(name: str, value: str | None) -> str | None:
         raise QueryError(str(e)) from None
 
 
-def _check_time_travel(table: HudiTable, timeline: ActiveTimeline, as_of: str) -> None:
+def _check_time_travel(table: MetaClient, timeline: ActiveTimeline, as_of: str) -> None:
     """Refuse a time travel Hudi refuses (``TimelineUtils.validateTimestampAsOf``): at or after
     the first write still pending, or before the earliest commit the latest clean retained
     (the files that answered it may be gone)."""
@@ -139,7 +139,7 @@ def incremental_schema_instant(completed: Timeline, start: str | None, end: str 
 
 
 def _plan(
-    table: HudiTable,
+    table: MetaClient,
     *,
     query_type: str,
     as_of: str | None,
@@ -199,17 +199,17 @@ def _plan(
     return plan
 
 
-def _base_only(table: HudiTable, view: FileSystemView, base: Any) -> FileSlice:
+def _base_only(table: MetaClient, view: FileSystemView, base: Any) -> FileSlice:
     return FileSlice(_partition_of(table, base.path), base.file_id, base.instant, base)
 
 
-def _partition_of(table: HudiTable, path: str) -> str:
+def _partition_of(table: MetaClient, path: str) -> str:
     parent = path.rsplit("/", 1)[0]
     base = table.base_uri.rstrip("/")
     return parent[len(base) + 1 :] if parent.startswith(base + "/") else ""
 
 
-def _pruned_partitions(table: HudiTable, view: FileSystemView, filters: list[Filter]) -> list[str]:
+def _pruned_partitions(table: MetaClient, view: FileSystemView, filters: list[Filter]) -> list[str]:
     parts = view.partitions()
     cfg = table.config
     fields = cfg.partition_fields
@@ -266,7 +266,7 @@ def _start_inside(completed: Any, start: str) -> bool:
 
 
 def plan_splits(
-    table: HudiTable,
+    table: MetaClient,
     query_type: str = "snapshot",
     as_of: str | None = None,
     *,
@@ -286,7 +286,7 @@ def plan_splits(
 
 
 def iter_batches(
-    table: HudiTable,
+    table: MetaClient,
     *,
     query_type: str = "snapshot",
     as_of: str | None = None,
@@ -306,7 +306,7 @@ def iter_batches(
 
 
 def read_table(
-    table: HudiTable,
+    table: MetaClient,
     *,
     query_type: str = "snapshot",
     as_of: str | None = None,

@@ -22,7 +22,7 @@ from hudi_core.read.filters import Filter, apply_filters, to_expression
 from hudi_core.read.merge import merge_file_slice
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["COMMIT_TIME", "ReadContext", "Split", "read_split"]
 
@@ -79,14 +79,14 @@ class Split:
         return int(base or 0) + sum(int(lf.size or 0) for lf in self.log_files)
 
 
-def read_split(table: HudiTable | str, split: Split, *, options: dict[str, Any] | None = None) -> pa.Table:
+def read_split(table: MetaClient | str, split: Split, *, options: dict[str, Any] | None = None) -> pa.Table:
     """The rows of one split, exactly ``split.context.output`` (projection and filters applied).
 
     ``table`` is an open table or its base URI (opened with ``options``)."""
     if isinstance(table, str):
-        from hudi_core.table.hudi_table import HudiTable
+        from hudi_core.table.meta_client import MetaClient
 
-        table = HudiTable.open(table, options=options)
+        table = MetaClient.open(table, options=options)
     ctx, fs = split.context, split.file_slice
     if ctx.query_type == "read_optimized" or not fs.log_files:
         # No log to merge: the base file's columns as they are, no key work at all.

@@ -1,14 +1,15 @@
-"""The table: config (``hoodie.properties``), paths and the ``HudiTable`` entry point."""
+"""The table's metadata: config (``hoodie.properties``), file names, paths and the
+:class:`MetaClient` handle every layer above passes around."""
 
 from __future__ import annotations
 
 from hudi_core.table.config import TableConfig, table_checksum
-from hudi_core.table.hudi_table import META_FOLDER, HudiTable
+from hudi_core.table.meta_client import META_FOLDER, MetaClient
 from hudi_core.table.paths import check_relative_path, join_table_path
 
 __all__ = [
     "META_FOLDER",
-    "HudiTable",
+    "MetaClient",
     "TableConfig",
     "check_relative_path",
     "join_table_path",

@@ -16,7 +16,7 @@ from hudi_core.write.handles.context import WriteStatus
 from hudi_core.write.markers import MarkerFiles, reconcile_against_markers
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = [
     "OPERATION_TYPES",
@@ -39,13 +39,13 @@ OPERATION_TYPES = {
 REPLACE_OPERATIONS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
 
 
-def action_for(table: HudiTable, operation: str) -> str:
+def action_for(table: MetaClient, operation: str) -> str:
     if operation in REPLACE_OPERATIONS:
         return Action.REPLACE_COMMIT
     return Action.DELTA_COMMIT if table.config.is_mor else Action.COMMIT
 
 
-def remove_stale_metadata_table(table: HudiTable) -> None:
+def remove_stale_metadata_table(table: MetaClient) -> None:
     """This writer does not maintain the metadata table: drop it so Java readers list files
     (spec 1.2)."""
     mdt = f"{table.meta_path}/metadata"
@@ -72,13 +72,15 @@ def workload_metadata(profile: WorkloadProfile, operation: str) -> CommitMetadat
     return meta
 
 
-def write_inflight(table: HudiTable, requested: Instant, profile: WorkloadProfile, operation: str) -> Instant:
+def write_inflight(
+    table: MetaClient, requested: Instant, profile: WorkloadProfile, operation: str
+) -> Instant:
     meta = workload_metadata(profile, operation)
     return table.timeline.transition_to_inflight(requested, meta.to_bytes())
 
 
 def commit(
-    table: HudiTable,
+    table: MetaClient,
     instant: Instant,
     statuses: Iterable[WriteStatus],
     *,

@@ -26,7 +26,7 @@ from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.timeline.timeline import ActiveTimeline
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["TimelineSnapshot", "check_conflicts"]
 
@@ -50,7 +50,7 @@ class TimelineSnapshot:
 
 
 def check_conflicts(
-    table: HudiTable,
+    table: MetaClient,
     timeline: ActiveTimeline,
     instant: str,
     started: TimelineSnapshot,
@@ -147,7 +147,7 @@ def _describe(cand: Instant) -> str:
 
 
 def _check_inserted_keys(
-    table: HudiTable,
+    table: MetaClient,
     instant: str,
     cand: Instant,
     ours: Sequence[WriteStat],
@@ -174,7 +174,7 @@ def _check_inserted_keys(
         )
 
 
-def _keys_of(table: HudiTable, stats: Sequence[WriteStat], instant: str) -> pa.Array:
+def _keys_of(table: MetaClient, stats: Sequence[WriteStat], instant: str) -> pa.Array:
     """Record keys of the files ``stats`` name (log files: the blocks ``instant`` wrote)."""
     from hudi_core.io.base_file import read_base_file
     from hudi_core.log.reader import read_log_file

@@ -14,7 +14,7 @@ from hudi_core.storage.base import Storage
 from hudi_core.table.paths import join_table_path
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
     from hudi_core.write.handles.context import WriteStatus
 
 __all__ = ["TEMP_FOLDER", "Marker", "MarkerFiles", "reconcile_against_markers"]
@@ -87,7 +87,7 @@ def _parse(rel: str) -> Marker | None:
     return Marker(partition, name, io_type)
 
 
-def reconcile_against_markers(table: HudiTable, instant: str, statuses: Iterable[WriteStatus]) -> list[str]:
+def reconcile_against_markers(table: MetaClient, instant: str, statuses: Iterable[WriteStatus]) -> list[str]:
     """Delete the data files of ``instant`` that markers name but no successful ``statuses``
     do: files of failed, retried or speculative task attempts (Hudi's reconcileAgainstMarkers).
     Returns the deleted paths; log file lists in the statuses' stats drop the deleted names.

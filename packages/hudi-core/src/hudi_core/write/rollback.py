@@ -27,7 +27,7 @@ from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.write.markers import MarkerFiles
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["RollbackResult", "discard_rolled_back_write", "rollback_failed_writes", "rollback_instant"]
 
@@ -51,7 +51,7 @@ class _Request:
     log_blocks: dict[str, int] | None = None
 
 
-def _find(table: HudiTable, instant_time: str) -> Instant:
+def _find(table: MetaClient, instant_time: str) -> Instant:
     for inst in table.timeline.commits():
         if inst.timestamp == instant_time and inst.action in _WRITE_ACTIONS:
             return inst
@@ -62,7 +62,7 @@ def _find(table: HudiTable, instant_time: str) -> Instant:
 
 
 def rollback_failed_writes(
-    table: HudiTable,
+    table: MetaClient,
     *,
     expired: Callable[[Instant], bool] | None = None,
     lock: AbstractContextManager[Any] | None = None,
@@ -98,7 +98,7 @@ def rollback_failed_writes(
     return out
 
 
-def _resume(table: HudiTable, rollback: Instant) -> RollbackResult:
+def _resume(table: MetaClient, rollback: Instant) -> RollbackResult:
     """Finish pending rollback ``rollback`` from the plan in its requested file, whether or not
     the instant it rolls back is still on the timeline."""
     tl = table.timeline
@@ -129,11 +129,11 @@ def _is_clustering(tl: Any, inst: Instant) -> bool:
     return rec.get("clusteringPlan") is not None
 
 
-def _partition_uri(table: HudiTable, partition: str) -> str:
+def _partition_uri(table: MetaClient, partition: str) -> str:
     return table.partition_uri(partition) if partition else table.base_uri
 
 
-def _requests_from_markers(table: HudiTable, x: str, markers: MarkerFiles) -> list[_Request]:
+def _requests_from_markers(table: MetaClient, x: str, markers: MarkerFiles) -> list[_Request]:
     reqs: list[_Request] = []
     for m in markers.list():
         puri = _partition_uri(table, m.partition_path)
@@ -159,7 +159,7 @@ class _Log:
     size: int
 
 
-def _slice_logs(table: HudiTable, partition: str, file_id: str, base_instant: str) -> list[_Log]:
+def _slice_logs(table: MetaClient, partition: str, file_id: str, base_instant: str) -> list[_Log]:
     out = []
     for info in table.storage.list(_partition_uri(table, partition)):
         lf = LogFileName.parse(info.name)
@@ -168,7 +168,7 @@ def _slice_logs(table: HudiTable, partition: str, file_id: str, base_instant: st
     return sorted(out, key=lambda x: x.name.sort_key())
 
 
-def _requests_from_listing(table: HudiTable, inst: Instant) -> list[_Request]:
+def _requests_from_listing(table: MetaClient, inst: Instant) -> list[_Request]:
     reqs: list[_Request] = []
     x = inst.timestamp
     meta: CommitMetadata | None = None
@@ -202,7 +202,7 @@ def _requests_from_listing(table: HudiTable, inst: Instant) -> list[_Request]:
 
 
 def rollback_instant(
-    table: HudiTable, instant_time: str, *, rollback_time: str | None = None
+    table: MetaClient, instant_time: str, *, rollback_time: str | None = None
 ) -> RollbackResult:
     """Roll back write instant ``instant_time`` (pending, or the latest completed one)."""
     started = time.monotonic()
@@ -241,7 +241,9 @@ def rollback_instant(
     return _execute(table, r, inst, reqs, started)
 
 
-def _execute(table: HudiTable, r: str, inst: Instant, reqs: list[_Request], started: float) -> RollbackResult:
+def _execute(
+    table: MetaClient, r: str, inst: Instant, reqs: list[_Request], started: float
+) -> RollbackResult:
     """Carry out the plan of inflight rollback ``r`` of ``inst`` and complete it. Every step
     may be repeated (a file already deleted is counted as failed, a second rollback command
     block for the same target changes nothing), so a rollback cut short runs again whole."""
@@ -295,7 +297,7 @@ def _execute(table: HudiTable, r: str, inst: Instant, reqs: list[_Request], star
     return result
 
 
-def discard_rolled_back_write(table: HudiTable, instant_time: str) -> list[str]:
+def discard_rolled_back_write(table: MetaClient, instant_time: str) -> list[str]:
     """Delete what a write of ``instant_time`` left behind after another writer rolled it back.
 
     A writer stalled past its heartbeat (or its lease) is rolled back by the others; when it

@@ -33,7 +33,7 @@ from hudi_core.write.conflicts import TimelineSnapshot, check_conflicts
 from hudi_core.write.handles.context import WriteStatus
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["WriteTransaction", "check_concurrency_options", "retrying", "rollback_failed_writes_for", "table_lock",
            "writer_guard", "writing"]  # fmt: skip
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def _config(table: HudiTable, config: HoodieConfig | Mapping[str, Any] | None) -> HoodieConfig:
+def _config(table: MetaClient, config: HoodieConfig | Mapping[str, Any] | None) -> HoodieConfig:
     return config if isinstance(config, HoodieConfig) else table.write_config(dict(config or {}))
 
 
@@ -57,7 +57,7 @@ def check_concurrency_options(config: HoodieConfig) -> None:
 
 @contextmanager
 def writer_guard(
-    table: HudiTable, config: HoodieConfig | Mapping[str, Any] | None = None, *, adopt: str | None = None
+    table: MetaClient, config: HoodieConfig | Mapping[str, Any] | None = None, *, adopt: str | None = None
 ) -> Iterator[WriterLease | None]:
     """Single-writer mode: hold the table's lease for the block (re-entrant in a process;
     ``adopt``: carry on the lease whose epoch file another process of this write took)."""
@@ -72,7 +72,7 @@ def writer_guard(
 
 
 @contextmanager
-def writing(table: HudiTable, config: HoodieConfig | Mapping[str, Any] | None = None) -> Iterator[None]:
+def writing(table: MetaClient, config: HoodieConfig | Mapping[str, Any] | None = None) -> Iterator[None]:
     """A write and its services: :func:`writer_guard`, and while the single-writer lease is held
     (nobody else moves the timeline) one load of the timeline shared by all of it."""
     with writer_guard(table, config) as lease:
@@ -96,7 +96,7 @@ def retrying(write: Callable[[], T], config: HoodieConfig) -> T:
 
 
 def rollback_failed_writes_for(
-    table: HudiTable, config: HoodieConfig | Mapping[str, Any] | None = None
+    table: MetaClient, config: HoodieConfig | Mapping[str, Any] | None = None
 ) -> list[Any]:
     """Roll back failed writes under the configured policy: every pending write instant (EAGER),
     or those whose heartbeat expired (LAZY, under the table lock)."""
@@ -116,7 +116,7 @@ def rollback_failed_writes_for(
 class WriteTransaction:
     """One write instant: :meth:`start`, then :meth:`commit` or :meth:`abort`."""
 
-    def __init__(self, table: HudiTable, config: HoodieConfig) -> None:
+    def __init__(self, table: MetaClient, config: HoodieConfig) -> None:
         self.table = table
         self.config = config
         self.settings = ConcurrencySettings.of(config)

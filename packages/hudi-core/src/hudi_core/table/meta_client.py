@@ -1,11 +1,14 @@
-"""``HudiTable``: the entry point for creating, opening, reading and writing a table."""
+"""``MetaClient``: the handle on a table that every layer passes around (Apache Hudi's
+``HoodieTableMetaClient``): base URI, storage, ``hoodie.properties``, the timeline and the schema.
+Creating and opening a table happen here; the user-facing operations are those of
+``hudi_core.HudiTable``, which extends it."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -22,12 +25,9 @@ from hudi_core.table.paths import join_table_path
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.timeline import ActiveTimeline
 
-if TYPE_CHECKING:
-    from hudi_core.fs_view import FileSlice
-    from hudi_core.write.client import WriteResult
-    from hudi_core.write.rollback import RollbackResult
+__all__ = ["META_FOLDER", "MetaClient"]
 
-__all__ = ["META_FOLDER", "HudiTable"]
+M = TypeVar("M", bound="MetaClient")
 
 META_FOLDER = ".hoodie"
 _SKELETON = (".temp", ".aux/.bootstrap/.partitions", ".aux/.bootstrap/.fileids", ".schema")
@@ -35,13 +35,10 @@ _TABLE_TYPES = {"COPY_ON_WRITE": "COPY_ON_WRITE", "COW": "COPY_ON_WRITE",
                 "MERGE_ON_READ": "MERGE_ON_READ", "MOR": "MERGE_ON_READ"}  # fmt: skip
 
 
-class HudiTable:
-    """A Hudi table (version 6) at a base URI.
+class MetaClient:
+    """A Hudi table (version 6) at a base URI, as the layers below the facade see it.
 
-    >>> t = HudiTable.create("/tmp/trips", name="trips", table_type="MERGE_ON_READ",
-    ...                      record_key_fields="uuid", partition_fields="city",
-    ...                      ordering_field="ts")  # doctest: +SKIP
-    >>> HudiTable.open("/tmp/trips").read()  # doctest: +SKIP
+    >>> MetaClient.open("/tmp/trips").timeline.completed_commits()  # doctest: +SKIP
     """
 
     def __init__(
@@ -59,7 +56,7 @@ class HudiTable:
 
     @classmethod
     def create(
-        cls,
+        cls: type[M],
         base_uri: str,
         *,
         name: str,
@@ -69,7 +66,7 @@ class HudiTable:
         ordering_field: str | None = None,
         options: Mapping[str, Any] | None = None,
         schema: pa.Schema | None = None,
-    ) -> HudiTable:
+    ) -> M:
         """Create a new, empty table (``hoodie.properties`` and the ``.hoodie`` skeleton)."""
         base = normalize_uri(base_uri)
         opts = dict(options or {})
@@ -132,7 +129,7 @@ class HudiTable:
         return cls(base, storage, config, resolved)
 
     @classmethod
-    def open(cls, base_uri: str, *, options: Mapping[str, Any] | None = None) -> HudiTable:
+    def open(cls: type[M], base_uri: str, *, options: Mapping[str, Any] | None = None) -> M:
         """Open an existing table; raises TableNotFoundError when there is none."""
         base = normalize_uri(base_uri)
         storage = storage_for(base, options or {})
@@ -170,7 +167,7 @@ class HudiTable:
         merged = self.options.with_options(options or {})
         return merged.with_options(self.config.to_dict())
 
-    def reload(self) -> HudiTable:
+    def reload(self: M) -> M:
         self.config = TableConfig.load(self.storage, self.meta_path)
         self._timeline = None
         if self._pinned is not None:
@@ -237,157 +234,5 @@ class HudiTable:
         avro = self.avro_schema(as_of, timeline=timeline)
         return avro_to_arrow(avro) if avro is not None else None
 
-    # -- read path (hudi_core.read) --------------------------------------------------------------
-
-    def read(
-        self,
-        query_type: str = "snapshot",
-        *,
-        as_of: str | None = None,
-        start: str | None = None,
-        end: str | None = None,
-        columns: Sequence[str] | None = None,
-        filters: Sequence[tuple[str, str, Any]] | None = None,
-    ) -> pa.Table:
-        """Query the table: ``snapshot`` (optionally ``as_of`` an instant), ``read_optimized``,
-        or ``incremental`` over ``(start, end]``; returns a ``pyarrow.Table``, meta columns first."""
-        from hudi_core.read import read_table
-
-        return read_table(self, query_type=query_type, as_of=as_of, start=start, end=end,
-                          columns=columns, filters=filters)  # fmt: skip
-
-    def read_batches(
-        self,
-        query_type: str = "snapshot",
-        *,
-        as_of: str | None = None,
-        start: str | None = None,
-        end: str | None = None,
-        columns: Sequence[str] | None = None,
-        filters: Sequence[tuple[str, str, Any]] | None = None,
-    ) -> Iterator[pa.RecordBatch]:
-        """Like :meth:`read`, as record batches produced one file slice at a time."""
-        from hudi_core.read import iter_batches
-
-        return iter_batches(self, query_type=query_type, as_of=as_of, start=start, end=end,
-                            columns=columns, filters=filters)  # fmt: skip
-
-    def file_slices(self, *, as_of: str | None = None) -> list[FileSlice]:
-        """The latest file slice of every visible file group (as of an instant)."""
-        from hudi_core.fs_view import FileSystemView
-
-        return FileSystemView(self).latest_file_slices(as_of=as_of)
-
-    # -- table services (hudi_core.compaction, hudi_core.clean) ---------------------------------
-
-    def schedule_compaction(
-        self, options: Mapping[str, Any] | None = None, *, force: bool = False
-    ) -> str | None:
-        """Schedule a compaction when the trigger fires (always with ``force``); returns its
-        instant, or None when nothing was scheduled. MERGE_ON_READ only."""
-        from hudi_core.compaction import schedule_compaction
-
-        with self._writer(options):
-            return schedule_compaction(self, config=dict(options or {}), force=force)
-
-    def run_compaction(self, instant: str | None = None, options: Mapping[str, Any] | None = None) -> Any:
-        """Execute and commit a pending compaction (the oldest when ``instant`` is None);
-        returns a :class:`hudi_core.compaction.CompactionResult`."""
-        from hudi_core.compaction import run_compaction
-
-        with self._writer(options):
-            return run_compaction(self, instant, config=dict(options or {}))
-
-    def compact(self, options: Mapping[str, Any] | None = None) -> list[Any]:
-        """Compact every file slice with log files now: schedule a plan over all of them, then
-        run every pending plan oldest first."""
-        from hudi_core.compaction import compact
-
-        with self._writer(options):
-            return compact(self, config=dict(options or {}))
-
-    def clean(self, options: Mapping[str, Any] | None = None) -> Any:
-        """Delete file slices no retained query needs (``hoodie.cleaner.*``); returns the
-        :class:`hudi_core.clean.CleanMetadata`, or None when nothing was due."""
-        from hudi_core.clean import clean
-
-        with self._writer(options):
-            return clean(self, config=dict(options or {}))
-
-    def archive(self, options: Mapping[str, Any] | None = None) -> Any:
-        """Archive completed instants beyond ``hoodie.keep.max.commits`` (keeping
-        ``hoodie.keep.min.commits``); returns the :class:`hudi_core.archival.ArchiveResult`, or
-        None when nothing was due."""
-        from hudi_core.archival import archive
-
-        with self._writer(options):
-            return archive(self, dict(options or {}))
-
-    def _writer(self, options: Mapping[str, Any] | None) -> AbstractContextManager[Any]:
-        """A table service is a writer: the single-writer lease (or nothing under optimistic
-        concurrency control, where each service takes the table lock where Hudi does)."""
-        from hudi_core.write.transaction import writer_guard
-
-        return writer_guard(self, self.write_config(options))
-
-    # -- write path (hudi_core.write) ------------------------------------------------------------
-
-    def _write(
-        self,
-        data: pa.Table,
-        operation: str,
-        options: Mapping[str, Any] | None,
-        *,
-        progress: Callable[[int], Callable[[], None]] | None = None,
-    ) -> WriteResult:
-        from hudi_core.write.client import WriteClient
-
-        return WriteClient(self, options, progress=progress).write(data, operation=operation)
-
-    def insert(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
-        """Insert records (no index lookup; small base files are filled first)."""
-        return self._write(data, "insert", options)
-
-    def upsert(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
-        """Update records whose key exists, insert the others; ``_hoodie_is_deleted`` rows delete."""
-        return self._write(data, "upsert", options)
-
-    def bulk_insert(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
-        """Insert records sorted by partition and key into new file groups (no index lookup)."""
-        return self._write(data, "bulk_insert", options)
-
-    def insert_overwrite(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
-        """Replace the partitions ``data`` touches with ``data``."""
-        return self._write(data, "insert_overwrite", options)
-
-    def insert_overwrite_table(
-        self, data: pa.Table, *, options: Mapping[str, Any] | None = None
-    ) -> WriteResult:
-        """Replace the whole table with ``data``."""
-        return self._write(data, "insert_overwrite_table", options)
-
-    def delete(self, keys: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
-        """Delete the records named by ``keys`` (record key fields and partition fields)."""
-        from hudi_core.write.client import WriteClient
-
-        return WriteClient(self, options).delete(keys)
-
-    def delete_partition(
-        self, partitions: str | Sequence[str], *, options: Mapping[str, Any] | None = None
-    ) -> WriteResult:
-        """Drop whole partitions (a replacecommit replacing all their file groups)."""
-        from hudi_core.write.client import WriteClient
-
-        parts = [partitions] if isinstance(partitions, str) else list(partitions)
-        return WriteClient(self, options).delete_partitions(parts)
-
-    def rollback(self, instant: str, options: Mapping[str, Any] | None = None) -> RollbackResult:
-        """Roll back a pending or the latest completed write instant."""
-        from hudi_core.lock.providers import table_lock
-        from hudi_core.write.rollback import rollback_instant
-
-        with self._writer(options), table_lock(self, self.write_config(options)):
-            return rollback_instant(self, instant)
-
     def __repr__(self) -> str:
-        return f"HudiTable({self.base_uri!r}, name={self.name!r}, type={self.table_type})"
+        return f"{type(self).__name__}({self.base_uri!r}, name={self.name!r}, type={self.table_type})"

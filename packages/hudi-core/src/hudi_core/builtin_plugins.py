@@ -1,4 +1,5 @@
-"""The built-in components, registered through the same hooks as external plugins."""
+"""The wiring of hudi-core's built-in components (top layer): registered through the same hooks as
+external plugins, handed to the plugin manager by ``hudi_core/__init__``."""
 
 from __future__ import annotations
 

@@ -15,14 +15,14 @@ from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.errors import LockTimeoutError, TimelineError
 
 if TYPE_CHECKING:
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["run_post_commit_services"]
 
 log = logging.getLogger(__name__)
 
 
-def run_post_commit_services(table: HudiTable, options: Mapping[str, Any], *, delta_commit: bool) -> None:
+def run_post_commit_services(table: MetaClient, options: Mapping[str, Any], *, delta_commit: bool) -> None:
     """Inline compaction (MOR delta commits only), then the automatic clean, then archival.
 
     Among concurrent writers the commit has already succeeded when these run: a service that
@@ -34,7 +34,7 @@ def run_post_commit_services(table: HudiTable, options: Mapping[str, Any], *, de
     opts = dict(options)
     concurrent = ConcurrencySettings.of(table.write_config(opts)).occ
     table.reload()  # a pinned timeline too: an async compaction of this process may have moved it
-    services: list[Callable[[HudiTable, dict[str, Any]], Any]] = [_automatic_clean, maybe_archive]
+    services: list[Callable[[MetaClient, dict[str, Any]], Any]] = [_automatic_clean, maybe_archive]
     if delta_commit:
         services.insert(0, maybe_compact_inline)
     for service in services:
@@ -46,7 +46,7 @@ def run_post_commit_services(table: HudiTable, options: Mapping[str, Any], *, de
             log.warning("%s after the commit left to another writer: %s", service.__name__, e)
 
 
-def _automatic_clean(table: HudiTable, opts: dict[str, Any]) -> None:
+def _automatic_clean(table: MetaClient, opts: dict[str, Any]) -> None:
     cfg = table.write_config(opts)
     if not bool(cfg.get(CleanOptions.AUTOMATIC)) or bool(cfg.get(CleanOptions.ASYNC)):
         return

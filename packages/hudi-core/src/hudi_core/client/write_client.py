@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from hudi_core.client.services import run_post_commit_services
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
@@ -46,13 +48,12 @@ from hudi_core.write.records import (
     evolve_schema,
     prepare,
 )
-from hudi_core.write.services import run_post_commit_services
 from hudi_core.write.stream import StreamWriter, chunk_max_bytes, chunks
 from hudi_core.write.transaction import WriteTransaction, check_concurrency_options, retrying, writing
 
 if TYPE_CHECKING:
     from hudi_core.fs_view import FileSystemView
-    from hudi_core.table.hudi_table import HudiTable
+    from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["WriteClient", "WriteResult", "file_groups_of", "recent_commits", "small_files"]
 
@@ -84,7 +85,7 @@ _CONFLICTS = (
 )
 
 
-def check_option_conflicts(table: HudiTable, options: Mapping[str, Any]) -> None:
+def check_option_conflicts(table: MetaClient, options: Mapping[str, Any]) -> None:
     """A write option that contradicts the table's config is an error (not silently ignored)."""
     given = HoodieConfig(options)
     for opt in (TableOptions.NAME, WriteOptions.TABLE_NAME):
@@ -145,12 +146,12 @@ def check_write_options(config: HoodieConfig) -> None:
 class WriteClient:
     """Writes Arrow data into a table.
 
-    >>> WriteClient(HudiTable.open("/tmp/trips")).write(data, operation="upsert")  # doctest: +SKIP
+    >>> WriteClient(MetaClient.open("/tmp/trips")).write(data, operation="upsert")  # doctest: +SKIP
     """
 
     def __init__(
         self,
-        table: HudiTable,
+        table: MetaClient,
         options: Mapping[str, Any] | None = None,
         *,
         engine: Any = None,
@@ -499,7 +500,7 @@ def _small_files(
     return out
 
 
-def _recent_commits(table: HudiTable) -> list[CommitMetadata]:
+def _recent_commits(table: MetaClient) -> list[CommitMetadata]:
     tl = table.timeline
     out = []
     for inst in reversed(list(tl.completed_commits())[-10:]):
