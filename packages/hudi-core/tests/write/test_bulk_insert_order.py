@@ -1,5 +1,7 @@
-"""``bulk_insert`` writes each base file's rows sorted by record key (duplicate keys in input
-order), whether a local task gathers its own rows or the coordinator splits the input first."""
+"""``bulk_insert`` orders each base file's rows as ``hoodie.bulkinsert.sort.mode`` says: input
+order (NONE, Hudi's default), sorted by record key (PARTITION_SORT), or sorted with each file
+one run of keys (GLOBAL_SORT); duplicate keys stay in input order; the same whether a local task
+gathers its own rows or the coordinator splits the input first."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from hudi_core import HudiTable
 from hudi_core.client.write_client import WriteClient
 
@@ -44,24 +47,53 @@ def _files(root: Path) -> dict[str, list[tuple[str, int]]]:
     return out
 
 
-def _bulk(root: Path, engine: Any) -> dict[str, list[tuple[str, int]]]:
+def _bulk(
+    root: Path, engine: Any, mode: str | None = None, **options: str
+) -> dict[str, list[tuple[str, int]]]:
     t = HudiTable.create(str(root), name="o", table_type="COPY_ON_WRITE", record_key_fields="id",
                          partition_fields="city", ordering_field="ts")  # fmt: skip
-    WriteClient(t, engine=engine).write(_data(), operation="bulk_insert")
+    opts = {**options, **({"hoodie.bulkinsert.sort.mode": mode} if mode else {})}
+    WriteClient(t, opts, engine=engine).write(_data(), operation="bulk_insert")
     return _files(root)
 
 
-def test_bulk_insert_files_are_sorted_by_key_with_duplicates_in_input_order(tmp_path: Path) -> None:
+def _rows_by_city() -> dict[str, list[tuple[str, int]]]:
+    data = _data().to_pydict()
+    out: dict[str, list[tuple[str, int]]] = {}
+    for k, ts, city in zip(data["id"], data["ts"], data["city"], strict=True):
+        out.setdefault(city, []).append((k, ts))
+    return out
+
+
+def test_by_default_each_file_keeps_the_input_order(tmp_path: Path) -> None:
     files = _bulk(tmp_path / "t", None)
     assert sorted(k.split("/")[0] for k in files) == ["a", "b", "c"]  # one file group per partition
-    total = 0
-    for rows in files.values():
-        assert rows == sorted(rows)  # by key, then by input position (ts)
-        total += len(rows)
-    assert total == _data().num_rows
+    assert {k.split("/")[0]: rows for k, rows in files.items()} == _rows_by_city()
 
 
-def test_local_and_coordinator_split_write_the_same_rows_per_file(tmp_path: Path) -> None:
-    local = _bulk(tmp_path / "local", None)
-    serial = _bulk(tmp_path / "serial", _SerialEngine())
+@pytest.mark.parametrize("mode", ["PARTITION_SORT", "GLOBAL_SORT"])
+def test_sorted_modes_sort_each_file_by_key_with_duplicates_in_input_order(tmp_path: Path, mode: str) -> None:
+    files = _bulk(tmp_path / "t", None, mode)
+    assert {k.split("/")[0]: rows for k, rows in files.items()} == {
+        city: sorted(rows)
+        for city, rows in _rows_by_city().items()  # by key, then by input position (ts)
+    }
+
+
+def test_global_sort_gives_each_file_its_own_run_of_keys(tmp_path: Path) -> None:
+    """Several file groups per partition (small files): their key ranges do not overlap."""
+    options = {"hoodie.parquet.max.file.size": "4096", "hoodie.copyonwrite.record.size.estimate": "64"}
+    files = _bulk(tmp_path / "t", None, "GLOBAL_SORT", **options)
+    for city in "abc":
+        runs = sorted(
+            (rows[0][0], rows[-1][0]) for name, rows in files.items() if name.startswith(f"{city}/")
+        )
+        assert len(runs) > 1, "the options should make several files per partition"
+        assert all(prev[1] < nxt[0] for prev, nxt in zip(runs, runs[1:], strict=False))
+
+
+@pytest.mark.parametrize("mode", [None, "PARTITION_SORT", "GLOBAL_SORT"])
+def test_local_and_coordinator_split_write_the_same_rows_per_file(tmp_path: Path, mode: str | None) -> None:
+    local = _bulk(tmp_path / "local", None, mode)
+    serial = _bulk(tmp_path / "serial", _SerialEngine(), mode)
     assert sorted(local.values()) == sorted(serial.values())

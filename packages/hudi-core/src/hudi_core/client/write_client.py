@@ -116,9 +116,11 @@ def check_option_conflicts(table: MetaClient, options: Mapping[str, Any]) -> Non
             )
 
 
-#: hoodie.bulkinsert.sort.mode values Hudi knows (core writes bulk_insert sorted by partition and key)
+#: hoodie.bulkinsert.sort.mode values Hudi knows (every bucket already holds one partition's rows,
+#: so PARTITION_PATH_REPARTITION is NONE here, and its _AND_SORT twin PARTITION_SORT)
 _SORT_MODES = ("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION",
                "PARTITION_PATH_REPARTITION_AND_SORT")  # fmt: skip
+_SORTED_PER_FILE_GROUP = ("PARTITION_SORT", "PARTITION_PATH_REPARTITION_AND_SORT")
 _BLOCK_FORMATS = ("avro", "parquet")
 
 
@@ -291,6 +293,13 @@ class WriteClient:
                 tagged = tag_locations(records, index, view if has_data else None)
             else:  # insert / bulk_insert: no lookup, every record is new
                 tagged = tag_locations(records, index, None)
+            sort_mode = str(cfg.get_str(WriteOptions.BULK_INSERT_SORT_MODE) or "NONE").upper()
+            if op == "bulk_insert" and sort_mode == "GLOBAL_SORT":
+                # sorted before the rows are dealt to file groups in order: each file holds one
+                # run of keys, disjoint from its neighbours' (sort_indices is stable)
+                tagged = tagged.take(
+                    pc.sort_indices(tagged, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
+                )
             profile = profile_of(tagged)
             small: list[SmallFile] = []
             pack = op in ("insert", "upsert") and not isinstance(index, BucketIndex)
@@ -307,11 +316,12 @@ class WriteClient:
                 base_uri=table.base_uri, instant=t, is_mor=table.config.is_mor, avro_schema=avro, schema=schema,
                 options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value,
             )  # fmt: skip
-            # bulk_insert sorts by partition and key: a bucket is one partition's file group, so
-            # sorting each bucket's rows by key (stable) gives that order. On the local engine each
-            # task gathers (and sorts) its own rows, so those copies run on the pool's threads
-            # instead of one serial take of the whole input before the writes start.
-            by_key = op == "bulk_insert"
+            # hoodie.bulkinsert.sort.mode: NONE (Hudi's default since 0.12) writes each file group's
+            # rows in input order; GLOBAL_SORT sorted them all above; the PARTITION_SORT modes sort
+            # each file group's rows by key (a bucket is one partition's file group). On the local
+            # engine each task gathers (and sorts) its own rows, so those copies run on the pool's
+            # threads instead of one serial take of the whole input before the writes start.
+            by_key = op == "bulk_insert" and sort_mode in _SORTED_PER_FILE_GROUP
             if getattr(self.engine, "name", "") == "local":
                 rows = _rows_by_bucket(labelled)
                 # the handles never read the location columns: do not copy them into every task
