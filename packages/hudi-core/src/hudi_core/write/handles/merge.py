@@ -68,11 +68,13 @@ def merge_file_group(
         )
     attempt = as_attempt(task_id, ctx.stage_id)
     name = BaseFileName(file_id, attempt.token, ctx.instant).name
-    state = _MergeState(ctx, records, name, attempt.partition_id)
+    growing = parquet_out.GrowingFooter()
+    state = _MergeState(ctx, records, name, attempt.partition_id, growing)
 
     def pieces() -> Iterator[pa.Table]:
         with storage.arrow_filesystem().open_input_file(storage.arrow_path(base_path)) as f:
             pf = pq.ParquetFile(f)
+            growing.start_from(pf.metadata.metadata, ctx.config)
             for batch in pf.iter_batches(batch_size=MERGE_BATCH_ROWS, use_threads=False):
                 yield state.merge_batch(pa.Table.from_batches([batch]))
         yield state.inserts()
@@ -80,7 +82,7 @@ def merge_file_group(
     ctx.markers.create(partition, name, "MERGE")
     ensure_partition_metadata(ctx, partition)
     path = f"{ctx.partition_uri(partition)}/{name}"
-    res = parquet_out.write_parquet(ctx, path, pieces())
+    res = parquet_out.write_parquet(ctx, path, pieces(), growing=growing)
     stat = WriteStat(
         file_id=file_id, path=ctx.relative(partition, name), partition_path=partition, prev_commit=base_instant,
         num_writes=res.num_records, num_deletes=state.deleted, num_update_writes=state.updated,
@@ -93,8 +95,12 @@ def merge_file_group(
 class _MergeState:
     """The incoming records of one merge and what the old file's batches have used of them."""
 
-    def __init__(self, ctx: WriteContext, records: pa.Table, name: str, task_id: int) -> None:
+    def __init__(
+        self, ctx: WriteContext, records: pa.Table, name: str, task_id: int, growing: parquet_out.GrowingFooter
+    ) -> None:
         self.ctx, self.records, self.name, self.task_id = ctx, records, name, task_id
+        #: the output's footer from the old file's, while every old key stays in place
+        self.growing = growing
         # incoming keys are unique (deduplicated): a hash lookup of every old key finds its update
         self.keys = records.column(RECORD_KEY).combine_chunks().cast(pa.string())
         self.is_delete = records.column(DELETE_FLAG).combine_chunks().to_numpy(zero_copy_only=False)
@@ -144,6 +150,11 @@ class _MergeState:
         self.matched[in_idx[has_match]] = True
         self.updated += int(update.sum())
         self.deleted += int(drop.sum())
+        if drop.any():
+            self.growing.invalidate()
+        if not replace.any():  # the whole batch stays as it is (no copy)
+            meta = [old.column(m) for m in META_FIELDS[:4]]
+            return _assemble(meta[:2], old_data, ctx, keys=meta[2], parts=meta[3], name=self.name)
         kept = np.flatnonzero(~replace)
         kept_table = _assemble(
             [old.column(m).take(pa.array(kept)) for m in META_FIELDS[:2]], old_data.take(pa.array(kept)), ctx,
@@ -166,7 +177,9 @@ class _MergeState:
         """Incoming rows that met no existing key (deletes of them vanish), after the old rows."""
         rows = np.flatnonzero(~self.matched & ~self.is_delete)
         self.inserted = len(rows)
-        return self._new_rows(rows)
+        table = self._new_rows(rows)
+        self.growing.add(table.column(META_FIELDS[2]).combine_chunks())
+        return table
 
 
 def _old_record_keys(ctx: WriteContext, old: pa.Table) -> pa.Array:

@@ -21,7 +21,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from hudi_core.bloom import build_bloom_filter
+from hudi_core.bloom import BloomFilter, build_bloom_filter
+from hudi_core.bloom.filter import BloomFilterError, bloom_sizing, deserialize_bloom_filter
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import SchemaMismatchError
 from hudi_core.io.base_file import (
@@ -42,6 +43,7 @@ from hudi_core.schema.avro_schema import META_FIELDS
 __all__ = [
     "PARQUET_GZIP_LEVEL",
     "BaseFileOut",
+    "GrowingFooter",
     "dictionary_columns",
     "file_table",
     "footer_of",
@@ -127,6 +129,59 @@ def footer_of(
     return footer
 
 
+class GrowingFooter:
+    """The footer of a base file rewritten as the old file's keys, in order, then new ones: a
+    merge that deletes nothing (updated rows keep their places, inserts follow). Continuing the
+    old file's bloom filter with the new keys gives the bytes a filter built from every key
+    gives (a filter's state depends only on the keys added, in order), and the old min/max keys
+    with the new keys give the new ones; so the rewrite hashes only its inserts. :meth:`start_from`
+    leaves it unusable when the old footer cannot be continued exactly (no filter, other
+    settings, a dynamic filter already at its cap), and :meth:`invalidate` (a delete) too;
+    :func:`write_parquet` then builds the footer from every key."""
+
+    def __init__(self) -> None:
+        self.bloom: BloomFilter | None = None
+        self.bounds: list[str] = []
+        self.usable = False
+
+    def start_from(self, metadata: dict[bytes, bytes] | None, config: Any) -> None:
+        meta = {k.decode(): v.decode() for k, v in (metadata or {}).items()}
+        settings = _bloom_settings(config)
+        if BLOOM_FILTER_KEY not in meta or MIN_KEY not in meta or MAX_KEY not in meta:
+            return
+        try:
+            bloom = deserialize_bloom_filter(meta[BLOOM_FILTER_KEY], meta.get(BLOOM_TYPE_KEY))
+        except BloomFilterError:
+            return
+        if (bloom.bit_size, bloom.num_hashes) != bloom_sizing(settings["num_entries"], settings["fpp"]):
+            return
+        if bloom.type_code != str(settings["filter_type"]).upper():
+            return
+        if bloom.type_code != "SIMPLE":
+            bloom.max_entries = settings["max_entries"]
+            at_cap = len(bloom.rows) * bloom.num_entries >= bloom.max_entries
+            if bloom.num_entries != settings["num_entries"] or (at_cap and bloom.current_nb_record >= bloom.num_entries):
+                return  # the cap's round-robin position is not in the serialized filter
+        self.bloom, self.bounds, self.usable = bloom, [meta[MIN_KEY], meta[MAX_KEY]], True
+
+    def add(self, keys: pa.Array) -> None:
+        if self.usable and len(keys):
+            assert self.bloom is not None
+            self.bloom.add(keys)
+            lo, hi = java_min_max(pa.concat_arrays([pa.array(self.bounds, pa.string()), keys.cast(pa.string())]))
+            self.bounds = [str(lo), str(hi)]
+
+    def invalidate(self) -> None:
+        self.usable = False
+
+    def footer(self, avro_schema_with_meta: dict[str, Any]) -> dict[str, str]:
+        assert self.usable and self.bloom is not None
+        footer = footer_of(None, avro_schema_with_meta, None)
+        footer[BLOOM_FILTER_KEY], footer[BLOOM_TYPE_KEY] = self.bloom.serialize(), self.bloom.type_code
+        footer[MIN_KEY], footer[MAX_KEY] = self.bounds
+        return footer
+
+
 def open_writer(sink: Any, table: pa.Table, codec_name: str) -> pq.ParquetWriter:
     return pq.ParquetWriter(
         sink, table.schema, store_schema=False,  # no ARROW:schema key: the footer key set matches Hudi's
@@ -139,12 +194,15 @@ def open_writer(sink: Any, table: pa.Table, codec_name: str) -> pq.ParquetWriter
 ROW_GROUP_ARROW_BYTES = 64 * 1024 * 1024
 
 
-def write_parquet(ctx: Any, path: str, data: pa.Table | Iterable[pa.Table]) -> BaseFileOut:
+def write_parquet(
+    ctx: Any, path: str, data: pa.Table | Iterable[pa.Table], *, growing: GrowingFooter | None = None
+) -> BaseFileOut:
     """Write ``data`` (meta columns first) as a base file at ``path`` for a handle's ``ctx``.
 
     ``data`` may be an iterable of tables (at least one, all of one schema): they are written as
     they come, gathered into row groups of about ``ROW_GROUP_ARROW_BYTES``, so a merge never
-    holds the whole file; only the keys are kept, for the footer's bloom filter."""
+    holds the whole file; only the keys are kept, for the footer's bloom filter (unless
+    ``growing``, kept up to date by the caller while ``data`` is consumed, is still usable)."""
     codec_name = str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION))
     codec_options(codec_name)  # reject a bad codec before the file exists
     populate = bool(ctx.populate_meta_fields)
@@ -172,8 +230,12 @@ def write_parquet(ctx: Any, path: str, data: pa.Table | Iterable[pa.Table]) -> B
                 raise ValueError(f"no data to write to {path}")
             if pending:
                 _write_row_group(writer, pending)
-            key_col = pa.chunked_array(keys, pa.string()) if populate else None
-            writer.add_key_value_metadata(footer_of(key_col, ctx.avro_schema_with_meta, ctx.config))
+            if populate and growing is not None and growing.usable:
+                footer = growing.footer(ctx.avro_schema_with_meta)
+            else:
+                key_col = pa.chunked_array(keys, pa.string()) if populate else None
+                footer = footer_of(key_col, ctx.avro_schema_with_meta, ctx.config)
+            writer.add_key_value_metadata(footer)
         finally:
             if writer is not None:
                 writer.close()
