@@ -63,10 +63,10 @@ def imports(package: str) -> Iterator[tuple[str, int, str]]:
                     mod = ".".join([*base, *([node.module] if node.module else [])])
                 else:
                     mod = node.module or ""
-                # ``from pkg import sub`` imports the module ``pkg.sub`` when there is one
+                # ``from pkg import sub`` imports the module ``pkg.sub``, ``from pkg import name`` pkg
                 targets = [
-                    mod,
-                    *(f"{mod}.{a.name}" for a in node.names if _is_module(src.parent, f"{mod}.{a.name}")),
+                    f"{mod}.{a.name}" if _is_module(src.parent, f"{mod}.{a.name}") else mod
+                    for a in node.names
                 ]
             else:
                 continue

@@ -4,6 +4,7 @@ commit with core's ``commit`` (extra metadata added), roll back on failure."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -15,11 +16,25 @@ if TYPE_CHECKING:
     from hudi_core.timeline.instant import Instant
     from hudi_core.write.transaction import WriteTransaction
 
-__all__ = ["BATCH_KEY", "QUERY_KEY", "SparkCommit", "committed_batches"]
+__all__ = ["BATCH_KEY", "QUERY_KEY", "SparkCommit", "SparkWriteResult", "committed_batches"]
 
 #: extra-metadata keys naming the Structured Streaming micro-batch a commit wrote
 QUERY_KEY = "hoodie.spark.streaming.query.id"
 BATCH_KEY = "hoodie.spark.streaming.batch.id"
+
+
+@dataclass
+class SparkWriteResult:
+    instant: str | None
+    operation: str
+    num_records: int = 0
+    inserted: int = 0
+    updated: int = 0
+    deleted: int = 0
+    files: list[str] = field(default_factory=list)
+    #: files of failed or duplicate task attempts deleted before the commit
+    removed_files: list[str] = field(default_factory=list)
+    skipped: bool = False  # the write was a replay already committed
 
 
 def committed_batches(table: HudiTable, query_id: str, *, archived: bool = False) -> set[int]:
@@ -108,8 +123,6 @@ class SparkCommit:
 
     def commit(self, statuses: list[Any]) -> Any:
         from hudi_core.schema.avro_schema import arrow_to_avro
-
-        from hudi_spark.writer import SparkWriteResult
 
         assert self.requested is not None
         removed = self.reconcile(statuses)

@@ -22,6 +22,7 @@ from hudi_core.timeline.instant import format_query_instant, format_range_instan
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 
 from hudi_spark.options import ReadOptions
+from hudi_spark.stages import conform
 
 if TYPE_CHECKING:
     from hudi_core import HudiTable
@@ -207,17 +208,6 @@ class HudiStreamReader(DataSourceStreamReader):
 
     def commit(self, end: dict[str, str]) -> None:
         pass  # nothing to release: the table keeps its commits until they are cleaned
-
-
-def conform(data: pa.Table, target: pa.Schema) -> pa.Table:
-    """Select and cast ``data`` to exactly ``target`` (names, types, nullability)."""
-    columns = []
-    for f in target:
-        if f.name in data.column_names:
-            columns.append(data.column(f.name).cast(f.type))
-        else:  # a column added by schema evolution after this file slice was written
-            columns.append(pa.nulls(data.num_rows, f.type))
-    return pa.Table.from_arrays(columns, schema=target)
 
 
 class HudiDataSource(DataSource):

@@ -85,8 +85,6 @@ def empty_like(schema: pa.Schema) -> Iterator[pa.RecordBatch]:
 
 
 def _out(table: pa.Table, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
-    from hudi_spark.datasource import conform
-
     yield from conform(table, schema).to_batches()
 
 
@@ -396,8 +394,6 @@ def join_task(
     from hudi_core.config.property import HoodieConfig
     from hudi_core.write.index import index_for, tag_with_locations
 
-    from hudi_spark.datasource import conform
-
     if records.num_rows == 0:
         return out_schema.empty_table()
     index = index_for(HoodieConfig(config), record_key_fields)
@@ -459,3 +455,14 @@ def assign_task(
             new.field("values").to_pylist(), np.asarray(new.field("counts")).tolist(), strict=True
         ):
             seen[part] = seen.get(part, 0) + n
+
+
+def conform(data: pa.Table, target: pa.Schema) -> pa.Table:
+    """Select and cast ``data`` to exactly ``target`` (names, types, nullability)."""
+    columns = []
+    for f in target:
+        if f.name in data.column_names:
+            columns.append(data.column(f.name).cast(f.type))
+        else:  # a column added by schema evolution after this file slice was written
+            columns.append(pa.nulls(data.num_rows, f.type))
+    return pa.Table.from_arrays(columns, schema=target)

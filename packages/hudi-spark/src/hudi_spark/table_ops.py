@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from hudi_core import HudiTable
     from pyspark.sql import DataFrame
 
-    from hudi_spark.writer import SparkWriteResult
+    from hudi_spark.commit import SparkWriteResult
 
 __all__ = [
     "delete_partitions",
@@ -126,7 +126,7 @@ def delete_partitions(df: DataFrame, table: HudiTable, cfg: HoodieConfig) -> Spa
     from hudi_core.fs_view import FileSystemView
     from hudi_core.keygen import key_generator_for
 
-    from hudi_spark.writer import SparkWriteResult
+    from hudi_spark.commit import SparkWriteResult
 
     given = [p.strip() for p in str(cfg.raw(WriteOptions.PARTITIONS_TO_DELETE) or "").split(",") if p.strip()]
     if given:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import pickle
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -28,6 +27,7 @@ from hudi_core.errors import ConfigError
 from hudi_core.write.transaction import retrying, writing
 
 from hudi_spark import simple_index, stages, table_ops, write_tasks
+from hudi_spark.commit import SparkWriteResult
 from hudi_spark.errors import task_error
 from hudi_spark.options import SparkOptions
 
@@ -35,25 +35,11 @@ if TYPE_CHECKING:
     from hudi_core import HudiTable
     from pyspark.sql import DataFrame
 
-__all__ = ["OPERATIONS", "SparkWriteResult", "write"]
+__all__ = ["OPERATIONS", "write"]
 
 OPERATIONS = (
     "upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table", "delete_partition",
 )  # fmt: skip
-
-
-@dataclass
-class SparkWriteResult:
-    instant: str | None
-    operation: str
-    num_records: int = 0
-    inserted: int = 0
-    updated: int = 0
-    deleted: int = 0
-    files: list[str] = field(default_factory=list)
-    #: files of failed or duplicate task attempts deleted before the commit
-    removed_files: list[str] = field(default_factory=list)
-    skipped: bool = False  # the write was a replay already committed
 
 
 def _spark_schema(schema: pa.Schema) -> Any:
