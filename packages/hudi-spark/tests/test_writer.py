@@ -657,3 +657,23 @@ def test_a_tiny_bucket_write_runs_in_one_task_same_as_local_engine(spark: Any, t
     res = hudi_spark.write(spark.createDataFrame(_batches()[0][1]).repartition(3), shuffled, operation="upsert",
                            options={**opts, "hoodie.spark.write.single.task.max.bytes": "0"})  # fmt: skip
     assert len(tokens_of(res.files)) >= 2
+
+
+@pytest.mark.parametrize("mode", [None, "PARTITION_SORT"])
+def test_bulk_insert_orders_each_file_as_the_sort_mode_says(
+    spark: Any, tmp_path: Path, mode: str | None
+) -> None:
+    """Input order with Hudi's default (NONE), keys ascending with a sorting mode."""
+    import hudi_spark
+    import pyarrow.parquet as pq
+
+    keys = [f"k{(i * 37) % 100:03d}" for i in range(100)]  # every key once, not in order
+    data = pa.table({"uuid": keys, "ts": list(range(100)), "city": ["sf"] * 100})
+    opts = {**_opts("COPY_ON_WRITE"), **({"hoodie.bulkinsert.sort.mode": mode} if mode else {})}
+    base = str(tmp_path / "t")
+    hudi_spark.write(
+        spark.createDataFrame(data.to_pandas()).coalesce(1), base, operation="bulk_insert", options=opts
+    )
+    (f,) = (tmp_path / "t" / "sf").glob("*.parquet")  # one task, one file group
+    written = pq.read_table(f, columns=["uuid"]).column(0).to_pylist()
+    assert written == (sorted(keys) if mode else keys)
