@@ -117,6 +117,8 @@ def main(argv: list[str]) -> int:
     base, options, writer = args["base"], dict(args["options"]), args["writer"]
     commits, mode, rows = int(args["commits"]), args["mode"], int(args["rows"])
     big = dict(args.get("big") or {})  # {"from": i, "rows": n}: commits i.. carry many more rows
+    # a job refused by the single-writer lease tries its next commit this much later
+    busy_pause_s = float(args.get("busy_pause_s", 0))
     rng = random.Random(f"{args.get('seed', 0)}-{writer}")
     with open(args["out"], "a", encoding="utf-8") as out:
         log = _Log(out)
@@ -143,6 +145,8 @@ def main(argv: list[str]) -> int:
                 log.write("end", success=False, instant=None, error=type(e).__name__, message=str(e),
                           hudi_error=isinstance(e, HudiError), conflict=isinstance(e, CommitConflictError),
                           seconds=round(time.monotonic() - started, 3))  # fmt: skip
+                if type(e).__name__ == "WriterBusyError":
+                    time.sleep(busy_pause_s)
             else:
                 log.write("end", success=True, instant=instant, error=None, message=None, conflict=False,
                           seconds=round(time.monotonic() - started, 3))  # fmt: skip

@@ -427,7 +427,11 @@ def test_single_writer_mode_takes_over_from_a_killed_writer(tmp_path: Path) -> N
     run.create()
     started = time.monotonic()
     run.kill_mid_commit(mode="disjoint", rows=100)
-    procs = {f"w{w}": run.spawn(f"w{w}", commits=10, rows=100, mode="disjoint") for w in range(2)}
+    # refused writers try again half a second later: their 10 attempts outlast the dead lease
+    # (interval x misses + 1 s), however fast the refusals come
+    procs = {
+        f"w{w}": run.spawn(f"w{w}", commits=10, rows=100, mode="disjoint", busy_pause_s=0.5) for w in range(2)
+    }
     run.wait_all(procs)
     final = run.settle()
     attempts = run.attempts()
