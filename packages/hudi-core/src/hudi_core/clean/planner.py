@@ -11,6 +11,9 @@ Per file group, slices are kept when any retained query may read them:
 
 Never deleted: any file a pending compaction plan names, and the slice a pending compaction
 will replace.
+
+The commit- and hour-based policies look only at partitions written since the last clean's
+earliest commit to retain (``hoodie.cleaner.incremental.mode``, see :mod:`.partitions`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from hudi_core.clean.errors import CleanError
 from hudi_core.clean.metadata import CleanerPlan
+from hudi_core.clean.partitions import partitions_to_clean
 from hudi_core.config.clean import CleanOptions
 from hudi_core.config.property import HoodieConfig
 from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
@@ -47,6 +51,7 @@ class _Settings:
     commits: int
     versions: int
     hours: int
+    incremental: bool
 
 
 def _settings(config: HoodieConfig) -> _Settings:
@@ -55,7 +60,8 @@ def _settings(config: HoodieConfig) -> _Settings:
         raise CleanError(f"hoodie.cleaner.policy={policy!r} is not one of {', '.join(POLICIES)}")
     s = _Settings(policy, int(config.get(CleanOptions.COMMITS_RETAINED)),
                   int(config.get(CleanOptions.FILE_VERSIONS_RETAINED)),
-                  int(config.get(CleanOptions.HOURS_RETAINED)))  # fmt: skip
+                  int(config.get(CleanOptions.HOURS_RETAINED)),
+                  bool(config.get(CleanOptions.INCREMENTAL_MODE)))  # fmt: skip
     if min(s.commits, s.versions) < 1 or s.hours < 0:
         raise CleanError(
             f"cleaner retention must be >= 1 (commits={s.commits}, file versions={s.versions}, "
@@ -124,8 +130,11 @@ def _to_delete_in_group(slices: list[FileSlice], s: _Settings, ectr: str | None)
         return real[: max(len(real) - s.versions, 0)]
     if ectr is None:
         return []
-    older = [x for x in real[:-1] if x.base_instant < ectr]
-    return older[:-1]  # the newest slice before ECTR serves time travel to ECTR
+    # The newest slice before ECTR serves time travel to ECTR; when nothing was written to the
+    # group since, that is its latest slice (Hudi's lastVersionBeforeEarliestCommitToRetain).
+    # Incremental planning relies on this: what is deleted changes only with a slice based
+    # before ECTR, so only partitions written before ECTR need a look.
+    return [x for x in real if x.base_instant < ectr][:-1]
 
 
 def plan_clean(
@@ -136,7 +145,10 @@ def plan_clean(
     partitions: Iterable[str] | None = None,
     now: _dt.datetime | None = None,
 ) -> CleanerPlan:
-    """The files to delete now under the configured policy (empty plan when nothing is due)."""
+    """The files to delete now under the configured policy (empty plan when nothing is due).
+
+    ``partitions`` limits the plan to those; by default they are chosen as Hudi does (every
+    partition for KEEP_LATEST_FILE_VERSIONS, else those written since the last clean)."""
     cfg = config if config is not None else table.write_config()
     s = _settings(cfg)
     tl = timeline if timeline is not None else table.timeline
@@ -151,7 +163,12 @@ def plan_clean(
         earliest_instant_to_retain=(ectr_inst.timestamp, ectr_inst.comparable_action) if ectr_inst else None,
         last_completed_commit=last_completed.timestamp if last_completed else "",
     )
-    parts = view.partitions() if partitions is None else list(partitions)
+    if partitions is not None:
+        parts = list(partitions)
+    elif s.policy == KEEP_LATEST_FILE_VERSIONS:
+        parts = view.partitions()
+    else:
+        parts = partitions_to_clean(view, ectr_inst, incremental=s.incremental)
     replaced: dict[str, set[str]] = {}
     if ectr is not None:
         for inst_ts, part, fid in view.replaced_file_groups():

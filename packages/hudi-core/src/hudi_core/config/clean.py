@@ -33,5 +33,12 @@ class CleanOptions:
         "KEEP_LATEST_BY_HOURS: time travel stays possible to commits this many hours old.",
         since="0.11.0",
     )
+    INCREMENTAL_MODE = _c(
+        "hoodie.cleaner.incremental.mode",
+        True,
+        "KEEP_LATEST_COMMITS / KEEP_LATEST_BY_HOURS: plan from the partitions written since the "
+        "last clean's earliest commit to retain instead of listing every partition.",
+        since="0.5.1",
+    )
     AUTOMATIC = _c("hoodie.clean.automatic", True, "Clean after every commit of a write client.")
     ASYNC = _c("hoodie.clean.async", False, "Clean in a background thread while writing.")
