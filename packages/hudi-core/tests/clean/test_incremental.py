@@ -156,3 +156,33 @@ def test_incremental_plans_equal_full_plans_over_a_history(tmp_path: Path, kind:
     assert cleaned > 0
     # what is left is what a full plan leaves: nothing more to clean either way
     assert plan_clean(t, config=t.write_config(FULL)).files_per_partition == {}
+
+
+def test_a_commit_is_read_once_across_plans(tmp_path: Path) -> None:
+    """Between two cleans that delete something every write plans over the same commits: their
+    partitions are read once (a completed instant's file never changes)."""
+    t = create(tmp_path)
+    for ts in (1, 2, 3):
+        t.upsert(rows("abc", ts), options=NO_SERVICES)
+    assert clean(t, config=RETAIN_1) is not None
+    for ts in (4, 5):
+        t.upsert(rows("a", ts), options=NO_SERVICES)
+    read: list[str] = []
+    inner = t.storage.read_bytes
+
+    def counting(path: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        read.append(path.rsplit("/", 1)[-1])
+        return inner(path, *args, **kwargs)
+
+    t.storage.read_bytes = counting  # type: ignore[method-assign]
+    try:
+        first = plan_clean(t, config=t.write_config(RETAIN_1))
+        commits_read = [n for n in read if n.endswith(".commit")]
+        read.clear()
+        again = plan_clean(t, config=t.write_config(RETAIN_1))
+    finally:
+        del t.storage.read_bytes
+    assert len(commits_read) == 2  # commits 3 and 4: from the last clean's ECTR up to this one's
+    assert [n for n in read if n.endswith(".commit")] == []
+    assert set(first.files_per_partition) == {"a", "b", "c"}
+    assert again.files_per_partition == first.files_per_partition
