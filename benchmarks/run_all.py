@@ -24,6 +24,7 @@ FULL: list[tuple[str, list[str]]] = [
     ("spark_bench.py", ["--rows", "1000000", "10000000", "--driver-memory", "6g"]),
     ("long_lived_bench.py", ["--commits", "2000", "--checkpoints", "20,600,2000"]),
     ("defaults_bench.py", ["--rows", "1000000"]),
+    ("spark_vs_hudi_bench.py", ["--rows", "1000000"]),
 ]
 QUICK: list[tuple[str, list[str]]] = [
     ("avro_encode_bench.py", []),
@@ -37,6 +38,7 @@ QUICK: list[tuple[str, list[str]]] = [
     ("spark_bench.py", ["--rows", "50000"]),
     ("long_lived_bench.py", ["--commits", "60", "--checkpoints", "20,60"]),
     ("defaults_bench.py", ["--rows", "50000", "--upserts", "2"]),
+    ("spark_vs_hudi_bench.py", ["--rows", "20000", "--upserts", "2", "--index", "BUCKET"]),
 ]
 
 

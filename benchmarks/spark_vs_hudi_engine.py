@@ -1,0 +1,164 @@
+"""One engine's side of ``spark_vs_hudi_bench.py``: the workload through one Spark session.
+
+Runs in the environment of the engine it measures and imports nothing of the other:
+``--engine hudi`` in the Apache Hudi test tier's PySpark 3.5.1 environment with Hudi 0.15's Spark
+bundle (``df.write.format("hudi")``, Hudi's own reader); ``--engine ours`` in the project's
+environment (``hudi_spark.write``, ``spark.read.format("hudi")``). Inputs are read from the
+workload's parquet files and cached in Spark before any timing. Prints one JSON object: seconds
+per phase and the answers of the reads (row count, sum of ``ts``), which the caller compares.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HUDI_SESSION_CONF = {
+    "spark.serializer": "org.apache.spark.serializer.KryoSerializer",
+    "spark.sql.extensions": "org.apache.spark.sql.hudi.HoodieSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.hudi.catalog.HoodieCatalog",
+    "spark.kryo.registrator": "org.apache.spark.HoodieSparkKryoRegistrar",
+}
+#: the same on both sides: local[2] with two shuffle partitions, UTC, 3 GB of driver memory
+COMMON_CONF = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.driver.memory": "3g",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+}
+BUCKET = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "4",
+          "hoodie.bucket.index.hash.field": "uuid"}  # fmt: skip
+
+
+def write_options(index: str) -> dict[str, str]:
+    opts = {
+        "hoodie.table.name": "trips",
+        "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+        "hoodie.datasource.write.recordkey.field": "uuid",
+        "hoodie.datasource.write.partitionpath.field": "city",
+        "hoodie.datasource.write.precombine.field": "ts",
+        # Hudi's Spark writer turns inline compaction on for MOR: both sides keep the log files the
+        # reads are about, and neither keeps a metadata table (ours has none)
+        "hoodie.compact.inline": "false",
+        "hoodie.metadata.enable": "false",
+        "hoodie.parquet.compression.codec": "zstd",
+    }
+    return {**opts, **(BUCKET if index == "BUCKET" else {})}
+
+
+def session(engine: str, bundle: str | None) -> Any:
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master("local[2]").appName(f"bench-{engine}")
+    conf = dict(COMMON_CONF)
+    if engine == "hudi":
+        conf.update(HUDI_SESSION_CONF)
+        conf["spark.jars"] = str(bundle)
+    else:
+        from hudi_spark.session import REQUIRED_CONF, prepare_environment
+
+        prepare_environment("local[2]")  # the Python workers run this interpreter
+        conf.update(REQUIRED_CONF)
+    os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    for k, v in conf.items():
+        builder = builder.config(k, v)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def timed(fn: Any) -> tuple[float, Any]:
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--engine", choices=["hudi", "ours"], required=True)
+    p.add_argument("--data", required=True, help="folder with base.parquet and upsert-K.parquet")
+    p.add_argument("--table", required=True)
+    p.add_argument("--index", choices=["SIMPLE", "BUCKET"], default="SIMPLE")
+    p.add_argument("--upserts", type=int, default=5)
+    p.add_argument("--bundle", default=None)
+    a = p.parse_args(argv)
+    spark = session(a.engine, a.bundle)
+    opts = write_options(a.index)
+    shutil.rmtree(a.table, ignore_errors=True)
+    data = Path(a.data)
+
+    def cached(name: str) -> Any:
+        df = spark.read.parquet(str(data / name)).cache()
+        df.count()
+        return df
+
+    def write(df: Any, operation: str) -> None:
+        if a.engine == "hudi":
+            o = {**opts, "hoodie.datasource.write.operation": operation}
+            df.write.format("hudi").options(**o).mode("append").save(a.table)
+        else:
+            import hudi_spark
+
+            hudi_spark.write(df, a.table, operation=operation, options=opts)
+
+    def load(query: str = "snapshot") -> Any:
+        reader = spark.read.format("hudi").option("hoodie.datasource.query.type", query)
+        return reader.load(a.table)
+
+    def to_arrow(df: Any) -> Any:
+        import pyarrow as pa
+
+        if hasattr(df, "toArrow"):  # Spark 4
+            return df.toArrow()
+        return pa.Table.from_batches(df._collect_as_arrow())  # Spark 3.5
+
+    out: dict[str, Any] = {"engine": a.engine, "index": a.index, "spark": spark.version}
+    # warm-up on a throwaway table: JIT, Python workers, the data source's first planning
+    target = a.table
+    a.table = f"{target}-warm-up"
+    tiny = spark.read.parquet(str(data / "upsert-0.parquet")).limit(1000)
+    write(tiny, "bulk_insert")
+    write(tiny, "upsert")
+    load().write.format("noop").mode("overwrite").save()
+    to_arrow(load())
+    a.table = target
+    base = cached("base.parquet")
+    ups = [cached(f"upsert-{k}.parquet") for k in range(a.upserts)]
+    out["bulk_insert"], _ = timed(lambda: write(base, "bulk_insert"))
+    out["upserts"] = [timed(lambda d=d: write(d, "upsert"))[0] for d in ups]
+    out["scan_noop"], _ = timed(lambda: load().write.format("noop").mode("overwrite").save())
+    out["count"], rows = timed(lambda: load().count())
+    out["group_by"], groups = timed(
+        lambda: load().groupBy("city").agg({"ts": "sum", "fare": "max"}).collect()
+    )
+    out["to_arrow"], table = timed(lambda: to_arrow(load()))
+    out["ro_scan_noop"], _ = timed(
+        lambda: load("read_optimized").write.format("noop").mode("overwrite").save()
+    )
+    import pyarrow.compute as pc
+
+    out["answers"] = {
+        "rows": rows,
+        "arrow_rows": table.num_rows,
+        "ts_sum": pc.sum(table.column("ts")).as_py(),
+        "groups": sorted([r[0], int(r["sum(ts)"])] for r in groups),
+    }
+    spark.stop()
+    print("@@bench " + json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    sys.exit(main(sys.argv[1:]))
