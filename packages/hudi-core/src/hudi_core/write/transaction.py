@@ -251,8 +251,10 @@ class WriteTransaction:
         loaded (or pinned) timeline."""
         if self.requested is None:
             return False
-        tl = self.table.timeline
-        return not any(tl.storage.exists(tl.path_of(self.requested.with_state(s))) for s in State)
+        meta, storage = self.table.meta_path, self.table.storage
+        # inflight first: where a live write's instant is, so one request answers the usual case
+        states = (State.INFLIGHT, State.REQUESTED, State.COMPLETED)
+        return not any(storage.exists(f"{meta}/{self.requested.with_state(s).file_name}") for s in states)
 
     def rolled_back_message(self) -> str:
         return (
