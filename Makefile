@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 UV     := $(VENV)/bin/uv
 PACKAGES := -e packages/hudi-core -e packages/hudi-executors -e packages/hudi-storage-s3 -e packages/hudi-spark
 
-.PHONY: setup demo test test-fast interop soak lint typecheck bench clean
+.PHONY: setup demo test test-fast test-spark35 interop soak lint typecheck bench clean
 
 $(VENV)/.installed: requirements-dev.txt packages/*/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,10 +19,15 @@ setup: $(VENV)/.installed  ## virtual environment with all four packages editabl
 demo: setup  ## the main job: an end-to-end ingestion into a MERGE_ON_READ table on local disk
 	$(PY) examples/demo.py --output demo-output
 
-test: setup  ## the whole test suite: pytest with xdist, the Spark tier in one process, the Apache Hudi tier
+test: setup  ## the whole test suite: pytest with xdist, the Spark tier in one process (PySpark 4, then 3.5), the Apache Hudi tier
 	$(PY) -m pytest -n 2 -m "not spark and not interop"
 	$(PY) -m pytest -m "spark and not soak"
+	$(MAKE) test-spark35
 	$(MAKE) interop
+
+test-spark35: setup  ## the entry points that run on PySpark 3.5 too (write, write_stream, streamer, hudi_spark.read), in a 3.5 venv cached in ~/.cache/hudi-py/spark35
+	$(PY) tests/tools/spark35.py
+	$$($(PY) tests/tools/spark35.py) -m pytest -m spark35 packages/hudi-spark/tests/test_spark_versions.py
 
 interop: setup  ## real Apache Hudi 0.15 (its own PySpark 3.5.1 venv + Spark bundle, cached in ~/.cache/hudi-py) against our code
 	$(PY) tests/interop/harness/oracle.py

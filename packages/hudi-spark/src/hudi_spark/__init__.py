@@ -1,31 +1,63 @@
 """The Spark engine for hudi-py: the write pipeline distributed on PySpark (batch and Structured
-Streaming), and ``spark.read.format("hudi")``.
+Streaming), and ``spark.read.format("hudi")`` (PySpark 4) or ``hudi_spark.read`` (3.5 and 4).
 
 >>> import hudi_spark
 >>> spark = hudi_spark.spark_session("local[2]")          # doctest: +SKIP
 >>> hudi_spark.write(df, "/data/trips", operation="upsert", options={...})  # doctest: +SKIP
 >>> spark.read.format("hudi").load("/data/trips")       # doctest: +SKIP
+>>> hudi_spark.read(spark, "/data/trips")                # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hudi_spark.session import spark_session
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "register", "spark_session", "write", "write_stream"]
+__all__ = ["__version__", "read", "register", "spark_session", "write", "write_stream"]
 
 
 def register(spark: SparkSession) -> None:
-    """Register the ``hudi`` data source on ``spark``."""
+    """Register the ``hudi`` data source on ``spark`` (optional on PySpark 4, which finds it by
+    itself; PySpark 3.5 has no Python data sources: use :func:`read` and :func:`write`)."""
+    from hudi_spark.compat import has_data_source_api, pyspark_version
+
+    if not has_data_source_api():
+        from hudi_core.errors import ConfigError
+
+        major, minor = pyspark_version()
+        raise ConfigError(
+            f'format("hudi") needs PySpark 4 (this is {major}.{minor}, without Python data sources): '
+            "read with hudi_spark.read(spark, path, options) and write with hudi_spark.write(df, path, options=...)"
+        )
     from hudi_spark.datasource import register as _register
 
     _register(spark)
+
+
+def read(spark: SparkSession, path: str, options: Mapping[str, Any] | None = None) -> DataFrame:
+    """The table at ``path`` as a DataFrame: ``spark.read.format("hudi").options(**options).load(path)``
+    on PySpark 4, the same query as Spark tasks on 3.5 (same options: snapshot, read_optimized,
+    incremental, ``as.of.instant``, ``hoodie.datasource.read.columns``; same rows).
+
+    >>> hudi_spark.read(spark, "/data/trips", {"hoodie.datasource.query.type": "incremental",
+    ...     "hoodie.datasource.read.begin.instanttime": "20240101000000000"})  # doctest: +SKIP
+    """
+    from hudi_spark.compat import has_data_source_api
+    from hudi_spark.reading import ReadSpec, read_in_tasks
+
+    opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
+    ReadSpec.from_options({**opts, "path": path})  # a bad option is hudi_core's error on both versions
+    if has_data_source_api():
+        register(spark)
+        return spark.read.format("hudi").options(**opts).load(path)
+    return read_in_tasks(spark, path, opts)
 
 
 def write(*args: Any, **kwargs: Any) -> Any:
@@ -43,7 +75,7 @@ def write_stream(*args: Any, **kwargs: Any) -> Any:
 
 
 def _register_on_active_session() -> None:
-    # Importing hudi_spark in a running session makes format("hudi") available at once.
+    # Importing hudi_spark in a running PySpark 4 session makes format("hudi") available at once.
     import sys
 
     if "pyspark" not in sys.modules:
@@ -51,8 +83,10 @@ def _register_on_active_session() -> None:
     try:
         from pyspark.sql import SparkSession
 
+        from hudi_spark.compat import has_data_source_api
+
         active = SparkSession.getActiveSession()
-        if active is not None:
+        if active is not None and has_data_source_api():
             register(active)
     except Exception:  # pragma: no cover - never fail an import over a convenience
         pass

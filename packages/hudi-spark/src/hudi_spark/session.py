@@ -92,7 +92,7 @@ def spark_session(
     fast: bool = True,
     log_level: str = "ERROR",
 ) -> SparkSession:
-    """Get or create a SparkSession for hudi-py and register the ``hudi`` data source.
+    """Get or create a SparkSession for hudi-py and register the ``hudi`` data source (PySpark 4).
 
     ``fast`` adds :data:`FAST_CONF` (quick start on a small machine; pass False for throughput on
     large inputs); a local master's driver listens on loopback only (:data:`LOCAL_CONF`).
@@ -107,7 +107,10 @@ def spark_session(
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(log_level)
-    from hudi_spark.datasource import register
+    from hudi_spark.compat import has_data_source_api
 
-    register(session)
+    if has_data_source_api():  # PySpark 3.5 has no Python data sources: hudi_spark.read reads
+        from hudi_spark.datasource import register
+
+        register(session)
     return session

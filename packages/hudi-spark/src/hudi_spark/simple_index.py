@@ -11,7 +11,7 @@ import pyarrow as pa
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError
 
-from hudi_spark import stages
+from hudi_spark import compat, stages
 from hudi_spark.options import SparkOptions
 
 if TYPE_CHECKING:
@@ -30,6 +30,12 @@ def lookup_in_tasks(cfg: HoodieConfig, key_tasks: int) -> bool:
     mode = str(cfg.get_str(SparkOptions.INDEX_LOOKUP) or "auto").lower()
     if mode not in ("auto", "task", "join"):
         raise ConfigError(f"{SparkOptions.INDEX_LOOKUP.key}={mode!r} is not one of auto, task, join")
+    if not compat.has_cogroup_arrow():  # PySpark 3.5: no cogroup().applyInArrow for the join
+        if mode == "join":
+            raise ConfigError(
+                f"{SparkOptions.INDEX_LOOKUP.key}=join needs PySpark 4 (cogroup().applyInArrow); use auto or task"
+            )
+        return True
     return mode == "task" or (mode == "auto" and key_tasks <= MAX_LOOKUP_TASKS)
 
 
@@ -45,7 +51,6 @@ def join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema:
     from hudi_core.write.index.simple import LOCATIONS_SCHEMA
     from hudi_core.write.records import RECORD_KEY
     from pyspark.sql import functions as F
-    from pyspark.sql.pandas.types import from_arrow_schema
 
     conf = cfg.to_dict()
     spark = keyed.sparkSession
@@ -57,7 +62,7 @@ def join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema:
         functools.partial(
             stages.locations_task, base_uri=table.base_uri, config=conf, out_schema=LOCATIONS_SCHEMA
         ),
-        from_arrow_schema(LOCATIONS_SCHEMA),
+        compat.spark_schema(LOCATIONS_SCHEMA),
     )
     g = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % groups).alias("_g")
     fn = functools.partial(stages.join_task, config=conf, record_key_fields=table.config.record_key_fields, out_schema=schema,
@@ -65,7 +70,7 @@ def join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema:
     return (
         keyed.withColumn("_g", g).groupBy("_g")
         .cogroup(existing.withColumn("_g", g).groupBy("_g"))
-        .applyInArrow(fn, from_arrow_schema(schema))
+        .applyInArrow(fn, compat.spark_schema(schema))
     )  # fmt: skip
 
 

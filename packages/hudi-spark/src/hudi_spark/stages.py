@@ -144,6 +144,22 @@ def hash_buckets(columns: pa.Array, *, config: Mapping[str, str], record_key_fie
     return pa.array(buckets, pa.int32())
 
 
+def add_bucket_task(
+    batches: Iterator[pa.RecordBatch],
+    *,
+    config: Mapping[str, str],
+    record_key_fields: list[str],
+    keys: Sequence[str],
+    out_schema: pa.Schema,
+) -> Iterator[pa.RecordBatch]:
+    """:func:`hash_buckets` as a task over whole rows, for PySpark without scalar Arrow UDFs
+    (3.5): each batch gets the hash bucket of its ``keys`` columns as a last column."""
+    for batch in batches:
+        columns = pa.StructArray.from_arrays([batch.column(k) for k in keys], names=list(keys))
+        bucket = hash_buckets(columns, config=config, record_key_fields=record_key_fields)
+        yield pa.RecordBatch.from_arrays([*batch.columns, bucket], schema=out_schema)
+
+
 def file_group_ids(batch: pa.RecordBatch, *, config: Mapping[str, str], record_key_fields: list[str]) -> Any:
     """A BUCKET index file group id for each input row (numpy int64): a hash of core's partition
     path and hash bucket, the same in every task and batch. A collision only puts two file

@@ -11,6 +11,8 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError
 
+from hudi_spark import compat
+
 if TYPE_CHECKING:
     from hudi_core import HudiTable
     from pyspark.sql import DataFrame
@@ -143,7 +145,7 @@ def delete_partitions(df: DataFrame, table: HudiTable, cfg: HoodieConfig) -> Spa
             raise ConfigError(
                 f"delete_partition needs {WriteOptions.PARTITIONS_TO_DELETE.key} or the partition column(s) {missing} in the input"
             )
-        values = df.select(*columns).distinct().toArrow()
+        values = compat.to_arrow(df.select(*columns).distinct())
         partitions = sorted(set(key_generator_for(cfg).partition_paths(values).to_pylist()))
     if not partitions:
         return SparkWriteResult(None, "delete_partition")

@@ -26,7 +26,7 @@ from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import ConfigError
 from hudi_core.write.transaction import retrying, writing
 
-from hudi_spark import simple_index, stages, table_ops, write_tasks
+from hudi_spark import compat, simple_index, stages, table_ops, write_tasks
 from hudi_spark.commit import SparkWriteResult
 from hudi_spark.errors import task_error
 from hudi_spark.options import SparkOptions
@@ -43,9 +43,7 @@ OPERATIONS = (
 
 
 def _spark_schema(schema: pa.Schema) -> Any:
-    from pyspark.sql.pandas.types import from_arrow_schema
-
-    return from_arrow_schema(schema)
+    return compat.spark_schema(schema)
 
 
 def _with(schema: pa.Schema, *fields: pa.Field) -> pa.Schema:
@@ -270,7 +268,7 @@ def _map(df: DataFrame, steps: list[Any], out_schema: pa.Schema) -> DataFrame:
 
 
 def _statuses(written: DataFrame) -> list[Any]:
-    rows = written.toArrow()
+    rows = compat.to_arrow(written)
     return [pickle.loads(b) for b in rows.column("status").to_pylist()]
 
 
@@ -305,7 +303,6 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
     task writes every file group."""
     from hudi_core.write.index import BUCKET_NUM, index_for
     from pyspark.sql import functions as F
-    from pyspark.sql.functions import arrow_udf
 
     fields = [
         *table.config.record_key_fields,
@@ -339,9 +336,16 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
         bucket = _jvm_bucket(df, index_for(cfg, key_fields))
         if bucket is not None:
             staged = df.selectExpr("*", f"{bucket} AS {BUCKET_NUM}", *seq_sql)
-        else:
+        elif compat.has_arrow_udf():
+            from pyspark.sql.functions import arrow_udf
+
             udf = arrow_udf(buckets, "int")(F.struct(*[F.col(c) for c in top]))
             staged = df.select("*", udf.alias(BUCKET_NUM), *[F.expr(e) for e in seq_sql])
+        else:  # PySpark < 4.1: no scalar Arrow UDF; the bucket is added to the rows in Python
+            with_bucket = _with(_arrow(df), pa.field(BUCKET_NUM, pa.int32()))
+            add = functools.partial(stages.add_bucket_task, config=conf, record_key_fields=key_fields,
+                                    keys=top, out_schema=with_bucket)  # fmt: skip
+            staged = df.mapInArrow(add, _spark_schema(with_bucket)).select("*", *[F.expr(e) for e in seq_sql])
         # a task costs ~50 ms of fixed work in Python: one wave of tasks for small inputs; four
         # waves for larger ones, so the last wave's uneven ends idle a core for less time (10M
         # rows on local[2]: 18.6 s with 8 tasks, 20.5 s with 4, 21.5 s with 2)
@@ -523,9 +527,7 @@ def _replaced(keyed: DataFrame, table: HudiTable, op: str) -> dict[str, list[str
 
 
 def _arrow(df: DataFrame) -> pa.Schema:
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    return to_arrow_schema(df.schema, timezone="UTC")
+    return compat.arrow_schema(df.schema)
 
 
 def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa.Schema) -> Any:

@@ -1,0 +1,234 @@
+"""The entry points that work on PySpark 3.5 and 4.x alike (issue #18): ``hudi_spark.write``,
+``hudi_spark.write_stream``, ``hudi-py streamer`` and ``hudi_spark.read``. This module runs in
+the 4.x Spark tier and, marked ``spark35``, in the Spark 3.5 tier (``make test-spark35``: a
+PySpark 3.5 venv with our packages installed editable). Answers are checked against core's
+local engine and core's reader."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hudi_core import HudiTable
+from hudi_core.client.write_client import WriteClient
+from hudi_core.errors import ConfigError
+from hudi_core.testing.corpus import corpus_tables
+
+pytestmark = [pytest.mark.spark, pytest.mark.spark35, pytest.mark.xdist_group("spark")]
+
+DATA_COLS = ["uuid", "ts", "city", "fare"]
+ON_4 = __import__("pyspark").__version__ >= "4"
+
+
+def _df(spark: Any, table: pa.Table) -> Any:
+    """A DataFrame of ``table`` (PySpark 3.5's createDataFrame takes no Arrow table)."""
+    from hudi_spark.compat import spark_schema
+
+    if ON_4:
+        return spark.createDataFrame(table)
+    return spark.createDataFrame(table.to_pandas(), schema=spark_schema(table.schema))
+
+
+def _opts(table_type: str, index: str, key: str = "uuid") -> dict[str, str]:
+    return {
+        "hoodie.table.name": "trips",
+        "hoodie.datasource.write.table.type": table_type,
+        "hoodie.datasource.write.recordkey.field": key,
+        "hoodie.datasource.write.partitionpath.field": "city",
+        "hoodie.datasource.write.precombine.field": "ts",
+        "hoodie.index.type": index,
+        "hoodie.bucket.index.num.buckets": "2",
+        "hoodie.spark.write.single.task.max.bytes": "0",  # rows meet through the shuffle
+    }
+
+
+def _batches() -> list[tuple[str, pa.Table]]:
+    first = pa.table({
+        "uuid": [f"k{i}" for i in range(40)] + ["k0"],  # k0 twice: precombine keeps ts=100
+        "ts": [*range(40), 100],
+        "city": ["sf", "nyc", "la", "sf"] * 10 + ["sf"],
+        "fare": [float(i) for i in range(40)] + [99.0],
+    })  # fmt: skip
+    second = pa.table({
+        "uuid": [f"k{i}" for i in range(30, 50)],
+        "ts": [1000 + i for i in range(20)],
+        "city": ["sf", "nyc", "la", "sf"] * 5,
+        "fare": [1000.0 + i for i in range(20)],
+    })  # fmt: skip
+    deletes = pa.table(
+        {"uuid": ["k1", "k2", "k45"], "ts": [5000] * 3, "city": ["nyc", "la", "sf"], "fare": [0.0] * 3}
+    )
+    return [("upsert", first), ("upsert", second), ("delete", deletes)]
+
+
+def _rows(path: str) -> list[tuple[Any, ...]]:
+    t = HudiTable.open(path).read(columns=DATA_COLS)
+    return sorted(zip(*(t.column(c).to_pylist() for c in DATA_COLS), strict=True))
+
+
+@pytest.mark.parametrize(
+    ("table_type", "index", "key"),
+    [("COPY_ON_WRITE", "SIMPLE", "uuid"), ("MERGE_ON_READ", "BUCKET", "uuid"), ("MERGE_ON_READ", "BUCKET", "uuid,city")],
+    ids=["cow-simple", "mor-bucket-jvm-hash", "mor-bucket-two-key-fields"],
+)  # fmt: skip
+def test_write_same_snapshot_as_local_engine(
+    spark: Any, tmp_path: Path, table_type: str, index: str, key: str
+) -> None:
+    """upserts, precombine and a delete; BUCKET with two key fields hashes keys in Python (an
+    Arrow UDF on 4.1+, a mapInArrow stage on 3.5)."""
+    import hudi_spark
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = _opts(table_type, index, key)
+    for op, data in _batches():
+        if not HudiTable.exists(local):
+            HudiTable.create(local, name="trips", table_type=table_type, record_key_fields=key,
+                             partition_fields="city", ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
+        WriteClient(HudiTable.open(local), opts).write(data, operation=op)
+        res = hudi_spark.write(_df(spark, data).repartition(3), remote, operation=op, options=opts)
+        assert res.instant is not None
+    assert _rows(remote) == _rows(local)
+    rows = {r[0]: r for r in _rows(remote)}
+    assert rows["k0"][1] == 100 and "k1" not in rows and "k45" not in rows and rows["k31"][3] == 1001.0
+    expected = "deltacommit" if table_type == "MERGE_ON_READ" else "commit"
+    assert [i.action for i in HudiTable.open(remote).timeline.completed_commits()] == [expected] * 3
+
+
+def test_bulk_insert_then_write_stream(spark: Any, tmp_path: Path) -> None:
+    """write_stream: one deltacommit per micro-batch (foreachBatch), later files update keys."""
+    import hudi_spark
+
+    src, table, ckpt = tmp_path / "src", str(tmp_path / "t"), str(tmp_path / "ckpt")
+    src.mkdir()
+    opts = {**_opts("MERGE_ON_READ", "SIMPLE"), "hoodie.compact.inline.max.delta.commits": "2"}
+    first = _batches()[0][1]
+    hudi_spark.write(_df(spark, first), table, operation="bulk_insert", options=opts)
+    for n in range(3):
+        pq.write_table(pa.table({"uuid": [f"k{i}" for i in range(5 * n, 5 * n + 5)], "ts": [2000 + n] * 5,
+                                 "city": ["sf"] * 5, "fare": [float(n)] * 5}), src / f"part-{n}.parquet")  # fmt: skip
+    stream = (
+        spark.readStream.schema("uuid string, ts long, city string, fare double")
+        .option("maxFilesPerTrigger", 1)
+        .parquet(str(src))
+    )
+    q = hudi_spark.write_stream(
+        stream, table, options=opts, checkpoint_location=ckpt, trigger={"availableNow": True}
+    )
+    q.awaitTermination()
+    if q.hudi_sink.compactor is not None:
+        q.hudi_sink.compactor.wait()
+    rows = {r[0]: r for r in _rows(table)}
+    assert len(rows) == 40  # bulk_insert kept k0 twice; the stream's upserts keep one of each key
+    assert [rows[f"k{i}"][1] for i in range(15)] == [2000 + i // 5 for i in range(15)]
+    assert rows["k20"] == ("k20", 20, "sf", 20.0)
+    completed = HudiTable.open(table).timeline.completed_commits()
+    assert [i.action for i in completed].count("deltacommit") == 4
+
+
+def test_streamer_cli_one_round(tmp_path: Path) -> None:
+    """``hudi-py streamer`` in its own process, with this interpreter's PySpark."""
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    (src / "f1.json").write_text(
+        "".join(f'{{"key": "k{i}", "ts": 1, "part": "p{i % 2}"}}\n' for i in range(4))
+    )
+    cmd = [
+        sys.executable, "-m", "hudi_core.cli.main", "streamer", "--target-base-path", base, "--target-table", "t",
+        "--table-type", "MERGE_ON_READ", "--source-path", str(src), "--record-key", "key",
+        "--partition-field", "part", "--source-ordering-field", "ts", "--master", "local[1]", "--quick-start",
+    ]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "round 0: commit" in done.stderr
+    t = HudiTable.open(base).read(columns=["key", "ts", "part"])
+    assert sorted(t.column("key").to_pylist()) == ["k0", "k1", "k2", "k3"]
+
+
+V6 = [t for t in corpus_tables() if t.get("table_version") == 6]
+
+
+def _sorted(t: pa.Table) -> pa.Table:
+    t = t.drop_columns([c for c in t.column_names if c.startswith("_hoodie_") and c != "_hoodie_record_key"])
+    return t.sort_by([(c, "ascending") for c in ("_hoodie_record_key",) if c in t.column_names])
+
+
+def _same(spark_table: pa.Table, core_table: pa.Table) -> None:
+    assert spark_table.num_rows == core_table.num_rows
+    core = core_table.select(spark_table.column_names)
+    assert _sorted(spark_table).to_pylist() == _sorted(core.cast(spark_table.schema)).to_pylist()
+
+
+def _queries(path: str) -> list[tuple[dict[str, str], pa.Table]]:
+    table = HudiTable.open(path)
+    commits = [i.timestamp for i in table.timeline.completed_commits()]
+    first, last = commits[0], commits[-1]
+    return [
+        ({}, table.read()),
+        ({"hoodie.datasource.query.type": "read_optimized"}, table.read("read_optimized")),
+        ({"as.of.instant": first}, table.read(as_of=first)),
+        ({"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": first,
+          "hoodie.datasource.read.end.instanttime": last}, table.read("incremental", start=first, end=last)),
+        ({"hoodie.datasource.read.columns": "_hoodie_record_key,fare"},
+         table.read(columns=["_hoodie_record_key", "fare"])),
+    ]  # fmt: skip
+
+
+def test_hudi_spark_read_answers_as_core_for_every_query_type(spark: Any, compat_root: Path) -> None:
+    """hudi_spark.read: format("hudi") on 4, Spark tasks on 3.5; the same rows as core's reader."""
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+
+    entry = next(t for t in V6 if t["category"] == "trips_mor_avro")
+    path = str(compat_root / entry["table_path"])
+    for options, expected in _queries(path):
+        got = to_arrow(hudi_spark.read(spark, path, options))
+        _same(got, expected)
+    incremental = _queries(path)[3][0]
+    assert to_arrow(hudi_spark.read(spark, path, incremental)).num_rows > 0
+    with pytest.raises(ConfigError, match=re.escape("hoodie.datasource.query.type='bogus'")):
+        hudi_spark.read(spark, path, {"hoodie.datasource.query.type": "bogus"})
+
+
+def test_read_in_tasks_equals_format_hudi(spark: Any, compat_root: Path) -> None:
+    """3.5's read path (Spark tasks, no Data Source API) against format("hudi") on 4, query by
+    query; on 3.5, where there is no format("hudi") of ours, against core's reader."""
+    from hudi_spark.compat import to_arrow
+    from hudi_spark.reading import read_in_tasks
+
+    entry = next(t for t in V6 if t["category"] == "trips_mor_avro")
+    path = str(compat_root / entry["table_path"])
+    for options, expected in _queries(path):
+        ours = read_in_tasks(spark, path, options)
+        if ON_4:
+            fmt = spark.read.format("hudi").options(**options).load(path)
+            assert ours.schema == fmt.schema
+            expected = to_arrow(fmt)
+        _same(to_arrow(ours), expected)
+
+
+def test_format_hudi_and_register_on_each_version(spark: Any, tmp_path: Path) -> None:
+    """PySpark 4: register is optional and format("hudi") is ours. PySpark 3.5: importing
+    hudi_spark works, and register says to use hudi_spark.read / hudi_spark.write."""
+    import hudi_spark
+
+    path = str(tmp_path / "t")
+    first = _batches()[0][1]
+    expected = sorted(first.column("uuid").to_pylist())  # insert keeps k0's duplicate, as Hudi
+    hudi_spark.write(_df(spark, first), path, operation="insert", options=_opts("COPY_ON_WRITE", "SIMPLE"))
+    if ON_4:
+        hudi_spark.register(spark)
+        got = spark.read.format("hudi").load(path).select("uuid").collect()
+        assert sorted(r.uuid for r in got) == expected
+    else:
+        with pytest.raises(
+            ConfigError, match=r"needs PySpark 4 \(this is 3\.5.*hudi_spark\.read\(spark, path"
+        ):
+            hudi_spark.register(spark)
+        got = hudi_spark.read(spark, path).select("uuid").collect()
+        assert sorted(r.uuid for r in got) == expected
