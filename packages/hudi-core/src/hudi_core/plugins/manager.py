@@ -61,8 +61,14 @@ _BUILTINS: list[tuple[str, object]] = []
 
 
 def add_builtin_plugins(plugins: Iterable[tuple[str, object]]) -> None:
-    """Make ``plugins`` part of every manager created from now on (hudi-core's built-ins)."""
-    _BUILTINS.extend(plugins)
+    """Make ``plugins`` part of every manager created from now on (hudi-core's built-ins), and
+    of the process-wide one if something asked for it already."""
+    new = list(plugins)
+    _BUILTINS.extend(new)
+    with _LOCK:
+        if _DEFAULT is not None:
+            for name, plugin in new:
+                _DEFAULT.register(plugin, name=name, distribution=("hudi-core", _core_version()))
 
 
 def _core_version() -> str:
