@@ -200,3 +200,22 @@ def test_read_stream_reads_every_new_commit_once(spark: Any, tmp_path: Path) -> 
         ("c", 2, c2),
         ("d", 3, c3),
     ]
+
+
+def test_sql_over_a_temporary_view_and_create_table_refused_clearly(spark: Any, compat_root: Path) -> None:
+    """SQL: a temporary view over format("hudi") (by DataFrame or by SQL) answers queries as
+    core's reader; CREATE TABLE ... USING hudi is refused with what to do instead, since Spark
+    4.3 hands a Python data source no options (not even the path) when it reads a catalog table."""
+    from hudi_core import HudiTable
+
+    path = str(compat_root / COW)
+    session = spark.newSession()
+    session.read.format("hudi").load(path).createOrReplaceTempView("trips_df")
+    session.sql(f"CREATE TEMPORARY VIEW trips_sql USING hudi OPTIONS (path '{path}')")
+    core = HudiTable.open(path).read()
+    expected = sorted(core.column("_hoodie_record_key").to_pylist())
+    for view in ("trips_df", "trips_sql"):
+        got = session.sql(f"SELECT _hoodie_record_key AS k FROM {view} ORDER BY k").collect()
+        assert [r.k for r in got] == expected
+    with pytest.raises(Exception, match=r"CREATE TABLE \.\.\. USING hudi: .*CREATE TEMPORARY VIEW"):
+        session.sql(f"CREATE TABLE trips_catalog USING hudi LOCATION '{path}'")

@@ -47,8 +47,8 @@ def _env() -> dict[str, str]:
 
 def _check(done: subprocess.CompletedProcess[str], base: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
-    line = next(x for x in done.stdout.splitlines() if x.startswith("ROWS "))
-    assert json.loads(line[5:]) == [["a", 1, "x"], ["b", 2, "y"], ["c", 3, "x"]]
+    line = next(x for x in done.stdout.splitlines() if "ROWS " in x)  # (the shell's prompts may lead)
+    assert json.loads(line[line.index("ROWS ") + 5 :]) == [["a", 1, "x"], ["b", 2, "y"], ["c", 3, "x"]]
     ours = HudiTable.open(str(base)).read(columns=["id", "ts"]).to_pydict()
     assert sorted(zip(ours["id"], ours["ts"], strict=True)) == [("a", 1), ("b", 2), ("c", 3)]
 
@@ -68,3 +68,27 @@ def test_spark_submit_job_py(tmp_path: Path) -> None:
     done = subprocess.run([str(submit), str(job), str(tmp_path / "t")], capture_output=True, text=True,
                           env=_env(), timeout=300)  # fmt: skip
     _check(done, tmp_path / "t")
+
+
+def test_pyspark_shell(tmp_path: Path) -> None:
+    """The ``pyspark`` shell, fed a script on stdin: format("hudi") with no import of ours, and a
+    temporary view over it queried with SQL."""
+    script = (
+        JOB.replace("spark = (SparkSession.builder", "_unused = (SparkSession.builder")
+        .replace("spark.stop()", "")
+        .replace("path = sys.argv[1]", f"path = {str(tmp_path / 't')!r}")
+    )
+    script += (
+        "spark.read.format('hudi').load(path).createOrReplaceTempView('trips')\n"
+        "n = spark.sql('SELECT p, count(*) AS n FROM trips GROUP BY p ORDER BY p').collect()\n"
+        "print('SQL ' + json.dumps([[r.p, r.n] for r in n]))\n"
+    )
+    shell = Path(sys.executable).parent / "pyspark"
+    # -i: the shell as on a terminal (its start-up script, which makes `spark`, runs only in
+    # interactive mode) while its input comes from a pipe
+    env = {**_env(), "PYSPARK_DRIVER_PYTHON_OPTS": "-i"}
+    done = subprocess.run([str(shell), "--master", "local[1]", "--conf", "spark.ui.enabled=false"], input=script,
+                          capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+    _check(done, tmp_path / "t")
+    line = next(x for x in done.stdout.splitlines() if "SQL " in x)
+    assert json.loads(line[line.index("SQL ") + 4 :]) == [["x", 2], ["y", 1]]

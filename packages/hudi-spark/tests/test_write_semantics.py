@@ -181,3 +181,60 @@ def test_dataframe_writer_refuses_what_it_cannot_write_without_a_shuffle(spark: 
     save({**insert, "hoodie.parquet.small.file.limit": "0"})  # new file groups only: duplicates, as in Hudi
     assert _rows(path) == [("a", 1.0), ("a", 1.0), ("b", 1.0), ("b", 1.0)]
     assert _completed(path) == ["commit", "commit"]
+
+
+def test_dataframe_writer_modes_as_hudi(spark: Any, tmp_path: Path) -> None:
+    """mode("overwrite") deletes the table and writes it anew (Hudi's SaveMode.Overwrite); an
+    operation that needs a shuffle is refused in one line naming the hudi_spark.write call."""
+    import ast
+
+    path = str(tmp_path / "t")
+    bulk = {**OPTS, "hoodie.datasource.write.operation": "bulk_insert"}
+    spark.createDataFrame(_batch(1)).write.format("hudi").options(**bulk).mode("append").save(path)
+    spark.createDataFrame(_batch(2, ("c",))).write.format("hudi").options(**bulk).mode("append").save(path)
+    assert _rows(path) == [("a", 1.0), ("b", 1.0), ("c", 2.0)] and _completed(path) == ["commit", "commit"]
+    spark.createDataFrame(_batch(3, ("x",))).write.format("hudi").options(**bulk).mode("overwrite").save(path)
+    assert _rows(path) == [("x", 3.0)] and _completed(path) == ["commit"]
+    with pytest.raises(Exception, match=r"mode\('append'\) is the only save mode for operation 'delete'"):
+        spark.createDataFrame(_batch(4, ("x",))).write.format("hudi").options(
+            **{**OPTS, "hoodie.datasource.write.operation": "delete"}
+        ).mode("overwrite").save(path)
+    with pytest.raises(Exception) as refused:
+        spark.createDataFrame(_batch(4, ("x",))).write.format("hudi").options(**OPTS).mode("append").save(
+            path
+        )
+    line = next(x for x in str(refused.value).splitlines() if "hudi_spark.write(" in x)
+    assert "operation 'upsert' (Hudi's default)" in line
+    call = line[line.index("hudi_spark.write(") :]
+    node = ast.parse(call.strip()).body[0].value  # type: ignore[attr-defined]
+    kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+    assert ast.literal_eval(node.args[1]) == path and kwargs == {"operation": "upsert", "options": OPTS}
+    assert _rows(path) == [("x", 3.0)]  # nothing written by the refused writes
+
+
+def test_dataframe_writer_overwrites_as_the_local_engine(spark: Any, tmp_path: Path) -> None:
+    """insert_overwrite (the partitions written) and insert_overwrite_table (with
+    mode("overwrite"), as Hudi: the timeline is kept) through df.write.format("hudi"): the same
+    rows and actions as core's local engine."""
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+
+    def rows(uuids: list[str], city: str, v: float) -> pa.Table:
+        return pa.table(
+            {"uuid": uuids, "ts": [1] * len(uuids), "city": [city] * len(uuids), "v": [v] * len(uuids)}
+        )
+
+    steps = [
+        ("bulk_insert", "append", pa.concat_tables([rows(["a", "b"], "sf", 1.0), rows(["c"], "la", 1.0)])),
+        ("insert_overwrite", "append", rows(["d"], "sf", 2.0)),  # sf replaced, la kept
+        ("insert_overwrite_table", "overwrite", rows(["e"], "nyc", 3.0)),  # every partition replaced
+    ]
+    for op, mode, data in steps:
+        opts = {**OPTS, "hoodie.datasource.write.operation": op}
+        if not HudiTable.exists(local):
+            HudiTable.create(local, name="trips", record_key_fields="uuid", partition_fields="city",
+                             ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
+        WriteClient(HudiTable.open(local), opts).write(data, operation=op)
+        spark.createDataFrame(data).write.format("hudi").options(**opts).mode(mode).save(remote)
+        assert _rows(remote) == _rows(local), op
+    assert _rows(remote) == [("e", 3.0)]
+    assert _completed(remote) == _completed(local) == ["commit", "replacecommit", "replacecommit"]

@@ -3,8 +3,9 @@
 ``writer()`` runs on the driver side: it opens (or creates) the table and starts the instant.
 Each task writes its rows as new file groups (one per partition path) with core's create
 handle; ``commit`` completes the instant with every task's statuses, ``abort`` rolls it back.
-Operations that need an index lookup or a shuffle (upsert, delete, ...) go through
-:func:`hudi_spark.write`, which runs the whole pipeline.
+``mode("overwrite")`` is Hudi's: an existing table is deleted and written anew. Operations that
+need an index lookup or a shuffle (upsert, delete, ...) are refused in one line showing the
+:func:`hudi_spark.write` call, with the same options, that runs the whole pipeline.
 """
 
 from __future__ import annotations
@@ -18,9 +19,19 @@ import pyarrow as pa
 from hudi_core.errors import ConfigError
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
-__all__ = ["HudiArrowWriter"]
+from hudi_spark.compat import arrow_schema
 
-_SUPPORTED = ("bulk_insert", "insert")
+__all__ = ["HudiArrowWriter", "refusal"]
+
+_SUPPORTED = ("bulk_insert", "insert", "insert_overwrite", "insert_overwrite_table")
+_OVERWRITES = ("insert_overwrite", "insert_overwrite_table")
+
+
+def refusal(what: str, base: str, op: str, options: dict[str, str]) -> str:
+    """One line: what the data-source writer cannot do, and the ``hudi_spark.write`` call that
+    does it with the same options."""
+    call = f"hudi_spark.write(df, {base!r}, operation={op!r}, options={options!r})"
+    return f'df.write.format("hudi") cannot write {what} (its tasks cannot shuffle rows together); run {call}'
 
 
 @dataclass
@@ -30,25 +41,27 @@ class _Written(WriterCommitMessage):
 
 class HudiArrowWriter(DataSourceArrowWriter):
     def __init__(self, options: dict[str, str], schema: Any, overwrite: bool) -> None:
-        from pyspark.sql.pandas.types import to_arrow_schema
-
         from hudi_spark.table_ops import forget_new_table, open_or_create
 
         opts = {k: v for k, v in options.items() if k.lower() != "path"}
         base = options.get("path")
-        given = opts.get("hoodie.datasource.write.operation")
-        op = str(given or "upsert").lower()  # Hudi's default operation
-        if op not in _SUPPORTED or overwrite:
-            what = "mode('overwrite')" if overwrite else f"operation {op!r}"
-            if not given and not overwrite:
-                what += " (Hudi's default; set hoodie.datasource.write.operation=bulk_insert or insert)"
-            raise ConfigError(
-                f'df.write.format("hudi") supports bulk_insert and insert in append mode, not {what}; '
-                "use hudi_spark.write(df, base_uri, operation=..., options=...) for upsert, delete and overwrites"
-            )
         if not base:
             raise ConfigError('df.write.format("hudi") needs a path: .save("<base path>")')
-        arrow = to_arrow_schema(schema, timezone="UTC")
+        given = opts.get("hoodie.datasource.write.operation")
+        op = str(given or "upsert").lower()  # Hudi's default
+        if overwrite and op in ("delete", "delete_partition"):
+            raise ConfigError(f"mode('append') is the only save mode for operation {op!r}, as in Hudi")
+        if op not in _SUPPORTED:
+            default = "" if given else " (Hudi's default)"
+            raise ConfigError(refusal(f"operation {op!r}{default}", base, op, opts))
+        if overwrite and op != "insert_overwrite_table":
+            # Hudi's SaveMode.Overwrite: the existing table is deleted and the write creates it
+            # anew (insert_overwrite_table replaces every file group instead, keeping the timeline)
+            from hudi_core import HudiTable
+
+            if HudiTable.exists(base, options=opts):
+                HudiTable.open(base, options=opts).storage.delete_dir(base)
+        arrow = arrow_schema(schema)
         table, created = open_or_create(base, opts, arrow)
         try:
             self._start(table, base, opts, op, arrow)
@@ -88,10 +101,7 @@ class HudiArrowWriter(DataSourceArrowWriter):
             need = "an insert into a table with data (new records go to its small files first; "
             need += "hoodie.parquet.small.file.limit=0 turns that off, or use bulk_insert)"
         if need:
-            raise ConfigError(
-                f'df.write.format("hudi") cannot write {need}: use hudi_spark.write(df, base_uri, '
-                f"operation={op!r}, options=...), which shuffles the rows"
-            )
+            raise ConfigError(refusal(need, base, op, opts))
         required = required_columns(table, cfg, op)
         commit_schema = evolve_schema(table.schema(), arrow, required=required)
         job = SparkCommit(table, cfg, op, commit_schema, {})
@@ -148,6 +158,21 @@ class HudiArrowWriter(DataSourceArrowWriter):
         job.resume(Instant(self.instant, self.action, State.REQUESTED), self.started)
         return job
 
+    def _replaced(self, job: Any, statuses: list[Any]) -> dict[str, list[str]]:
+        """insert_overwrite: the file groups of the partitions written (of every partition for
+        insert_overwrite_table) as of the last completed commit, replaced by this commit."""
+        from hudi_core.client.write_client import file_groups_of
+        from hudi_core.fs_view import FileSystemView
+
+        if self.op not in _OVERWRITES or not job.table.timeline.completed_commits():
+            return {}
+        view = FileSystemView(job.table)
+        if self.op == "insert_overwrite_table":
+            parts = view.partitions()
+        else:
+            parts = sorted({s.stat.partition_path or "" for s in statuses})
+        return file_groups_of(view, parts)
+
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         from hudi_core.write.transaction import writer_guard
 
@@ -156,6 +181,7 @@ class HudiArrowWriter(DataSourceArrowWriter):
         statuses = [s for m in messages if isinstance(m, _Written) for s in pickle.loads(m.statuses)]
         job = self._job()
         with writer_guard(job.table, job.cfg, adopt=self.lease_path):
+            job.replaced = self._replaced(job, statuses)
             job.commit(statuses)
             run_table_services(self.base, self.options, action=self.action)
 

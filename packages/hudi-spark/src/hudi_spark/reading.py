@@ -28,8 +28,15 @@ if TYPE_CHECKING:
     from hudi_core import HudiTable
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["ReadSpec", "group_slices", "plan_groups", "read_in_tasks", "read_schema", "read_slices",
-           "table_arrow_schema"]  # fmt: skip
+__all__ = [
+    "ReadSpec",
+    "group_slices",
+    "plan_groups",
+    "read_in_tasks",
+    "read_schema",
+    "read_slices",
+    "table_arrow_schema",
+]  # fmt: skip
 
 _QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
 
@@ -51,9 +58,17 @@ class ReadSpec:
         opts = {str(k): str(v) for k, v in dict(options).items()}
         # the Data Source API lower-cases nothing but gives a case-insensitive dict; look up by lower key
         lower = {k.lower(): v for k, v in opts.items()}
+        if "provider" in lower and "location" in lower:
+            raise ConfigError(
+                "CREATE TABLE ... USING hudi: Spark gives a Python data source none of a catalog table's "
+                "options when it reads the table; use CREATE TEMPORARY VIEW <name> USING hudi OPTIONS "
+                "(path '<base path>') or spark.read.format(\"hudi\").load(path).createOrReplaceTempView(...)"
+            )
         base = lower.get("path")
         if not base:
-            raise ConfigError('spark.read.format("hudi") needs a path: .load("<base path>")')
+            raise ConfigError(
+                f'spark.read.format("hudi") needs a path: .load("<base path>") (options: {sorted(lower)})'
+            )
         conf = HoodieConfig({k: v for k, v in opts.items() if k.lower() != "path"})
         qtype = str(lower.get(ReadOptions.QUERY_TYPE.key, ReadOptions.QUERY_TYPE.default)).lower()
         if qtype not in _QUERY_TYPES:
