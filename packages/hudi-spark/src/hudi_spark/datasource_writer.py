@@ -1,8 +1,9 @@
-"""``df.write.format("hudi")``: bulk_insert and insert through the Data Source API.
+"""``df.write.format("hudi")``: bulk_insert, insert and the overwrites through the Data Source API.
 
 ``writer()`` runs on the driver side: it opens (or creates) the table and starts the instant.
 Each task writes its rows as new file groups (one per partition path) with core's create
-handle; ``commit`` completes the instant with every task's statuses, ``abort`` rolls it back.
+handle; ``commit`` completes the instant with every task's statuses (an overwrite also replaces
+the file groups of the partitions written, or of all), ``abort`` rolls it back.
 ``mode("overwrite")`` is Hudi's: an existing table is deleted and written anew. Operations that
 need an index lookup or a shuffle (upsert, delete, ...) are refused in one line showing the
 :func:`hudi_spark.write` call, with the same options, that runs the whole pipeline.
