@@ -19,11 +19,12 @@ from hudi_core import HudiTable
 from hudi_core.client.write_client import WriteClient
 from hudi_core.errors import ConfigError
 from hudi_core.testing.corpus import corpus_tables
+from hudi_spark.compat import has_data_source_api
 
 pytestmark = [pytest.mark.spark, pytest.mark.spark35, pytest.mark.xdist_group("spark")]
 
 DATA_COLS = ["uuid", "ts", "city", "fare"]
-ON_4 = __import__("pyspark").__version__ >= "4"
+ON_4 = has_data_source_api()  # PySpark 4: format("hudi") is ours
 
 
 def _df(spark: Any, table: pa.Table) -> Any:
