@@ -354,12 +354,21 @@ def run_occ(
     # the fifth writer: a small commit, then big ones, killed while one is inflight
     run.kill_mid_commit(mode=mode, rows=rows)
     run.wait_all(procs)
+    _, figures, problems = _settle_and_verify(run, started, {"WriteConflictError"})
+    return figures, problems
+
+
+def _settle_and_verify(
+    run: Run, started: float, allowed_errors: set[str]
+) -> tuple[dict[str, Attempt], dict[str, Any], list[str]]:
+    """One more upsert past the heartbeat expiry (a lazy rollback is due), then the table
+    checked against every attempt's log."""
     final = run.settle()
     attempts = run.attempts()
     attempts["final"] = final
-    figures, problems = verify(run, attempts, allowed_errors={"WriteConflictError"})
+    figures, problems = verify(run, attempts, allowed_errors=allowed_errors)
     figures["seconds"] = round(time.monotonic() - started, 1)
-    return figures, problems
+    return attempts, figures, problems
 
 
 def _check(name: str, figures: dict[str, Any], problems: list[str], tmp: Path) -> None:
@@ -433,11 +442,7 @@ def test_single_writer_mode_takes_over_from_a_killed_writer(tmp_path: Path) -> N
         f"w{w}": run.spawn(f"w{w}", commits=10, rows=100, mode="disjoint", busy_pause_s=0.5) for w in range(2)
     }
     run.wait_all(procs)
-    final = run.settle()
-    attempts = run.attempts()
-    attempts["final"] = final
-    figures, problems = verify(run, attempts, allowed_errors={"WriterBusyError"})
-    figures["seconds"] = round(time.monotonic() - started, 1)
+    attempts, figures, problems = _settle_and_verify(run, started, {"WriterBusyError"})
     problems += _refusals_name_the_holder(run, attempts)
     _check("single-writer local disjoint BUCKET, a writer killed", figures, problems, tmp_path)
     assert figures["killed_writer"]["rolled_back_before_final_upsert"], "the writers after it took over"
@@ -451,6 +456,7 @@ def test_occ_a_writer_stalled_past_its_heartbeat_leaves_nothing_when_it_resumes(
                "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1"}  # fmt: skip
     run = Run(str(tmp_path / "table"), options, tmp_path)
     run.create()
+    began = time.monotonic()
     stalled = run.spawn(KILLED, commits=1, rows=8, mode="disjoint", big={"from": 0, "rows": BIG_ROWS})
     deadline, instant = time.monotonic() + 120, None
     while time.monotonic() < deadline and stalled.poll() is None and instant is None:
@@ -470,10 +476,7 @@ def test_occ_a_writer_stalled_past_its_heartbeat_leaves_nothing_when_it_resumes(
     finally:
         stalled.send_signal(signal.SIGCONT)
     run.wait_all({KILLED: stalled})
-    final = run.settle()
-    attempts = run.attempts()
-    attempts["final"] = final
-    figures, problems = verify(run, attempts, allowed_errors={"WriteConflictError", "CommitConflictError"})
+    _, figures, problems = _settle_and_verify(run, began, {"WriteConflictError", "CommitConflictError"})
     _check("occ local stalled writer resumed", figures, problems, tmp_path)
 
 
