@@ -21,6 +21,12 @@ class ReadOptions:
         "hoodie.datasource.streaming.startOffset", "earliest",
         "readStream: where a new query starts, earliest, latest or an instant time (exclusive).",
     )  # fmt: skip
+    JVM_PARQUET = _r(
+        "hoodie.spark.read.jvm.parquet", True,
+        "hudi_spark.read: file slices with nothing to merge (no log files, or a read_optimized query) "
+        "of a table on local disk or HDFS are read by Spark's own parquet reader, in the JVM; "
+        "false merges every slice in Python tasks, as format(\"hudi\") does.",
+    )  # fmt: skip
     SPLIT_SIZE = _r(
         "hoodie.spark.read.split.bytes",
         128 * 1024 * 1024,

@@ -3,14 +3,18 @@
 and :func:`read_in_tasks`, the read as a ``mapInArrow`` over one seed row per input partition.
 
 ``spark.read.format("hudi")`` (PySpark 4's Data Source API, :mod:`hudi_spark.datasource`) plans
-and reads with the same functions; :func:`read_in_tasks` is how ``hudi_spark.read`` reads on
-PySpark 3.5, which has no Python data sources, with the same options and the same answers.
+and reads with the same functions, every file slice in Python workers. :func:`read_dataframe`
+(``hudi_spark.read``, on 3.5 and 4) hands the file slices that need no merging (no log files,
+or a read_optimized query) to Spark's own parquet reader, which stays in the JVM, prunes columns
+and pushes filters into the files; only the slices with log files are merged in Python tasks.
+Same options, same rows.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +35,9 @@ if TYPE_CHECKING:
 __all__ = [
     "ReadSpec",
     "group_slices",
+    "jvm_readable",
     "plan_groups",
+    "read_dataframe",
     "read_in_tasks",
     "read_schema",
     "read_slices",
@@ -146,22 +152,32 @@ def read_schema(spec: ReadSpec) -> pa.Schema:
     return schema
 
 
-def plan_groups(spec: ReadSpec, columns: Sequence[str], *, start: str | None = None,
-                end: str | None = None) -> list[list[Any]]:  # fmt: skip
-    """Core's read splits of the query (one per file slice, merged across a pending compaction),
-    packed into Spark input partitions of at most ``hoodie.spark.read.split.bytes``. ``start``
-    and ``end`` make it an incremental query over that range (a streaming micro-batch)."""
+def plan(spec: ReadSpec, columns: Sequence[str], *, start: str | None = None,
+         end: str | None = None) -> list[Any]:  # fmt: skip
+    """Core's read splits of the query, one per file slice (merged across a pending compaction).
+    ``start`` and ``end`` make it an incremental query over that range (a streaming micro-batch)."""
     from hudi_core.read import plan_splits
 
     table = spec.open_table()
     if start is not None:
-        splits = plan_splits(table, "incremental", None, start=start, end=end, columns=list(columns))
-    else:
-        as_of = None if spec.query_type == "incremental" else spec.as_of
-        splits = plan_splits(
-            table, spec.query_type, as_of, start=spec.start, end=spec.end, columns=list(columns)
-        )
-    return group_slices(splits, int(HoodieConfig(spec.options).get(ReadOptions.SPLIT_SIZE)))
+        return plan_splits(table, "incremental", None, start=start, end=end, columns=list(columns))
+    as_of = None if spec.query_type == "incremental" else spec.as_of
+    return plan_splits(table, spec.query_type, as_of, start=spec.start, end=spec.end, columns=list(columns))
+
+
+def plan_groups(spec: ReadSpec, columns: Sequence[str], *, start: str | None = None,
+                end: str | None = None) -> list[list[Any]]:  # fmt: skip
+    """:func:`plan`'s splits packed into Spark input partitions of at most
+    ``hoodie.spark.read.split.bytes``."""
+    return _groups(spec, plan(spec, columns, start=start, end=end))
+
+
+def _groups(spec: ReadSpec, splits: Sequence[Any], cores: int = 1) -> list[list[Any]]:
+    """Input partitions of at most ``hoodie.spark.read.split.bytes``, and (as Spark sizes its own
+    file splits) of no more than an even share of the bytes over ``cores`` tasks."""
+    limit = int(HoodieConfig(spec.options).get(ReadOptions.SPLIT_SIZE))
+    share = -(-sum(int(s.size) for s in splits) // max(1, cores))
+    return group_slices(splits, max(1, min(limit, share)))
 
 
 def read_slices(spec: ReadSpec, slices: Sequence[Any], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
@@ -186,14 +202,156 @@ def _read_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list[
 
 
 def read_in_tasks(spark: SparkSession, base_uri: str, options: dict[str, str]) -> DataFrame:
-    """The read as Spark tasks without the Data Source API (PySpark 3.5): planned here, on the
-    driver, as ``format("hudi")`` plans it; one seed row per input partition, each task reads
-    its partition's splits in ``mapInArrow``."""
+    """The read as Spark tasks without the Data Source API, every file slice in Python: planned
+    here, on the driver, as ``format("hudi")`` plans it; one seed row per input partition, each
+    task reads its partition's splits in ``mapInArrow``."""
     spec = ReadSpec.from_options({**options, "path": base_uri})
     schema = read_schema(spec)
-    groups = plan_groups(spec, schema.names)
+    return _python_frame(spark, spec, plan_groups(spec, schema.names), schema)
+
+
+def _python_frame(
+    spark: SparkSession, spec: ReadSpec, groups: list[list[Any]], schema: pa.Schema
+) -> DataFrame:
     if not groups:
         return spark.createDataFrame([], spark_schema(schema))
     seeds = spark.range(0, len(groups), 1, len(groups))  # one row, one task, per input partition
     task = functools.partial(_read_task, spec=spec, groups=groups, schema=schema)
     return seeds.mapInArrow(task, spark_schema(schema))
+
+
+#: file systems Spark's own Hadoop client opens with no settings of ours (S3 and the others need
+#: credentials and connectors that live in our storage options, not in Spark's configuration)
+_JVM_SCHEMES = ("file", "hdfs")
+#: past this many paths Spark lists them in a Spark job of its own (a second or so on local[2])
+_PARALLEL_LISTING = "spark.sql.sources.parallelPartitionDiscovery.threshold"
+#: the base file and row of a base row read by Spark (its parquet reader's metadata columns)
+_FILE, _ROW = "__hudi_spark_file", "__hudi_spark_row"
+_DROPS = pa.schema([(_FILE, pa.string()), (_ROW, pa.int64())])
+
+
+def read_dataframe(spark: SparkSession, base_uri: str, options: dict[str, str]) -> DataFrame:
+    """``hudi_spark.read``: the query planned once on the driver; base files read by Spark's own
+    parquet reader where :func:`jvm_readable` says it gives our answers. A file slice with
+    nothing to merge is that base file; one with log files is its base file without the rows
+    the merge drops (a broadcast anti-join on file and row position) plus the rows the merge
+    adds, both told by core's ``read_split_delta`` in Python tasks, which read only the key,
+    ordering and delete columns of the base file. Other slices are merged whole in Python
+    tasks (:func:`read_in_tasks`). One DataFrame, the union of those."""
+    spec = ReadSpec.from_options({**options, "path": base_uri})
+    schema = read_schema(spec)
+    splits = plan(spec, schema.names)
+    plain, merged = jvm_readable(spec, splits, schema)
+    taken = {id(s) for s in (*plain, *merged)}
+    rest = [s for s in splits if id(s) not in taken]
+    frames = []
+    if plain:
+        frames.append(_parquet(spark, [s.base_file.path for s in plain], schema))
+    if merged:
+        frames += _merged_in_jvm(spark, spec, merged, schema)
+    if rest or not frames:
+        frames.append(_python_frame(spark, spec, _groups(spec, rest, _cores(spark)), schema))
+    return functools.reduce(lambda a, b: a.union(b), frames)
+
+
+def _cores(spark: SparkSession) -> int:
+    return int(spark.sparkContext.defaultParallelism)
+
+
+def _parquet(spark: SparkSession, paths: list[str], schema: pa.Schema) -> DataFrame:
+    conf = spark.conf
+    listing = conf.get(_PARALLEL_LISTING)
+    if len(paths) > int(listing or 32):
+        conf.set(_PARALLEL_LISTING, str(len(paths)))  # the driver lists the files it was given
+    try:
+        return spark.read.schema(spark_schema(schema)).parquet(*paths)
+    finally:
+        if listing is not None:
+            conf.set(_PARALLEL_LISTING, listing)
+
+
+def _merged_in_jvm(
+    spark: SparkSession, spec: ReadSpec, splits: list[Any], schema: pa.Schema
+) -> list[DataFrame]:
+    from pyspark.sql import functions as F
+
+    groups = _groups(spec, splits, _cores(spark))
+    seeds = spark.range(0, len(groups), 1, len(groups))
+    drops = seeds.mapInArrow(functools.partial(_delta_task, spec=spec, groups=groups, schema=None),
+                             spark_schema(_DROPS))  # fmt: skip
+    base = _parquet(spark, [s.base_file.path for s in splits], schema).select(
+        "*", F.col("_metadata.file_name").alias(_FILE), F.col("_metadata.row_index").alias(_ROW)
+    )
+    kept = base.join(F.broadcast(drops), [_FILE, _ROW], "left_anti").select(*schema.names)
+    added = seeds.mapInArrow(functools.partial(_delta_task, spec=spec, groups=groups, schema=schema),
+                             spark_schema(schema))  # fmt: skip
+    return [kept, added]
+
+
+def _delta_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list[list[Any]],
+                schema: pa.Schema | None) -> Iterator[pa.RecordBatch]:  # fmt: skip
+    """The dropped base rows (``schema`` None) or the added rows of each split's merge."""
+    from hudi_core.read import read_split_delta
+
+    table = spec.open_table()
+    for seed in seeds:
+        for i in seed.column(0).to_pylist():
+            for split in groups[i]:
+                delta = read_split_delta(table, split)
+                assert delta is not None  # jvm_readable chose splits whose merge is told so
+                dropped, added = delta
+                if schema is not None:
+                    if added.num_rows:
+                        yield from conform(added, schema).to_batches()
+                elif len(dropped):
+                    name = pa.array([split.base_file.name] * len(dropped), pa.string())
+                    yield pa.RecordBatch.from_arrays([name, pa.array(dropped, pa.int64())], schema=_DROPS)
+
+
+def jvm_readable(spec: ReadSpec, splits: Sequence[Any], schema: pa.Schema) -> tuple[list[Any], list[Any]]:
+    """The splits whose base files Spark's own parquet reader reads with our answers: those with
+    nothing to merge, and snapshot splits with log files whose merge core tells as a delta
+    (every payload but partial updates). Only for a snapshot or read_optimized query of a table
+    on local disk or HDFS whose columns are all flat (nested types stay in Python: parquet-avro's
+    list layouts), from files whose columns have exactly the query's types (a file written before
+    a column's type was widened is merged in Python, which casts; a column missing from a file is
+    null on both paths). ``hoodie.spark.read.jvm.parquet=false`` reads everything in Python."""
+    from hudi_core.read import tells_delta
+
+    if spec.query_type not in ("snapshot", "read_optimized") or not HoodieConfig(spec.options).get(
+        ReadOptions.JVM_PARQUET
+    ):
+        return [], []
+    scheme = spec.base_uri.split("://", 1)[0].lower() if "://" in spec.base_uri else "file"
+    if scheme not in _JVM_SCHEMES or any(_nested(f.type) for f in schema):
+        return [], []
+    with_base = [s for s in splits if s.base_file is not None]
+    if not with_base:
+        return [], []
+    table = spec.open_table()
+    # one writer schema per commit: a footer per instant that wrote base files tells for all of them
+    first_of: dict[str, str] = {}
+    for s in with_base:
+        first_of.setdefault(s.base_file.instant, s.base_file.path)
+    with ThreadPoolExecutor(max_workers=min(8, len(first_of))) as pool:
+        fits = dict(
+            zip(first_of, pool.map(lambda p: _fits(table, p, schema), first_of.values()), strict=True)
+        )
+    readable = [s for s in with_base if fits[s.base_file.instant]]
+    plain = [s for s in readable if not s.log_files]
+    delta = spec.query_type == "snapshot" and tells_delta(table)
+    return plain, [s for s in readable if s.log_files] if delta else []
+
+
+def _nested(dt: pa.DataType) -> bool:
+    return pa.types.is_nested(dt) or pa.types.is_dictionary(dt)
+
+
+def _fits(table: HudiTable, path: str, schema: pa.Schema) -> bool:
+    import pyarrow.parquet as pq
+
+    with table.storage.arrow_filesystem().open_input_file(table.storage.arrow_path(path)) as f:
+        file_schema = pq.ParquetFile(f).schema_arrow
+    return all(
+        file_schema.field(f.name).type == f.type for f in schema if file_schema.get_field_index(f.name) >= 0
+    )

@@ -4,7 +4,7 @@ read splits (``plan_splits`` / ``read_split``) shared with engines such as Spark
 from __future__ import annotations
 
 from hudi_core.read.filters import FilterError
-from hudi_core.read.merge import merge_file_slice
+from hudi_core.read.merge import merge_file_slice, tells_delta
 from hudi_core.read.query import (
     QUERY_TYPES,
     QueryError,
@@ -13,7 +13,7 @@ from hudi_core.read.query import (
     plan_splits,
     read_table,
 )
-from hudi_core.read.splits import ReadContext, Split, read_split
+from hudi_core.read.splits import ReadContext, Split, read_split, read_split_delta
 
 __all__ = [
     "QUERY_TYPES",
@@ -26,5 +26,7 @@ __all__ = [
     "merge_file_slice",
     "plan_splits",
     "read_split",
+    "read_split_delta",
     "read_table",
+    "tells_delta",
 ]

@@ -19,7 +19,7 @@ from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
 from hudi_core.read.align import align_table
 from hudi_core.read.files import read_parquet
-from hudi_core.read.keys import record_keys
+from hudi_core.read.keys import KEY_COLUMN, record_keys
 from hudi_core.read.partial import PARTIAL_UPDATE_PAYLOAD, merge_partial
 from hudi_core.schema.avro_schema import META_FIELDS, meta_arrow_fields
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
@@ -27,7 +27,14 @@ from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
 
-__all__ = ["IS_DELETED_FIELD", "merge_file_slice", "slice_schema", "valid_log_blocks"]
+__all__ = [
+    "IS_DELETED_FIELD",
+    "merge_delta",
+    "merge_file_slice",
+    "slice_schema",
+    "tells_delta",
+    "valid_log_blocks",
+]
 
 log = logging.getLogger(__name__)
 
@@ -183,15 +190,42 @@ def _java_class(dt: pa.DataType) -> str:
 def _merge(
     table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool
 ) -> pa.Table:
-    from hudi_core.log.format import BlockType
-
     config = table.config
     ord_field = config.ordering_field
     ord_type = schema.field(ord_field).type if ord_field and ord_field in schema.names else pa.int32()
-    if config.payload_class.rsplit(".", 1)[-1] == PARTIAL_UPDATE_PAYLOAD:
+    if _is_partial(table):
         merged = merge_partial(table, base, blocks, schema, ord_field=ord_field, ord_type=ord_type,
                                every_copy=every_copy, apply_deletes=_apply_deletes)  # fmt: skip
         return _without_deleted(merged)
+    logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
+    keep_base, taken = _combine_with_base(
+        table, base, logs, state, ord_field, ord_type, every_copy=every_copy
+    )
+    parts = [p for p in (_kept(base, keep_base), taken) if p.num_rows]
+    return _without_deleted(pa.concat_tables(parts) if parts else base.schema.empty_table())
+
+
+def tells_delta(table: MetaClient) -> bool:
+    """Whether :func:`merge_delta` tells this table's merges (every payload but partial updates)."""
+    return not _is_partial(table)
+
+
+def _is_partial(table: MetaClient) -> bool:
+    return bool(table.config.payload_class.rsplit(".", 1)[-1] == PARTIAL_UPDATE_PAYLOAD)
+
+
+def _kept(base: pa.Table, keep: np.ndarray) -> pa.Table:
+    return base if keep.all() else base.filter(pa.array(keep))
+
+
+def _log_state(
+    table: MetaClient, blocks: list[Any], schema: pa.Schema, ord_field: str | None, ord_type: pa.DataType
+) -> tuple[pa.Table, pa.Table]:
+    """The log folded into the rows it holds (``schema``) and one state row per key (key,
+    deleted, ordering value, row into those rows)."""
+    from hudi_core.log.format import BlockType
+
+    config = table.config
     # Decode every block once, in log order; data blocks become (key, ordering, log row) events.
     events: list[tuple[bool, pa.Table]] = []  # (is_delete, events)
     log_tables: list[pa.Table] = []
@@ -227,8 +261,48 @@ def _merge(
             state = (
                 _apply_deletes(state, ev, ord_type) if is_delete else _apply_data(state, _last_per_key(ev))
             )
-    merged = _combine_with_base(table, base, logs, state, ord_field, ord_type, every_copy=every_copy)
-    return _without_deleted(merged)
+    return logs, state
+
+
+def merge_delta(
+    table: MetaClient,
+    file_slice: FileSlice,
+    *,
+    as_of: str | None = None,
+    timeline: Timeline | VisibleTimeline | CommitSet | None = None,
+    schema: pa.Schema | None = None,
+) -> tuple[np.ndarray, pa.Table] | None:
+    """A snapshot merge of a file slice told as what it changes in the base file: the positions
+    of the base rows it drops (replaced by a log record, deleted, or flagged
+    ``_hoodie_is_deleted``) and the rows the log adds. The base rows left, in file order, then
+    the log rows are exactly :func:`merge_file_slice`'s rows; only the key, ordering and delete
+    columns of the base file are read. ``None`` where the merge is not told this way (a partial
+    update payload fills base rows field by field)."""
+    if _is_partial(table):
+        return None
+    schema = schema if schema is not None else slice_schema(table, as_of)
+    visible = (
+        timeline
+        if isinstance(timeline, (VisibleTimeline, CommitSet))
+        else VisibleTimeline(timeline if timeline is not None else table.timeline)
+    )
+    config = table.config
+    ord_field = config.ordering_field
+    ord_type = schema.field(ord_field).type if ord_field and ord_field in schema.names else pa.int32()
+    narrow = {KEY_COLUMN, IS_DELETED_FIELD, ord_field or KEY_COLUMN}
+    if not config.populate_meta_fields:
+        narrow |= {f.split(".")[0] for f in config.record_key_fields} | set(config.partition_fields)
+    base = _read_base(table, file_slice, pa.schema([f for f in schema if f.name in narrow]))
+    blocks = valid_log_blocks(table, file_slice, as_of=as_of, visible=visible)
+    keep_base = np.ones(base.num_rows, dtype=bool)
+    taken = schema.empty_table()
+    if blocks:
+        logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
+        keep_base, taken = _combine_with_base(table, base, logs, state, ord_field, ord_type, every_copy=False)
+        taken = _without_deleted(taken)
+    if IS_DELETED_FIELD in base.column_names:
+        keep_base &= ~np.asarray(pc.fill_null(base.column(IS_DELETED_FIELD), False), dtype=bool)
+    return np.flatnonzero(~keep_base), taken
 
 
 def _without_deleted(merged: pa.Table) -> pa.Table:
@@ -352,14 +426,15 @@ def _combine_with_base(
     ord_type: pa.DataType,
     *,
     every_copy: bool,
-) -> pa.Table:
-    """combineAndGetUpdateValue(base, log) per key; log-only keys are inserts.
+) -> tuple[np.ndarray, pa.Table]:
+    """combineAndGetUpdateValue(base, log) per key; log-only keys are inserts: which base rows
+    stay (a mask) and the log rows taken, in log order.
 
     Only keys present in the log are merged: base rows are probed against the (small) log
     state with a hash look-up, untouched base rows pass through by a boolean mask. A key's
     later copies in the base pass through untouched unless ``every_copy``."""
     if state.num_rows == 0:
-        return base
+        return np.ones(base.num_rows, dtype=bool), logs.schema.empty_table()
     event_time = _payload_is_event_time(table)
     n_state = state.num_rows
     s_keys = state.column("key").combine_chunks()
@@ -393,14 +468,9 @@ def _combine_with_base(
             if every_copy:  # the merged record replaces each copy it won over
                 copies = np.bincount(m_pos[~over], minlength=n_state)
     take_log = ~s_del & (~has_base | log_wins)
-    parts = []
-    if keep_base.any():
-        parts.append(base if keep_base.all() else base.filter(pa.array(keep_base)))
-    if take_log.any():
-        rows = pc.filter(state.column("s_row"), pa.array(take_log))
-        if copies is not None and (copies > 1).any():
-            rows = pa.array(np.repeat(rows.to_numpy(zero_copy_only=False), np.maximum(copies[take_log], 1)))
-        parts.append(logs.take(pc.take(rows, pc.sort_indices(rows))))
-    if not parts:
-        return base.schema.empty_table()
-    return pa.concat_tables(parts)
+    if not take_log.any():
+        return keep_base, logs.schema.empty_table()
+    rows = pc.filter(state.column("s_row"), pa.array(take_log))
+    if copies is not None and (copies > 1).any():
+        rows = pa.array(np.repeat(rows.to_numpy(zero_copy_only=False), np.maximum(copies[take_log], 1)))
+    return keep_base, logs.take(pc.take(rows, pc.sort_indices(rows)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -19,12 +20,12 @@ from hudi_core.fs_view.view import CommitSet
 from hudi_core.read.align import align_table
 from hudi_core.read.files import read_parquet
 from hudi_core.read.filters import Filter, apply_filters, to_expression
-from hudi_core.read.merge import merge_file_slice
+from hudi_core.read.merge import merge_delta, merge_file_slice
 
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
 
-__all__ = ["COMMIT_TIME", "ReadContext", "Split", "read_split"]
+__all__ = ["COMMIT_TIME", "ReadContext", "Split", "read_split", "read_split_delta"]
 
 COMMIT_TIME = "_hoodie_commit_time"
 
@@ -105,3 +106,26 @@ def read_split(table: MetaClient | str, split: Split, *, options: dict[str, Any]
         data = data.filter(pc.fill_null(mask, False))
     data = apply_filters(data, to_expression(ctx.filters))
     return data.select(ctx.output.names).cast(ctx.output)
+
+
+def read_split_delta(
+    table: MetaClient | str, split: Split, *, options: dict[str, Any] | None = None
+) -> tuple[np.ndarray, pa.Table] | None:
+    """A snapshot split with log files as what its merge changes in the base file (see
+    :func:`hudi_core.read.merge.merge_delta`): the positions of the base rows dropped, and the
+    rows added, exactly ``split.context.output``. The base rows left, then the rows added, are
+    :func:`read_split`'s rows. ``None`` where the merge is not told this way."""
+    if isinstance(table, str):
+        from hudi_core.table.meta_client import MetaClient
+
+        table = MetaClient.open(table, options=options)
+    ctx = split.context
+    if ctx.query_type != "snapshot" or ctx.filters:
+        return None
+    delta = merge_delta(
+        table, split.file_slice, as_of=ctx.merge_as_of, timeline=ctx.commits, schema=ctx.merge_schema
+    )
+    if delta is None:
+        return None
+    dropped, added = delta
+    return dropped, added.select(ctx.output.names).cast(ctx.output)

@@ -1,0 +1,129 @@
+"""``hudi_spark.read``'s three paths give core's answers: base files with nothing to merge read by
+Spark's parquet reader, slices with log files told as a delta (the JVM reads the base file, an
+anti-join drops the rows the merge replaces, Python adds the log's rows), and the rest merged
+whole in Python tasks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hudi_core import HudiTable
+from hudi_core.testing.corpus import corpus_tables
+
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+
+DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+OFF = {"hoodie.spark.read.jvm.parquet": "false"}
+
+
+def _rows(t: pa.Table) -> list[dict[str, Any]]:
+    return sorted(t.to_pylist(), key=lambda r: tuple(str(v) for v in r.values()))
+
+
+def _paths(path: str, options: dict[str, str]) -> tuple[int, int, int]:
+    """How many file slices each path reads: (plain in the JVM, as a delta, whole in Python)."""
+    from hudi_spark.reading import ReadSpec, jvm_readable, plan, read_schema
+
+    spec = ReadSpec.from_options({**options, "path": path})
+    schema = read_schema(spec)
+    splits = plan(spec, schema.names)
+    plain, delta = jvm_readable(spec, splits, schema)
+    return len(plain), len(delta), len(splits) - len(plain) - len(delta)
+
+
+def _trips(n: int, part: str, ts: int, prefix: str = "k") -> pa.Table:
+    return pa.table({
+        "key": [f"{prefix}{part}{i:03d}" for i in range(n)],
+        "ts": pa.array([ts] * n, pa.int64()),
+        "v": [float(i) for i in range(n)],
+        "part": [part] * n,
+    })  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def mixed_table(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """A MERGE_ON_READ table (BUCKET index, event-time payload) with untouched file groups, log
+    files holding updates that win and lose on ``ts``, inserts, a delete block, and a key stored
+    twice in a base file; returns its path and its first commit."""
+    path = str(tmp_path_factory.mktemp("paths") / "t")
+    opts = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "2",
+            "hoodie.datasource.write.payload.class": DEFAULT_PAYLOAD}  # fmt: skip
+    table = HudiTable.create(path, name="t", table_type="MERGE_ON_READ", record_key_fields="key",
+                             partition_fields="part", ordering_field="ts", options=opts)  # fmt: skip
+    first = pa.concat_tables([_trips(60, "a", 100), _trips(60, "b", 100), _trips(40, "c", 100)])
+    first = pa.concat_tables([first, first.slice(1, 1)])  # bulk_insert keeps the duplicate
+    table.bulk_insert(first, options=opts)
+    updates = pa.concat_tables([
+        _trips(20, "a", 200),  # newer ts: the log wins
+        _trips(30, "b", 50).slice(10),  # older ts: the base rows win (DefaultHoodieRecordPayload)
+        _trips(5, "a", 300, prefix="n"),  # inserts
+    ])  # fmt: skip
+    HudiTable.open(path).upsert(updates, options=opts)
+    HudiTable.open(path).delete(_trips(5, "b", 0).slice(2).select(["key", "part"]), options=opts)
+    HudiTable.open(path).upsert(_trips(2, "a", 400).slice(1), options=opts)  # the duplicated key
+    commits = [i.timestamp for i in HudiTable.open(path).timeline.completed_commits()]
+    return path, commits[0]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"hoodie.datasource.query.type": "read_optimized"}, {"hoodie.datasource.read.columns": "key,v"}],
+    ids=["snapshot", "read_optimized", "columns"],
+)
+def test_every_path_answers_as_core(
+    spark: Any, mixed_table: tuple[str, str], options: dict[str, str]
+) -> None:
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+
+    path, _ = mixed_table
+    query = options.get("hoodie.datasource.query.type", "snapshot")
+    columns = options.get("hoodie.datasource.read.columns")
+    expected = HudiTable.open(path).read(query, columns=columns.split(",") if columns else None)
+    plain, delta, whole = _paths(path, options)
+    assert plain > 0 and whole == 0
+    assert delta > 0 if query == "snapshot" else delta == 0
+    got = to_arrow(hudi_spark.read(spark, path, options))
+    assert got.column_names == expected.column_names
+    assert _rows(got) == _rows(expected.cast(got.schema))
+    assert _rows(to_arrow(hudi_spark.read(spark, path, {**options, **OFF}))) == _rows(got)
+    assert hudi_spark.read(spark, path, options).count() == expected.num_rows
+
+
+def test_delta_path_merges_as_core(spark: Any, mixed_table: tuple[str, str]) -> None:
+    """The values the merge decides: newer log rows, older ones losing to the base, deletes, the
+    duplicated key merged into its first copy only; and time travel before any log."""
+    import hudi_spark
+
+    path, first = mixed_table
+    df = hudi_spark.read(spark, path)
+    rows = {(r.key, r.ts) for r in df.select("key", "ts").collect()}
+    assert ("ka000", 200) in rows and ("kb015", 100) in rows and ("kb015", 50) not in rows
+    assert not any(k in {"kb002", "kb003", "kb004"} for k, _ in rows)
+    assert {ts for k, ts in rows if k == "ka001"} == {400, 100}  # the second copy passes through
+    assert ("na000", 300) in rows
+    assert df.filter("part = 'c'").count() == 40
+    old = hudi_spark.read(spark, path, {"as.of.instant": first})
+    assert old.count() == 161 and old.filter("ts != 100").count() == 0
+
+
+def test_corpus_tables_answer_as_core_on_every_path(spark: Any, compat_root: Path) -> None:
+    """Apache Hudi's own tables: each read with the JVM paths and without gives core's rows."""
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+
+    took_jvm = 0
+    for entry in (t for t in corpus_tables() if t.get("table_version") == 6):
+        path = str(compat_root / entry["table_path"])
+        for options in ({}, {"hoodie.datasource.query.type": "read_optimized"}):
+            query = options.get("hoodie.datasource.query.type", "snapshot")
+            expected = HudiTable.open(path).read(query)
+            plain, delta, _ = _paths(path, options)
+            took_jvm += plain + delta
+            got = to_arrow(hudi_spark.read(spark, path, options))
+            assert got.num_rows == expected.num_rows, entry["table_path"]
+            assert _rows(got) == _rows(expected.cast(got.schema)), entry["table_path"]
+    assert took_jvm > 0
