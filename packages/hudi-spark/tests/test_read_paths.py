@@ -23,13 +23,13 @@ def _rows(t: pa.Table) -> list[dict[str, Any]]:
     return sorted(t.to_pylist(), key=lambda r: tuple(str(v) for v in r.values()))
 
 
-def _paths(path: str, options: dict[str, str]) -> tuple[int, int, int]:
+def _paths(path: str, options: dict[str, str], filters: Any = None) -> tuple[int, int, int]:
     """How many file slices each path reads: (plain in the JVM, as a delta, whole in Python)."""
     from hudi_spark.reading import ReadSpec, jvm_readable, plan, read_schema
 
     spec = ReadSpec.from_options({**options, "path": path})
     schema = read_schema(spec)
-    splits = plan(spec, schema.names)
+    splits = plan(spec, schema.names, filters=filters)
     plain, delta = jvm_readable(spec, splits, schema)
     return len(plain), len(delta), len(splits) - len(plain) - len(delta)
 
@@ -127,3 +127,48 @@ def test_corpus_tables_answer_as_core_on_every_path(spark: Any, compat_root: Pat
             assert got.num_rows == expected.num_rows, entry["table_path"]
             assert _rows(got) == _rows(expected.cast(got.schema)), entry["table_path"]
     assert took_jvm > 0
+
+
+def test_filters_prune_partitions_on_every_read(spark: Any, mixed_table: tuple[str, str]) -> None:
+    """``hudi_spark.read(filters=...)`` and filters Spark pushes into ``format("hudi")`` (PySpark
+    4.1+) leave out the other partitions' file slices, with core's rows; a session that turns
+    pushdown off still reads, unpruned."""
+    import hudi_spark
+    from hudi_spark.compat import has_data_source_api, pyspark_version, to_arrow
+
+    path, _ = mixed_table
+    expected = HudiTable.open(path).read(filters=[("part", "=", "c"), ("v", ">=", 10.0)])
+    got = to_arrow(hudi_spark.read(spark, path, filters=[("part", "=", "c"), ("v", ">=", 10.0)]))
+    assert _rows(got) == _rows(expected.cast(got.schema)) and got.num_rows == 30
+    assert _paths(path, {}) != _paths(path, {}, [("part", "=", "c")]) == (2, 0, 0)
+    if not has_data_source_api() or pyspark_version() < (4, 1):
+        return
+    one_per_slice = {"hoodie.spark.read.split.bytes": "1"}
+    df = spark.read.format("hudi").options(**one_per_slice).load(path)
+    assert df.rdd.getNumPartitions() == 6  # 3 partitions x 2 buckets
+    narrow = df.filter("part = 'c' AND v >= 10.0")
+    assert narrow.rdd.getNumPartitions() == 2
+    assert _rows(to_arrow(narrow)) == _rows(expected.cast(got.schema))
+    key = "spark.sql.python.filterPushdown.enabled"
+    spark.conf.set(key, "false")
+    try:
+        narrow = spark.read.format("hudi").options(**one_per_slice).load(path).filter("part = 'c'")
+        assert narrow.rdd.getNumPartitions() == 6 and narrow.count() == 40
+    finally:
+        spark.conf.set(key, "true")
+
+
+def test_core_filters_take_what_core_can_say_the_same_of() -> None:
+    from hudi_spark.compat import pyspark_version
+    from hudi_spark.reading import core_filters
+
+    if pyspark_version() < (4, 1):
+        pytest.skip("pyspark.sql.datasource filters are PySpark 4.1+")
+    import datetime
+
+    from pyspark.sql.datasource import EqualTo, GreaterThan, In, IsNull, Not, StringStartsWith
+
+    filters = [EqualTo(("part",), "c"), Not(In(("v",), (1.0, 2.0))), GreaterThan(("ts",), 5),
+               IsNull(("v",)), StringStartsWith(("key",), "k"), EqualTo(("s", "x"), 1),
+               GreaterThan(("d",), datetime.date(2024, 1, 1))]  # fmt: skip
+    assert core_filters(filters) == [("part", "=", "c"), ("v", "not in", [1.0, 2.0]), ("ts", ">", 5)]

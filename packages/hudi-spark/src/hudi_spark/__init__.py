@@ -10,7 +10,7 @@ Streaming), and ``spark.read.format("hudi")`` (PySpark 4) or ``hudi_spark.read``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hudi_spark.session import spark_session
@@ -41,12 +41,20 @@ def register(spark: SparkSession) -> None:
     _register(spark)
 
 
-def read(spark: SparkSession, path: str, options: Mapping[str, Any] | None = None) -> DataFrame:
+def read(
+    spark: SparkSession,
+    path: str,
+    options: Mapping[str, Any] | None = None,
+    *,
+    filters: Sequence[tuple[str, str, Any]] | None = None,
+) -> DataFrame:
     """The table at ``path`` as a DataFrame, on PySpark 3.5 and 4: the rows and options of
     ``spark.read.format("hudi").options(**options).load(path)`` (snapshot, read_optimized,
     incremental, ``as.of.instant``, ``hoodie.datasource.read.columns``), faster: file slices
     with nothing to merge are read by Spark's own parquet reader in the JVM (column pruning and
     filters in the files included), only slices with log files are merged in Python tasks.
+    ``filters`` (``(column, op, value)``, ANDed, as ``HudiTable.read``'s) prune partitions before
+    any file is read and filter the rows.
 
     >>> hudi_spark.read(spark, "/data/trips", {"hoodie.datasource.query.type": "incremental",
     ...     "hoodie.datasource.read.begin.instanttime": "20240101000000000"})  # doctest: +SKIP
@@ -54,7 +62,7 @@ def read(spark: SparkSession, path: str, options: Mapping[str, Any] | None = Non
     from hudi_spark.reading import read_dataframe
 
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
-    return read_dataframe(spark, path, opts)
+    return read_dataframe(spark, path, opts, filters=filters)
 
 
 def write(*args: Any, **kwargs: Any) -> Any:

@@ -22,7 +22,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStrea
 
 from hudi_spark.compat import arrow_schema, spark_schema
 from hudi_spark.options import ReadOptions
-from hudi_spark.reading import ReadSpec, plan_groups, read_schema, read_slices
+from hudi_spark.reading import ReadSpec, core_filters, plan_groups, read_schema, read_slices
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -46,16 +46,27 @@ class HudiReader(DataSourceReader):
     def __init__(self, spec: ReadSpec, schema: StructType) -> None:
         self.spec = spec
         self.arrow_schema = arrow_schema(schema)
+        self.filters: list[tuple[str, str, Any]] = []
 
     def partitions(self) -> Sequence[InputPartition]:
-        # core's splits: the query resolved once (schema, commits, projection); snapshot slices
-        # already merge across a pending compaction
-        groups = plan_groups(self.spec, self.arrow_schema.names)
+        # core's splits: the query resolved once (schema, commits, projection, pushed filters);
+        # snapshot slices already merge across a pending compaction
+        groups = plan_groups(self.spec, self.arrow_schema.names, filters=self.filters or None)
         return [SlicePartition(g) for g in groups] or [SlicePartition([])]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         assert isinstance(partition, SlicePartition)
         return read_slices(self.spec, partition.slices, self.arrow_schema)
+
+
+class FilteringHudiReader(HudiReader):
+    """:class:`HudiReader` taking Spark's filters (PySpark 4.1+, with
+    ``spark.sql.python.filterPushdown.enabled``): those core understands prune partitions and
+    drop rows in the tasks; Spark still evaluates every one of them after the scan."""
+
+    def pushFilters(self, filters: list[Any]) -> Iterator[Any]:
+        self.filters = core_filters(filters)
+        yield from filters
 
 
 class HudiStreamReader(DataSourceStreamReader):
@@ -121,6 +132,8 @@ class HudiDataSource(DataSource):
 
     def reader(self, schema: StructType) -> DataSourceReader:
         # a user-given schema (spark.read.schema(...)) prunes columns too
+        if _pushdown_enabled():
+            return FilteringHudiReader(self._spec(), schema)
         return HudiReader(self._spec(), schema)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
@@ -132,6 +145,34 @@ class HudiDataSource(DataSource):
         return HudiArrowWriter(dict(self.options), schema, overwrite)
 
 
+_PUSHDOWN = "spark.sql.python.filterPushdown.enabled"
+
+
+def _pushdown_enabled() -> bool:
+    """Whether Spark is asking for a reader that takes filters. PySpark's planning worker refuses
+    a reader that implements ``pushFilters`` when ``spark.sql.python.filterPushdown.enabled`` is
+    off, and hands ``DataSource.reader`` no configuration: Spark asks for a reader from its
+    filter pushdown worker (``data_source_pushdown_filters``, only when the setting is on) or from
+    the planning worker, where the setting is the local ``enable_pushdown`` (PySpark 4.1+). Any
+    other caller gets the reader without ``pushFilters``, so format("hudi") works in any session."""
+    import inspect
+
+    frame = inspect.currentframe()
+    try:
+        caller = frame.f_back.f_back if frame is not None and frame.f_back is not None else None
+        if caller is None:
+            return False
+        if caller.f_code.co_filename.endswith("data_source_pushdown_filters.py"):
+            return True
+        return caller.f_locals.get("enable_pushdown") is True
+    finally:
+        del frame
+
+
 def register(spark: SparkSession) -> None:
-    """Register the ``hudi`` format on a session (``hudi_spark`` does this on import too)."""
+    """Register the ``hudi`` format on a session (``hudi_spark`` does this on import too), and
+    let it take filters (``spark.sql.python.filterPushdown.enabled``, PySpark 4.1+) unless the
+    session says otherwise."""
     spark.dataSource.register(HudiDataSource)
+    if _PUSHDOWN not in getattr(spark.conf, "getAll", {}):  # set by nobody yet
+        spark.conf.set(_PUSHDOWN, "true")

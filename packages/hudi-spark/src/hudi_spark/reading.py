@@ -34,8 +34,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ReadSpec",
+    "core_filters",
     "group_slices",
     "jvm_readable",
+    "plan",
     "plan_groups",
     "read_dataframe",
     "read_in_tasks",
@@ -152,24 +154,56 @@ def read_schema(spec: ReadSpec) -> pa.Schema:
     return schema
 
 
-def plan(spec: ReadSpec, columns: Sequence[str], *, start: str | None = None,
-         end: str | None = None) -> list[Any]:  # fmt: skip
+def plan(spec: ReadSpec, columns: Sequence[str], *, start: str | None = None, end: str | None = None,
+         filters: Sequence[Any] | None = None) -> list[Any]:  # fmt: skip
     """Core's read splits of the query, one per file slice (merged across a pending compaction).
-    ``start`` and ``end`` make it an incremental query over that range (a streaming micro-batch)."""
+    ``start`` and ``end`` make it an incremental query over that range (a streaming micro-batch);
+    ``filters`` (core's ``(column, op, value)``) prune partitions and filter the rows read."""
     from hudi_core.read import plan_splits
 
     table = spec.open_table()
+    cols = list(columns)
     if start is not None:
-        return plan_splits(table, "incremental", None, start=start, end=end, columns=list(columns))
+        return plan_splits(table, "incremental", None, start=start, end=end, columns=cols, filters=filters)
     as_of = None if spec.query_type == "incremental" else spec.as_of
-    return plan_splits(table, spec.query_type, as_of, start=spec.start, end=spec.end, columns=list(columns))
+    return plan_splits(
+        table, spec.query_type, as_of, start=spec.start, end=spec.end, columns=cols, filters=filters
+    )
 
 
-def plan_groups(spec: ReadSpec, columns: Sequence[str], *, start: str | None = None,
-                end: str | None = None) -> list[list[Any]]:  # fmt: skip
+def plan_groups(spec: ReadSpec, columns: Sequence[str], *, start: str | None = None, end: str | None = None,
+                filters: Sequence[Any] | None = None) -> list[list[Any]]:  # fmt: skip
     """:func:`plan`'s splits packed into Spark input partitions of at most
     ``hoodie.spark.read.split.bytes``."""
-    return _groups(spec, plan(spec, columns, start=start, end=end))
+    return _groups(spec, plan(spec, columns, start=start, end=end, filters=filters))
+
+
+#: Spark's data source filters (by class name) that core's filters say the same of
+_OPS = {"EqualTo": "=", "GreaterThan": ">", "GreaterThanOrEqual": ">=", "LessThan": "<",
+        "LessThanOrEqual": "<=", "In": "in"}  # fmt: skip
+_NEGATED = {"EqualTo": "!=", "In": "not in"}
+_PLAIN_VALUES = (str, int, float, bool)
+
+
+def core_filters(filters: Sequence[Any]) -> list[tuple[str, str, Any]]:
+    """The filters of Spark's ``DataSourceReader.pushFilters`` that core can use, as core's
+    ``(column, op, value)``: comparisons, ``IN`` and their negations on a top-level column
+    against strings, numbers or booleans. They prune partitions and drop rows that Spark would
+    drop too (``NOT IN`` keeps nulls that Spark then drops), so Spark may evaluate every filter
+    again; the others are left to Spark alone."""
+    out = []
+    for f in filters:
+        negated = type(f).__name__ == "Not"
+        inner = f.child if negated else f
+        kind = type(inner).__name__
+        op = (_NEGATED if negated else _OPS).get(kind)
+        attr = getattr(inner, "attribute", ())
+        value = getattr(inner, "value", None)
+        values = value if kind == "In" else (value,)
+        if op is None or len(attr) != 1 or not all(isinstance(v, _PLAIN_VALUES) for v in values):
+            continue
+        out.append((attr[0], op, list(values) if kind == "In" else value))
+    return out
 
 
 def _groups(spec: ReadSpec, splits: Sequence[Any], cores: int = 1) -> list[list[Any]]:
@@ -230,17 +264,22 @@ _FILE, _ROW = "__hudi_spark_file", "__hudi_spark_row"
 _DROPS = pa.schema([(_FILE, pa.string()), (_ROW, pa.int64())])
 
 
-def read_dataframe(spark: SparkSession, base_uri: str, options: dict[str, str]) -> DataFrame:
+def read_dataframe(
+    spark: SparkSession, base_uri: str, options: dict[str, str], filters: Sequence[Any] | None = None
+) -> DataFrame:
     """``hudi_spark.read``: the query planned once on the driver; base files read by Spark's own
     parquet reader where :func:`jvm_readable` says it gives our answers. A file slice with
     nothing to merge is that base file; one with log files is its base file without the rows
     the merge drops (a broadcast anti-join on file and row position) plus the rows the merge
     adds, both told by core's ``read_split_delta`` in Python tasks, which read only the key,
     ordering and delete columns of the base file. Other slices are merged whole in Python
-    tasks (:func:`read_in_tasks`). One DataFrame, the union of those."""
+    tasks (:func:`read_in_tasks`). One DataFrame, the union of those.
+
+    ``filters`` (core's ``(column, op, value)``, ANDed) prune partitions and file slices for
+    every path, and filter the rows (Spark pushes them into its parquet scans)."""
     spec = ReadSpec.from_options({**options, "path": base_uri})
     schema = read_schema(spec)
-    splits = plan(spec, schema.names)
+    splits = plan(spec, schema.names, filters=filters)
     plain, merged = jvm_readable(spec, splits, schema)
     taken = {id(s) for s in (*plain, *merged)}
     rest = [s for s in splits if id(s) not in taken]
@@ -251,7 +290,27 @@ def read_dataframe(spark: SparkSession, base_uri: str, options: dict[str, str]) 
         frames += _merged_in_jvm(spark, spec, merged, schema)
     if rest or not frames:
         frames.append(_python_frame(spark, spec, _groups(spec, rest, _cores(spark)), schema))
-    return functools.reduce(lambda a, b: a.union(b), frames)
+    df = functools.reduce(lambda a, b: a.union(b), frames)
+    return df.where(_condition(filters)) if filters else df
+
+
+def _condition(filters: Sequence[Any]) -> Any:
+    """Core's filters as one Spark condition (the same comparisons, ANDed)."""
+    import operator
+
+    from pyspark.sql import functions as F
+
+    compare = {"=": operator.eq, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+               "<=": operator.le, ">": operator.gt, ">=": operator.ge}  # fmt: skip
+    cond = None
+    for column, op, value in filters:
+        c, op = F.col(column), str(op).strip().lower()
+        if op in ("in", "not in"):
+            e = c.isin(list(value)) if op == "in" else ~c.isin(list(value))
+        else:
+            e = compare[op](c, value)
+        cond = e if cond is None else cond & e
+    return cond
 
 
 def _cores(spark: SparkSession) -> int:
