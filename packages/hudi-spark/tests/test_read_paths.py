@@ -141,6 +141,11 @@ def test_filters_prune_partitions_on_every_read(spark: Any, mixed_table: tuple[s
     got = to_arrow(hudi_spark.read(spark, path, filters=[("part", "=", "c"), ("v", ">=", 10.0)]))
     assert _rows(got) == _rows(expected.cast(got.schema)) and got.num_rows == 30
     assert _paths(path, {}) != _paths(path, {}, [("part", "=", "c")]) == (2, 0, 0)
+    with_logs = [("part", "=", "a"), ("ts", ">=", 200)]  # rows of the log files only
+    from_logs = HudiTable.open(path).read(filters=with_logs)
+    assert _paths(path, {}, with_logs)[1] > 0 and from_logs.num_rows == 25
+    got_logs = to_arrow(hudi_spark.read(spark, path, filters=with_logs))
+    assert _rows(got_logs) == _rows(from_logs.cast(got_logs.schema))
     if not has_data_source_api() or pyspark_version() < (4, 1):
         return
     one_per_slice = {"hoodie.spark.read.split.bytes": "1"}

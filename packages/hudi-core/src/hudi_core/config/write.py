@@ -64,8 +64,10 @@ class WriteOptions:
     )
     CONCURRENCY_MODE = ConcurrencyOptions.MODE
     BULK_INSERT_SORT_MODE = _w(
-        "hoodie.bulkinsert.sort.mode", "NONE", "bulk_insert: NONE (input order), GLOBAL_SORT (by partition and "
-        "key, each file one run of keys), PARTITION_SORT (each file sorted by key)."
+        "hoodie.bulkinsert.sort.mode",
+        "NONE",
+        "bulk_insert: NONE (input order), GLOBAL_SORT (by partition and "
+        "key, each file one run of keys), PARTITION_SORT (each file sorted by key).",
     )
     EXECUTOR_TYPE = _w("hoodie.write.executor.type", "SIMPLE", "SIMPLE, BOUNDED_IN_MEMORY or DISRUPTOR.")
     ENGINE = _w("hoodie.engine", "local", "Engine that runs the write: local or spark.")

@@ -113,14 +113,15 @@ def read_split_delta(
 ) -> tuple[np.ndarray, pa.Table] | None:
     """A snapshot split with log files as what its merge changes in the base file (see
     :func:`hudi_core.read.merge.merge_delta`): the positions of the base rows dropped, and the
-    rows added, exactly ``split.context.output``. The base rows left, then the rows added, are
-    :func:`read_split`'s rows. ``None`` where the merge is not told this way."""
+    rows added, exactly ``split.context.output`` and filtered by the query's filters. The base
+    rows left (filtered by the caller), then the rows added, are :func:`read_split`'s rows.
+    ``None`` where the merge is not told this way."""
     if isinstance(table, str):
         from hudi_core.table.meta_client import MetaClient
 
         table = MetaClient.open(table, options=options)
     ctx = split.context
-    if ctx.query_type != "snapshot" or ctx.filters:
+    if ctx.query_type != "snapshot":
         return None
     delta = merge_delta(
         table, split.file_slice, as_of=ctx.merge_as_of, timeline=ctx.commits, schema=ctx.merge_schema
@@ -128,4 +129,5 @@ def read_split_delta(
     if delta is None:
         return None
     dropped, added = delta
+    added = apply_filters(added, to_expression(ctx.filters))  # base rows: the caller filters them
     return dropped, added.select(ctx.output.names).cast(ctx.output)

@@ -96,7 +96,12 @@ class _MergeState:
     """The incoming records of one merge and what the old file's batches have used of them."""
 
     def __init__(
-        self, ctx: WriteContext, records: pa.Table, name: str, task_id: int, growing: parquet_out.GrowingFooter
+        self,
+        ctx: WriteContext,
+        records: pa.Table,
+        name: str,
+        task_id: int,
+        growing: parquet_out.GrowingFooter,
     ) -> None:
         self.ctx, self.records, self.name, self.task_id = ctx, records, name, task_id
         #: the output's footer from the old file's, while every old key stays in place

@@ -160,7 +160,9 @@ class GrowingFooter:
         if bloom.type_code != "SIMPLE":
             bloom.max_entries = settings["max_entries"]
             at_cap = len(bloom.rows) * bloom.num_entries >= bloom.max_entries
-            if bloom.num_entries != settings["num_entries"] or (at_cap and bloom.current_nb_record >= bloom.num_entries):
+            if bloom.num_entries != settings["num_entries"] or (
+                at_cap and bloom.current_nb_record >= bloom.num_entries
+            ):
                 return  # the cap's round-robin position is not in the serialized filter
         self.bloom, self.bounds, self.usable = bloom, [meta[MIN_KEY], meta[MAX_KEY]], True
 
@@ -168,7 +170,9 @@ class GrowingFooter:
         if self.usable and len(keys):
             assert self.bloom is not None
             self.bloom.add(keys)
-            lo, hi = java_min_max(pa.concat_arrays([pa.array(self.bounds, pa.string()), keys.cast(pa.string())]))
+            lo, hi = java_min_max(
+                pa.concat_arrays([pa.array(self.bounds, pa.string()), keys.cast(pa.string())])
+            )
             self.bounds = [str(lo), str(hi)]
 
     def invalidate(self) -> None:
