@@ -64,9 +64,9 @@ class FilteringHudiReader(HudiReader):
     ``spark.sql.python.filterPushdown.enabled``): those core understands prune partitions and
     drop rows in the tasks; Spark still evaluates every one of them after the scan."""
 
-    def pushFilters(self, filters: list[Any]) -> Iterator[Any]:
+    def pushFilters(self, filters: list[Any]) -> list[Any]:
         self.filters = core_filters(filters)
-        yield from filters
+        return filters
 
 
 class HudiStreamReader(DataSourceStreamReader):
