@@ -166,6 +166,13 @@ def main(argv: list[str]) -> int:
         out["format_scan_noop"], _ = median3(lambda: fmt().write.format("noop").mode("overwrite").save())
         out["format_count"], _ = median3(lambda: fmt().count())
         out["format_count_city"], _ = median3(lambda: fmt().filter("city = 'berlin'").count())
+        import hudi_spark
+
+        berlin = [("city", "=", "berlin")]  # given to hudi_spark.read: every path prunes the partitions
+        out["filters_count_city"], pruned_rows = median3(
+            lambda: hudi_spark.read(spark, a.table, filters=berlin).count()
+        )
+        assert pruned_rows == city_rows, (pruned_rows, city_rows)
     import pyarrow.compute as pc
 
     out["answers"] = {

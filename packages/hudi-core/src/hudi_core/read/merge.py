@@ -82,11 +82,7 @@ def merge_file_slice(
     handle merges it into ``every_copy``.
     """
     schema = schema if schema is not None else slice_schema(table, as_of)
-    visible = (
-        timeline
-        if isinstance(timeline, (VisibleTimeline, CommitSet))
-        else VisibleTimeline(timeline if timeline is not None else table.timeline)
-    )
+    visible = _visible(table, timeline)
     base = _read_base(table, file_slice, schema)
     if since is not None and base.num_rows:
         base = base.filter(pc.fill_null(pc.greater(base.column(META_FIELDS[0]), since), False))
@@ -191,8 +187,7 @@ def _merge(
     table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool
 ) -> pa.Table:
     config = table.config
-    ord_field = config.ordering_field
-    ord_type = schema.field(ord_field).type if ord_field and ord_field in schema.names else pa.int32()
+    ord_field, ord_type = _ordering_field(config, schema)
     if _is_partial(table):
         merged = merge_partial(table, base, blocks, schema, ord_field=ord_field, ord_type=ord_type,
                                every_copy=every_copy, apply_deletes=_apply_deletes)  # fmt: skip
@@ -203,6 +198,20 @@ def _merge(
     )
     parts = [p for p in (_kept(base, keep_base), taken) if p.num_rows]
     return _without_deleted(pa.concat_tables(parts) if parts else base.schema.empty_table())
+
+
+def _visible(
+    table: MetaClient, timeline: Timeline | VisibleTimeline | CommitSet | None
+) -> VisibleTimeline | CommitSet:
+    if isinstance(timeline, (VisibleTimeline, CommitSet)):
+        return timeline
+    return VisibleTimeline(timeline if timeline is not None else table.timeline)
+
+
+def _ordering_field(config: Any, schema: pa.Schema) -> tuple[str | None, pa.DataType]:
+    """The ordering field and its type in ``schema`` (int32 when the table has none)."""
+    field = config.ordering_field
+    return field, schema.field(field).type if field and field in schema.names else pa.int32()
 
 
 def tells_delta(table: MetaClient) -> bool:
@@ -281,14 +290,9 @@ def merge_delta(
     if _is_partial(table):
         return None
     schema = schema if schema is not None else slice_schema(table, as_of)
-    visible = (
-        timeline
-        if isinstance(timeline, (VisibleTimeline, CommitSet))
-        else VisibleTimeline(timeline if timeline is not None else table.timeline)
-    )
+    visible = _visible(table, timeline)
     config = table.config
-    ord_field = config.ordering_field
-    ord_type = schema.field(ord_field).type if ord_field and ord_field in schema.names else pa.int32()
+    ord_field, ord_type = _ordering_field(config, schema)
     narrow = {KEY_COLUMN, IS_DELETED_FIELD, ord_field or KEY_COLUMN}
     if not config.populate_meta_fields:
         narrow |= {f.split(".")[0] for f in config.record_key_fields} | set(config.partition_fields)
