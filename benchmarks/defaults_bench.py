@@ -485,11 +485,11 @@ def report(result: dict[str, Any], expected: dict[str, int], rows: int) -> dict[
         fl = _median(runs, "floor_snappy", phase, 2)
         o = _median(runs, "ours", phase, 2)
         b = _median(runs, "ours_bucket", phase, 2)
-        peer = d if d is not None and d >= 5 else None
-        ro, rb = _ratio(o, peer), _ratio(b, peer)
-        ratios[f"memory {phase}"] = ro
+        delta_mb = d if d is not None and d >= 5 else None
+        mo, mb = _ratio(o, delta_mb), _ratio(b, delta_mb)
+        ratios[f"memory {phase}"] = mo
         print(f"{phase:16} {_f(d, '{:.0f}'):>10} {_f(fl, '{:.0f}'):>8} {_f(o, '{:.0f}'):>8} "
-              f"{_f(ro, '{:.2f}x'):>7} {_f(b, '{:.0f}'):>8} {_f(rb, '{:.2f}x'):>7}")  # fmt: skip
+              f"{_f(mo, '{:.2f}x'):>7} {_f(b, '{:.0f}'):>8} {_f(mb, '{:.2f}x'):>7}")  # fmt: skip
     bad = {e: c for e, c in result["checks"].items()
            if any(v != [expected["rows"], expected["ts_sum"]] for v in c.values())}  # fmt: skip
     print(f"\nreads checked against the expected table ({expected['rows']:,} rows, sum(ts)): "

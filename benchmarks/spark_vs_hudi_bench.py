@@ -35,14 +35,17 @@ ENGINE = HERE / "spark_vs_hudi_engine.py"
 PHASES = ["bulk_insert", "first_upsert", "next_upserts", "scan_noop", "count", "group_by", "to_arrow",
           "ro_scan_noop", "count_city", "count_key", "format_scan_noop", "format_count",
           "format_count_city", "filters_count_city"]  # fmt: skip
+#: the reads, which the engines also make of each other's table
+READS = ["scan_noop", "count", "group_by", "to_arrow", "ro_scan_noop"]
 #: issue 22's targets, ours / Apache Hudi's (None: the figure is reported, no target)
 TARGETS = {"bulk_insert": 0.5, "first_upsert": 0.5, "next_upserts": 0.5, "scan_noop": 0.75, "count": 0.75,
            "group_by": 0.75, "to_arrow": 0.75, "ro_scan_noop": 0.75}  # fmt: skip
 
 
-def run_engine(
-    engine: str, data: Path, work: Path, index: str, upserts: int, master: str = "local[2]"
-) -> dict[str, Any]:
+def run_engine(engine: str, data: Path, work: Path, index: str, upserts: int, master: str = "local[2]",
+               reads_of: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """One engine's run in its own process: the workload into its own table, or (``reads_of``
+    an engine) only the reads, of the table that engine wrote."""
     sys.path.insert(0, str(ROOT / "tests" / "interop" / "harness"))
     if engine == "hudi":
         from oracle import ensure_oracle
@@ -53,17 +56,20 @@ def run_engine(
     else:
         python, extra, env = sys.executable, [], dict(os.environ)
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
-    cmd = [python, str(ENGINE), "--engine", engine, "--data", str(data), "--table", str(work / f"{engine}-{index}"),
+    table = work / f"{reads_of or engine}-{index}"
+    cmd = [python, str(ENGINE), "--engine", engine, "--data", str(data), "--table", str(table),
            "--index", index, "--upserts", str(upserts), "--master", master, *extra]  # fmt: skip
+    if reads_of:
+        cmd.append("--reads-only")
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("@@bench ")]
     if done.returncode != 0 or not lines:
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-15:])
         raise SystemExit(f"{engine} {index} failed (exit {done.returncode}):\n{tail}")
     out: dict[str, Any] = json.loads(lines[-1][len("@@bench ") :])
-    ups = out.pop("upserts")
+    ups = out.pop("upserts", None)
     out["first_upsert"] = ups[0] if ups else None
-    out["next_upserts"] = statistics.mean(ups[1:]) if len(ups) > 1 else None
+    out["next_upserts"] = statistics.mean(ups[1:]) if ups and len(ups) > 1 else None
     return out
 
 
@@ -100,6 +106,26 @@ def report(results: dict[tuple[str, str], dict[str, Any]], indexes: list[str]) -
     )
 
 
+def report_same_table(results: dict[tuple[str, str], dict[str, Any]],
+                      crossed: dict[tuple[str, str], dict[str, Any]], indexes: list[str]) -> None:  # fmt: skip
+    """Both readers on each table: the readers compared on the same bytes (the writers lay the
+    same workload out differently: how many file groups, which updates go to log files)."""
+    print("\nthe same table read by both engines (seconds, median of three; ratio ours / Apache Hudi's)")
+    phases = READS
+    print("table".ljust(24) + "".join(f"{p:>24}" for p in phases))
+    for i in indexes:
+        for writer in ("ours", "hudi"):
+            own = results[(writer, i)]
+            other = crossed[("hudi" if writer == "ours" else "ours", i)]
+            hudi, ours = (other, own) if writer == "ours" else (own, other)
+            row = f"{writer} {i} ({own['log_files']} logs)".ljust(24)
+            for p in phases:
+                row += f"{hudi[p]:8.2f} {ours[p]:6.2f} {ours[p] / hudi[p]:6.2f}x".rjust(24)
+            print(row)
+            if hudi["answers"] != ours["answers"]:
+                print(f"  answers DIFFER: hudi {hudi['answers']}, ours {ours['answers']}")
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=1_000_000)
@@ -131,6 +157,11 @@ def main(argv: list[str]) -> int:
                     flush=True,
                 )
         report(results, a.index)
+        crossed = {}
+        for index in a.index:
+            for engine, writer in (("hudi", "ours"), ("ours", "hudi")):
+                crossed[(engine, index)] = run_engine(engine, data, work, index, a.upserts, reads_of=writer)
+        report_same_table(results, crossed, a.index)
         if a.scaling:
             for index in a.index:
                 one = run_engine("ours", data, work, index, a.upserts, master="local[1]")

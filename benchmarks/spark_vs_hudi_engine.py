@@ -99,10 +99,13 @@ def main(argv: list[str]) -> int:
     p.add_argument("--upserts", type=int, default=5)
     p.add_argument("--bundle", default=None)
     p.add_argument("--master", default="local[2]")
+    p.add_argument("--reads-only", action="store_true",
+                   help="no writes: the reads of an existing --table (the other engine's)")  # fmt: skip
     a = p.parse_args(argv)
     spark = session(a.engine, a.bundle, a.master)
     opts = write_options(a.index)
-    shutil.rmtree(a.table, ignore_errors=True)
+    if not a.reads_only:
+        shutil.rmtree(a.table, ignore_errors=True)
     data = Path(a.data)
 
     def cached(name: str) -> Any:
@@ -134,19 +137,26 @@ def main(argv: list[str]) -> int:
         return pa.Table.from_batches(df._collect_as_arrow())  # Spark 3.5
 
     out: dict[str, Any] = {"engine": a.engine, "index": a.index, "spark": spark.version}
-    # warm-up on a throwaway table: JIT, Python workers, the data source's first planning
-    target = a.table
-    a.table = f"{target}-warm-up"
-    tiny = spark.read.parquet(str(data / "upsert-0.parquet")).limit(1000)
-    write(tiny, "bulk_insert")
-    write(tiny, "upsert")
-    load().write.format("noop").mode("overwrite").save()
-    to_arrow(load())
-    a.table = target
-    base = cached("base.parquet")
-    ups = [cached(f"upsert-{k}.parquet") for k in range(a.upserts)]
-    out["bulk_insert"], _ = timed(lambda: write(base, "bulk_insert"))
-    out["upserts"] = [timed(lambda d=d: write(d, "upsert"))[0] for d in ups]
+    if a.reads_only:  # warm-up: JIT, Python workers, the data source's first planning
+        load().write.format("noop").mode("overwrite").save()
+        to_arrow(load())
+        key = spark.read.parquet(str(data / "base.parquet")).select("uuid").first()[0]
+    else:
+        # warm-up on a throwaway table
+        target = a.table
+        a.table = f"{target}-warm-up"
+        tiny = spark.read.parquet(str(data / "upsert-0.parquet")).limit(1000)
+        write(tiny, "bulk_insert")
+        write(tiny, "upsert")
+        load().write.format("noop").mode("overwrite").save()
+        to_arrow(load())
+        a.table = target
+        base = cached("base.parquet")
+        key = base.select("uuid").first()[0]
+        ups = [cached(f"upsert-{k}.parquet") for k in range(a.upserts)]
+        out["bulk_insert"], _ = timed(lambda: write(base, "bulk_insert"))
+        out["upserts"] = [timed(lambda d=d: write(d, "upsert"))[0] for d in ups]
+    out["log_files"] = sum(1 for f in Path(a.table).rglob(".*.log.*") if not f.name.endswith(".crc"))
     # reads are short: each is the median of three runs
     out["scan_noop"], _ = median3(lambda: load().write.format("noop").mode("overwrite").save())
     out["count"], rows = median3(lambda: load().count())
@@ -159,9 +169,9 @@ def main(argv: list[str]) -> int:
     )
     # narrower queries, against the full count: one partition of five, one record key
     out["count_city"], city_rows = median3(lambda: load().filter("city = 'berlin'").count())
-    key = base.select("uuid").first()[0]
     out["count_key"], key_rows = median3(lambda: load().filter(f"uuid = '{key}'").count())
-    if a.engine == "ours":  # the same reads through PySpark 4's data source: every slice in Python
+    # the same reads through PySpark 4's data source: every slice in Python
+    if a.engine == "ours" and not a.reads_only:
         fmt = lambda: spark.read.format("hudi").load(a.table)  # noqa: E731
         out["format_scan_noop"], _ = median3(lambda: fmt().write.format("noop").mode("overwrite").save())
         out["format_count"], _ = median3(lambda: fmt().count())

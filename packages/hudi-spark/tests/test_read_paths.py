@@ -1,7 +1,7 @@
 """``hudi_spark.read``'s three paths give core's answers: base files with nothing to merge read by
-Spark's parquet reader, slices with log files told as a delta (the JVM reads the base file, an
-anti-join drops the rows the merge replaces, Python adds the log's rows), and the rest merged
-whole in Python tasks."""
+Spark's parquet reader, slices with log files merged whole in Python tasks (the default) or, with
+``hoodie.spark.read.jvm.delta``, told as a delta (the JVM reads the base file, an anti-join drops
+the rows the merge replaces, Python adds the log's rows)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 
 DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
 OFF = {"hoodie.spark.read.jvm.parquet": "false"}
+DELTA = {"hoodie.spark.read.jvm.delta": "true"}
 
 
 def _rows(t: pa.Table) -> list[dict[str, Any]]:
@@ -84,13 +85,18 @@ def test_every_path_answers_as_core(
     columns = options.get("hoodie.datasource.read.columns")
     expected = HudiTable.open(path).read(query, columns=columns.split(",") if columns else None)
     plain, delta, whole = _paths(path, options)
+    assert plain > 0 and delta == 0
+    assert whole > 0 if query == "snapshot" else whole == 0  # slices with logs: merged in Python
+    plain, delta, whole = _paths(path, {**options, **DELTA})
     assert plain > 0 and whole == 0
     assert delta > 0 if query == "snapshot" else delta == 0
     got = to_arrow(hudi_spark.read(spark, path, options))
     assert got.column_names == expected.column_names
     assert _rows(got) == _rows(expected.cast(got.schema))
-    assert _rows(to_arrow(hudi_spark.read(spark, path, {**options, **OFF}))) == _rows(got)
+    for other in (OFF, DELTA):
+        assert _rows(to_arrow(hudi_spark.read(spark, path, {**options, **other}))) == _rows(got)
     assert hudi_spark.read(spark, path, options).count() == expected.num_rows
+    assert hudi_spark.read(spark, path, {**options, **DELTA}).count() == expected.num_rows
 
 
 def test_delta_path_merges_as_core(spark: Any, mixed_table: tuple[str, str]) -> None:
@@ -99,14 +105,14 @@ def test_delta_path_merges_as_core(spark: Any, mixed_table: tuple[str, str]) -> 
     import hudi_spark
 
     path, first = mixed_table
-    df = hudi_spark.read(spark, path)
+    df = hudi_spark.read(spark, path, DELTA)
     rows = {(r.key, r.ts) for r in df.select("key", "ts").collect()}
     assert ("ka000", 200) in rows and ("kb015", 100) in rows and ("kb015", 50) not in rows
     assert not any(k in {"kb002", "kb003", "kb004"} for k, _ in rows)
     assert {ts for k, ts in rows if k == "ka001"} == {400, 100}  # the second copy passes through
     assert ("na000", 300) in rows
     assert df.filter("part = 'c'").count() == 40
-    old = hudi_spark.read(spark, path, {"as.of.instant": first})
+    old = hudi_spark.read(spark, path, {"as.of.instant": first, **DELTA})
     assert old.count() == 161 and old.filter("ts != 100").count() == 0
 
 
@@ -118,7 +124,7 @@ def test_corpus_tables_answer_as_core_on_every_path(spark: Any, compat_root: Pat
     took_jvm = 0
     for entry in (t for t in corpus_tables() if t.get("table_version") == 6):
         path = str(compat_root / entry["table_path"])
-        for options in ({}, {"hoodie.datasource.query.type": "read_optimized"}):
+        for options in ({}, DELTA, {"hoodie.datasource.query.type": "read_optimized"}):
             query = options.get("hoodie.datasource.query.type", "snapshot")
             expected = HudiTable.open(path).read(query)
             plain, delta, _ = _paths(path, options)
@@ -143,9 +149,10 @@ def test_filters_prune_partitions_on_every_read(spark: Any, mixed_table: tuple[s
     assert _paths(path, {}) != _paths(path, {}, [("part", "=", "c")]) == (2, 0, 0)
     with_logs = [("part", "=", "a"), ("ts", ">=", 200)]  # rows of the log files only
     from_logs = HudiTable.open(path).read(filters=with_logs)
-    assert _paths(path, {}, with_logs)[1] > 0 and from_logs.num_rows == 25
-    got_logs = to_arrow(hudi_spark.read(spark, path, filters=with_logs))
-    assert _rows(got_logs) == _rows(from_logs.cast(got_logs.schema))
+    assert _paths(path, DELTA, with_logs)[1] > 0 and from_logs.num_rows == 25
+    for options in ({}, DELTA):
+        got_logs = to_arrow(hudi_spark.read(spark, path, options, filters=with_logs))
+        assert _rows(got_logs) == _rows(from_logs.cast(got_logs.schema))
     if not has_data_source_api() or pyspark_version() < (4, 1):
         return
     one_per_slice = {"hoodie.spark.read.split.bytes": "1"}

@@ -269,11 +269,11 @@ def read_dataframe(
 ) -> DataFrame:
     """``hudi_spark.read``: the query planned once on the driver; base files read by Spark's own
     parquet reader where :func:`jvm_readable` says it gives our answers. A file slice with
-    nothing to merge is that base file; one with log files is its base file without the rows
-    the merge drops (a broadcast anti-join on file and row position) plus the rows the merge
-    adds, both told by core's ``read_split_delta`` in Python tasks, which read only the key,
-    ordering and delete columns of the base file. Other slices are merged whole in Python
-    tasks (:func:`read_in_tasks`). One DataFrame, the union of those.
+    nothing to merge is that base file. With ``hoodie.spark.read.jvm.delta``, one with log files
+    is its base file without the rows the merge drops (a broadcast anti-join on file and row
+    position) plus the rows the merge adds, both told by core's ``read_split_delta`` in Python
+    tasks, which read only the key, ordering and delete columns of the base file. Other slices
+    are merged whole in Python tasks (:func:`read_in_tasks`). One DataFrame, the union of those.
 
     ``filters`` (core's ``(column, op, value)``, ANDed) prune partitions and file slices for
     every path, and filter the rows (Spark pushes them into its parquet scans)."""
@@ -369,17 +369,16 @@ def _delta_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list
 
 def jvm_readable(spec: ReadSpec, splits: Sequence[Any], schema: pa.Schema) -> tuple[list[Any], list[Any]]:
     """The splits whose base files Spark's own parquet reader reads with our answers: those with
-    nothing to merge, and snapshot splits with log files whose merge core tells as a delta
-    (every payload but partial updates). Only for a snapshot or read_optimized query of a table
+    nothing to merge, and (``hoodie.spark.read.jvm.delta``) snapshot splits with log files whose
+    merge core tells as a delta (every payload but partial updates). Only for a snapshot or read_optimized query of a table
     on local disk or HDFS whose columns are all flat (nested types stay in Python: parquet-avro's
     list layouts), from files whose columns have exactly the query's types (a file written before
     a column's type was widened is merged in Python, which casts; a column missing from a file is
     null on both paths). ``hoodie.spark.read.jvm.parquet=false`` reads everything in Python."""
     from hudi_core.read import tells_delta
 
-    if spec.query_type not in ("snapshot", "read_optimized") or not HoodieConfig(spec.options).get(
-        ReadOptions.JVM_PARQUET
-    ):
+    conf = HoodieConfig(spec.options)
+    if spec.query_type not in ("snapshot", "read_optimized") or not conf.get(ReadOptions.JVM_PARQUET):
         return [], []
     scheme = spec.base_uri.split("://", 1)[0].lower() if "://" in spec.base_uri else "file"
     if scheme not in _JVM_SCHEMES or any(_nested(f.type) for f in schema):
@@ -398,7 +397,7 @@ def jvm_readable(spec: ReadSpec, splits: Sequence[Any], schema: pa.Schema) -> tu
         )
     readable = [s for s in with_base if fits[s.base_file.instant]]
     plain = [s for s in readable if not s.log_files]
-    delta = spec.query_type == "snapshot" and tells_delta(table)
+    delta = spec.query_type == "snapshot" and conf.get(ReadOptions.JVM_DELTA) and tells_delta(table)
     return plain, [s for s in readable if s.log_files] if delta else []
 
 
