@@ -1,7 +1,7 @@
 """Our Spark pipeline against Apache Hudi's own (issue 22): the same workload, options and cores.
 
     .venv/bin/python benchmarks/spark_vs_hudi_bench.py                      # 1M rows, SIMPLE and BUCKET
-    .venv/bin/python benchmarks/spark_vs_hudi_bench.py --rows 10000000      # the scaling line (long)
+    .venv/bin/python benchmarks/spark_vs_hudi_bench.py --rows 10000000 --driver-memory 12g  # scaling line (long)
 
 Workload: ``defaults_bench.generate``'s trips table (uuid key, ``ts`` ordering field, 9 columns,
 partitioned by ``city`` over 5 values), bulk_insert of ``--rows`` rows, then ``--upserts`` upserts of
@@ -43,7 +43,7 @@ TARGETS = {"bulk_insert": 0.5, "first_upsert": 0.5, "next_upserts": 0.5, "scan_n
 
 
 def run_engine(engine: str, data: Path, work: Path, index: str, upserts: int, master: str = "local[2]",
-               reads_of: str | None = None) -> dict[str, Any]:  # fmt: skip
+               reads_of: str | None = None, driver_memory: str = "3g") -> dict[str, Any]:  # fmt: skip
     """One engine's run in its own process: the workload into its own table, or (``reads_of``
     an engine) only the reads, of the table that engine wrote."""
     sys.path.insert(0, str(ROOT / "tests" / "interop" / "harness"))
@@ -58,13 +58,18 @@ def run_engine(engine: str, data: Path, work: Path, index: str, upserts: int, ma
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
     table = work / f"{reads_of or engine}-{index}"
     cmd = [python, str(ENGINE), "--engine", engine, "--data", str(data), "--table", str(table),
-           "--index", index, "--upserts", str(upserts), "--master", master, *extra]  # fmt: skip
+           "--index", index, "--upserts", str(upserts), "--master", master,
+           "--driver-memory", driver_memory, *extra]  # fmt: skip
     if reads_of:
         cmd.append("--reads-only")
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("@@bench ")]
     if done.returncode != 0 or not lines:
-        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-15:])
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        causes = [
+            ln for ln in lines if ("Error" in ln or "Exception" in ln) and not ln.lstrip().startswith("at ")
+        ]
+        tail = "\n".join(causes[-8:] + lines[-15:])
         raise SystemExit(f"{engine} {index} failed (exit {done.returncode}):\n{tail}")
     out: dict[str, Any] = json.loads(lines[-1][len("@@bench ") :])
     ups = out.pop("upserts", None)
@@ -131,6 +136,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--rows", type=int, default=1_000_000)
     p.add_argument("--upserts", type=int, default=5)
     p.add_argument("--index", nargs="+", choices=["SIMPLE", "BUCKET"], default=["SIMPLE", "BUCKET"])
+    p.add_argument("--driver-memory", default="3g",
+                   help="spark.driver.memory of both engines (local mode: the executors' memory too)")  # fmt: skip
     p.add_argument("--work", default=None, help="folder for the data and tables (default: a temporary one)")
     p.add_argument(
         "--scaling",
@@ -150,7 +157,8 @@ def main(argv: list[str]) -> int:
         results = {}
         for index in a.index:
             for engine in ("hudi", "ours"):
-                results[(engine, index)] = run_engine(engine, data, work, index, a.upserts)
+                results[(engine, index)] = run_engine(engine, data, work, index, a.upserts,
+                                                      driver_memory=a.driver_memory)  # fmt: skip
                 r = results[(engine, index)]
                 print(
                     f"  {engine} {index}: bulk {r['bulk_insert']:.1f} s, scan {r['scan_noop']:.1f} s",
@@ -160,11 +168,13 @@ def main(argv: list[str]) -> int:
         crossed = {}
         for index in a.index:
             for engine, writer in (("hudi", "ours"), ("ours", "hudi")):
-                crossed[(engine, index)] = run_engine(engine, data, work, index, a.upserts, reads_of=writer)
+                crossed[(engine, index)] = run_engine(engine, data, work, index, a.upserts, reads_of=writer,
+                                                      driver_memory=a.driver_memory)  # fmt: skip
         report_same_table(results, crossed, a.index)
         if a.scaling:
             for index in a.index:
-                one = run_engine("ours", data, work, index, a.upserts, master="local[1]")
+                one = run_engine("ours", data, work, index, a.upserts, master="local[1]",
+                                 driver_memory=a.driver_memory)  # fmt: skip
                 whole = lambda r: sum(r[p] for p in ("bulk_insert", "first_upsert", "scan_noop", "count",  # noqa: E731
                                                        "group_by", "to_arrow", "ro_scan_noop")) + r["next_upserts"] * (a.upserts - 1)  # fmt: skip
                 w1, w2 = whole(one), whole(results[("ours", index)])

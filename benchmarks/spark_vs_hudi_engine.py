@@ -26,7 +26,7 @@ HUDI_SESSION_CONF = {
     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.hudi.catalog.HoodieCatalog",
     "spark.kryo.registrator": "org.apache.spark.HoodieSparkKryoRegistrar",
 }
-#: the same on both sides: local[2] with two shuffle partitions, UTC, 3 GB of driver memory
+#: the same on both sides: local[2] with two shuffle partitions, UTC, 3 GB of driver memory (--driver-memory)
 COMMON_CONF = {
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.shuffle.partitions": "2",
@@ -58,11 +58,15 @@ def write_options(index: str) -> dict[str, str]:
     return {**opts, **(BUCKET if index == "BUCKET" else {})}
 
 
-def session(engine: str, bundle: str | None, master: str = "local[2]") -> Any:
+def session(
+    engine: str, bundle: str | None, master: str = "local[2]", driver_memory: str | None = None
+) -> Any:
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.master(master).appName(f"bench-{engine}")
     conf = dict(COMMON_CONF)
+    if driver_memory:
+        conf["spark.driver.memory"] = driver_memory
     if engine == "hudi":
         conf.update(HUDI_SESSION_CONF)
         conf["spark.jars"] = str(bundle)
@@ -99,10 +103,11 @@ def main(argv: list[str]) -> int:
     p.add_argument("--upserts", type=int, default=5)
     p.add_argument("--bundle", default=None)
     p.add_argument("--master", default="local[2]")
+    p.add_argument("--driver-memory", default=None, help="spark.driver.memory (default 3g)")
     p.add_argument("--reads-only", action="store_true",
                    help="no writes: the reads of an existing --table (the other engine's)")  # fmt: skip
     a = p.parse_args(argv)
-    spark = session(a.engine, a.bundle, a.master)
+    spark = session(a.engine, a.bundle, a.master, a.driver_memory)
     opts = write_options(a.index)
     if not a.reads_only:
         shutil.rmtree(a.table, ignore_errors=True)
