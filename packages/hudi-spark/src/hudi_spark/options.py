@@ -31,7 +31,7 @@ class ReadOptions:
         "hoodie.spark.read.jvm.delta", False,
         "hudi_spark.read: also read the base file of a snapshot slice with log files in the JVM, "
         "with core telling the merge as a delta (rows dropped by position, rows added). Off: on the "
-        "1M-row benchmark tables it cost 1.4-2x merging those slices whole in Python tasks.",
+        "1M-row benchmark tables it cost 1.1-2x merging those slices whole in Python tasks.",
     )  # fmt: skip
     SPLIT_SIZE = _r(
         "hoodie.spark.read.split.bytes",

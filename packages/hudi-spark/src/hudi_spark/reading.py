@@ -370,11 +370,12 @@ def _delta_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list
 def jvm_readable(spec: ReadSpec, splits: Sequence[Any], schema: pa.Schema) -> tuple[list[Any], list[Any]]:
     """The splits whose base files Spark's own parquet reader reads with our answers: those with
     nothing to merge, and (``hoodie.spark.read.jvm.delta``) snapshot splits with log files whose
-    merge core tells as a delta (every payload but partial updates). Only for a snapshot or read_optimized query of a table
-    on local disk or HDFS whose columns are all flat (nested types stay in Python: parquet-avro's
-    list layouts), from files whose columns have exactly the query's types (a file written before
-    a column's type was widened is merged in Python, which casts; a column missing from a file is
-    null on both paths). ``hoodie.spark.read.jvm.parquet=false`` reads everything in Python."""
+    merge core tells as a delta (every payload but partial updates). Only for a snapshot or
+    read_optimized query of a table on local disk or HDFS whose columns are all flat (nested
+    types stay in Python: parquet-avro's list layouts), from files whose columns have exactly the
+    query's types (a file written before a column's type was widened is merged in Python, which
+    casts; a column missing from a file is null on both paths).
+    ``hoodie.spark.read.jvm.parquet=false`` reads everything in Python."""
     from hudi_core.read import tells_delta
 
     conf = HoodieConfig(spec.options)
