@@ -34,6 +34,7 @@ COMMON_CONF = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.driver.memory": "3g",
+    "spark.driver.maxResultSize": "0",  # no cap: the 10M line collects 12.5M rows to Arrow (> 1 GB)
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.driver.host": "127.0.0.1",
     "spark.driver.bindAddress": "127.0.0.1",
