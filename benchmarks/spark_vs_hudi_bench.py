@@ -65,11 +65,11 @@ def run_engine(engine: str, data: Path, work: Path, index: str, upserts: int, ma
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("@@bench ")]
     if done.returncode != 0 or not lines:
-        lines = (done.stderr or done.stdout).strip().splitlines()
+        said = (done.stderr or done.stdout).strip().splitlines()
         causes = [
-            ln for ln in lines if ("Error" in ln or "Exception" in ln) and not ln.lstrip().startswith("at ")
+            ln for ln in said if ("Error" in ln or "Exception" in ln) and not ln.lstrip().startswith("at ")
         ]
-        tail = "\n".join(causes[-8:] + lines[-15:])
+        tail = "\n".join(causes[-8:] + said[-15:])
         raise SystemExit(f"{engine} {index} failed (exit {done.returncode}):\n{tail}")
     out: dict[str, Any] = json.loads(lines[-1][len("@@bench ") :])
     ups = out.pop("upserts", None)
@@ -116,15 +116,13 @@ def report_same_table(results: dict[tuple[str, str], dict[str, Any]],
     """Both readers on each table: the readers compared on the same bytes (the writers lay the
     same workload out differently: how many file groups, which updates go to log files)."""
     print("\nthe same table read by both engines (seconds, median of three; ratio ours / Apache Hudi's)")
-    phases = READS
-    print("table".ljust(24) + "".join(f"{p:>24}" for p in phases))
+    print("table".ljust(24) + "".join(f"{p:>24}" for p in READS))
     for i in indexes:
         for writer in ("ours", "hudi"):
-            own = results[(writer, i)]
-            other = crossed[("hudi" if writer == "ours" else "ours", i)]
-            hudi, ours = (other, own) if writer == "ours" else (own, other)
-            row = f"{writer} {i} ({own['log_files']} logs)".ljust(24)
-            for p in phases:
+            # a reader's figures: its own run on its own table, its reads-only run on the other's
+            hudi, ours = ((results if e == writer else crossed)[(e, i)] for e in ("hudi", "ours"))
+            row = f"{writer} {i} ({results[(writer, i)]['log_files']} logs)".ljust(24)
+            for p in READS:
                 row += f"{hudi[p]:8.2f} {ours[p]:6.2f} {ours[p] / hudi[p]:6.2f}x".rjust(24)
             print(row)
             if hudi["answers"] != ours["answers"]:

@@ -142,20 +142,21 @@ def main(argv: list[str]) -> int:
             return df.toArrow()
         return pa.Table.from_batches(df._collect_as_arrow())  # Spark 3.5
 
-    out: dict[str, Any] = {"engine": a.engine, "index": a.index, "spark": spark.version}
-    if a.reads_only:  # warm-up: JIT, Python workers, the data source's first planning
+    def warm_up_reads() -> None:  # JIT, Python workers, the data source's first planning
         load().write.format("noop").mode("overwrite").save()
         to_arrow(load())
+
+    out: dict[str, Any] = {"engine": a.engine, "index": a.index, "spark": spark.version}
+    if a.reads_only:
+        warm_up_reads()
         key = spark.read.parquet(str(data / "base.parquet")).select("uuid").first()[0]
-    else:
-        # warm-up on a throwaway table
+    else:  # warm-up on a throwaway table
         target = a.table
         a.table = f"{target}-warm-up"
         tiny = spark.read.parquet(str(data / "upsert-0.parquet")).limit(1000)
         write(tiny, "bulk_insert")
         write(tiny, "upsert")
-        load().write.format("noop").mode("overwrite").save()
-        to_arrow(load())
+        warm_up_reads()
         a.table = target
         base = cached("base.parquet")
         key = base.select("uuid").first()[0]

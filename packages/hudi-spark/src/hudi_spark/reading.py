@@ -384,22 +384,21 @@ def jvm_readable(spec: ReadSpec, splits: Sequence[Any], schema: pa.Schema) -> tu
     scheme = spec.base_uri.split("://", 1)[0].lower() if "://" in spec.base_uri else "file"
     if scheme not in _JVM_SCHEMES or any(_nested(f.type) for f in schema):
         return [], []
-    with_base = [s for s in splits if s.base_file is not None]
-    if not with_base:
-        return [], []
     table = spec.open_table()
+    delta = spec.query_type == "snapshot" and conf.get(ReadOptions.JVM_DELTA) and tells_delta(table)
+    candidates = [s for s in splits if s.base_file is not None and (delta or not s.log_files)]
+    if not candidates:
+        return [], []
     # one writer schema per commit: a footer per instant that wrote base files tells for all of them
     first_of: dict[str, str] = {}
-    for s in with_base:
+    for s in candidates:
         first_of.setdefault(s.base_file.instant, s.base_file.path)
     with ThreadPoolExecutor(max_workers=min(8, len(first_of))) as pool:
         fits = dict(
             zip(first_of, pool.map(lambda p: _fits(table, p, schema), first_of.values()), strict=True)
         )
-    readable = [s for s in with_base if fits[s.base_file.instant]]
-    plain = [s for s in readable if not s.log_files]
-    delta = spec.query_type == "snapshot" and conf.get(ReadOptions.JVM_DELTA) and tells_delta(table)
-    return plain, [s for s in readable if s.log_files] if delta else []
+    readable = [s for s in candidates if fits[s.base_file.instant]]
+    return [s for s in readable if not s.log_files], [s for s in readable if s.log_files]
 
 
 def _nested(dt: pa.DataType) -> bool:
