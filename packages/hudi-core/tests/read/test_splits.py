@@ -10,7 +10,7 @@ from hudi_core import HudiTable
 from hudi_core.compaction import schedule_compaction
 from hudi_core.errors import ConfigError
 from hudi_core.fs_view import FileSystemView
-from hudi_core.read import plan_splits, read_split, read_table
+from hudi_core.read import iter_split, plan_splits, read_split, read_table
 
 from .conftest import FILE_ID, RIDER_D, Trips
 
@@ -74,3 +74,38 @@ def test_negative_parallelism_is_refused(trips: Trips) -> None:
     table = HudiTable.open(str(trips.root), options={"hoodie.read.parallelism": "-1"})
     with pytest.raises(ConfigError, match=r"hoodie.read.parallelism=-1"):
         table.read()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"query_type": "snapshot"},
+        {"query_type": "read_optimized"},
+        {"query_type": "incremental", "start": "000"},
+        {
+            "query_type": "snapshot",
+            "filters": [("fare", ">", 20.0)],
+            "columns": ["_hoodie_record_key", "fare"],
+        },
+    ],
+    ids=["snapshot", "read_optimized", "incremental", "filtered"],
+)
+def test_iter_split_streams_the_rows_of_read_split_a_few_base_rows_at_a_time(
+    trips: Trips, query: dict[str, object]
+) -> None:
+    table = trips.table()
+    qtype = str(query.pop("query_type"))
+    splits = plan_splits(table, qtype, **query)  # type: ignore[arg-type]
+    assert any(s.log_files for s in splits) or qtype == "read_optimized"
+    for split in splits:
+        whole = read_split(table, split)
+        parts = list(iter_split(str(trips.root), split, batch_rows=2))
+        assert all(p.num_rows for p in parts)
+        assert (pa.concat_tables(parts) if parts else whole.schema.empty_table()).equals(whole)
+        base_parts = parts[:-1] if split.log_files else parts  # a merge's added rows come last, together
+        assert all(p.num_rows <= 2 for p in base_parts)
+
+
+def test_a_read_batch_of_no_rows_is_refused(trips: Trips) -> None:
+    with pytest.raises(ConfigError, match=r"hoodie\.read\.batch\.rows=0 must be >= 1"):
+        HudiTable.open(str(trips.root), options={"hoodie.read.batch.rows": "0"}).read()

@@ -171,6 +171,9 @@ def test_a_dead_writers_instant_is_rolled_back_once_its_heartbeat_expired(tmp_pa
     txn._heartbeat = None
     beat = tmp_path / "t" / ".hoodie" / ".heartbeat" / dead
     assert beat.exists()
+    # Apache Hudi's writer (Hadoop's local file system) keeps a checksum beside it
+    crc = beat.with_name(f".{dead}.crc")
+    crc.write_bytes(b"crc\x00\x00\x02\x00")
 
     HudiTable.open(table.base_uri).upsert(_rows(["b"], 2, "live"), options=OCC)
     assert any(p.startswith(dead) for p in _pending(table))  # fresh heartbeat: left alone
@@ -179,7 +182,7 @@ def test_a_dead_writers_instant_is_rolled_back_once_its_heartbeat_expired(tmp_pa
     os.utime(beat, (old, old))
     HudiTable.open(table.base_uri).upsert(_rows(["c"], 2, "later"), options=OCC)
     assert _pending(table) == []
-    assert not beat.exists()
+    assert not beat.exists() and not crc.exists()
     timeline = HudiTable.open(table.base_uri).timeline
     assert dead not in [i.timestamp for i in timeline if i.action == "deltacommit"]
     assert {k: v for k, (v, _) in _snapshot(table).items()} == {

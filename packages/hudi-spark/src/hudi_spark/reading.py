@@ -216,15 +216,17 @@ def _groups(spec: ReadSpec, splits: Sequence[Any], cores: int = 1) -> list[list[
 
 def read_slices(spec: ReadSpec, slices: Sequence[Any], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     """The rows of core's read splits (in a task), as batches of exactly ``schema`` (Spark
-    compares names, types and nullability)."""
-    from hudi_core.read import read_split
+    compares names, types and nullability). Streamed (core's ``iter_split``): the task holds a
+    slice's log records and ``hoodie.read.batch.rows`` rows of its base file, never the slice."""
+    from hudi_core.read import iter_split
+    from hudi_core.read.parallel import batch_rows
 
     if not slices:
         return
     table = spec.open_table()
+    rows = batch_rows(table.options)
     for split in slices:
-        data = read_split(table, split)
-        if data.num_rows:
+        for data in iter_split(table, split, batch_rows=rows):
             yield from conform(data, schema).to_batches()
 
 

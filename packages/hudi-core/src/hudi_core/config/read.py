@@ -17,6 +17,15 @@ class ReaderOptions:
         since="0.1.0",
         group="read",
     )
+    BATCH_ROWS = ConfigProperty(
+        "hoodie.read.batch.rows",
+        65536,
+        "Rows of a base file read at a time while its file slice is merged with its log files: "
+        "a read holds the slice's log records and one batch of its base file, never the whole "
+        "base file beside the merged rows (the Spark reader's Python tasks stay bounded by it).",
+        since="0.1.0",
+        group="read",
+    )
     INCR_FALLBACK_FULL_TABLE_SCAN = ConfigProperty(
         "hoodie.datasource.read.incr.fallback.fulltablescan.enable",
         False,

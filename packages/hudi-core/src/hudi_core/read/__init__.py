@@ -1,5 +1,5 @@
 """Queries over a table: snapshot (time travel), read-optimized, incremental; file-slice merge;
-read splits (``plan_splits`` / ``read_split``) shared with engines such as Spark."""
+read splits (``plan_splits`` / ``read_split``, streamed by ``iter_split``) shared with engines such as Spark."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hudi_core.read.query import (
     plan_splits,
     read_table,
 )
-from hudi_core.read.splits import ReadContext, Split, read_split, read_split_delta
+from hudi_core.read.splits import ReadContext, Split, iter_split, read_split, read_split_delta
 
 __all__ = [
     "QUERY_TYPES",
@@ -23,6 +23,7 @@ __all__ = [
     "Split",
     "incremental_schema_instant",
     "iter_batches",
+    "iter_split",
     "merge_file_slice",
     "plan_splits",
     "read_split",

@@ -8,6 +8,7 @@ the state is then combined with the base rows the same way. No Python work per r
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from hudi_core.errors import CorruptedLogBlockError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
 from hudi_core.read.align import align_table
-from hudi_core.read.files import read_parquet
+from hudi_core.read.files import iter_parquet, read_parquet
 from hudi_core.read.keys import KEY_COLUMN, record_keys
 from hudi_core.read.partial import PARTIAL_UPDATE_PAYLOAD, merge_partial
 from hudi_core.schema.avro_schema import META_FIELDS, meta_arrow_fields
@@ -31,6 +32,7 @@ __all__ = [
     "IS_DELETED_FIELD",
     "merge_delta",
     "merge_file_slice",
+    "merge_file_slice_batches",
     "slice_schema",
     "tells_delta",
     "valid_log_blocks",
@@ -94,6 +96,55 @@ def merge_file_slice(
     if not blocks:
         return base
     return _merge(table, base, blocks, schema, every_copy=every_copy)
+
+
+def merge_file_slice_batches(
+    table: MetaClient,
+    file_slice: FileSlice,
+    *,
+    batch_rows: int,
+    as_of: str | None = None,
+    timeline: Timeline | VisibleTimeline | CommitSet | None = None,
+    schema: pa.Schema | None = None,
+    since: str | None = None,
+) -> Iterator[pa.Table]:
+    """:func:`merge_file_slice`'s rows (a snapshot's: the first copy of a key meets its log
+    record), the same rows in the same order, as a stream: the log is folded first, then the base
+    file is read ``batch_rows`` rows at a time, each batch's surviving rows yielded at once, and
+    the rows the log adds come last. Memory holds the log's rows and one base batch, never the
+    slice (a partial update payload, which fills base rows field by field, merges it whole)."""
+    schema = schema if schema is not None else slice_schema(table, as_of)
+    visible = _visible(table, timeline)
+    blocks = valid_log_blocks(table, file_slice, as_of=as_of, visible=visible) if file_slice.log_files else []
+    if since is not None:
+        blocks = [b for b in blocks if (b.instant_time or "") > since]
+    if blocks and _is_partial(table):
+        base = _read_base(table, file_slice, schema)
+        if since is not None and base.num_rows:
+            base = base.filter(pc.fill_null(pc.greater(base.column(META_FIELDS[0]), since), False))
+        merged = _merge(table, base, blocks, schema, every_copy=False)
+        if merged.num_rows:
+            yield merged
+        return
+    probe = None
+    if blocks:
+        ord_field, ord_type = _ordering_field(table.config, schema)
+        logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
+        probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=False)
+    if file_slice.base_file is not None:
+        batches = iter_parquet(table.storage, file_slice.base_file.path, schema.names, batch_rows)
+        for raw in batches:
+            base = align_table(raw, schema)
+            if since is not None and base.num_rows:
+                base = base.filter(pc.fill_null(pc.greater(base.column(META_FIELDS[0]), since), False))
+            if probe is not None:
+                base = _without_deleted(_kept(base, probe.keep(base)))
+            if base.num_rows:
+                yield base
+    if probe is not None:
+        taken = _without_deleted(probe.taken())
+        if taken.num_rows:
+            yield taken
 
 
 # -- log block selection (8.4) ---------------------------------------------------------------------
@@ -432,49 +483,73 @@ def _combine_with_base(
     every_copy: bool,
 ) -> tuple[np.ndarray, pa.Table]:
     """combineAndGetUpdateValue(base, log) per key; log-only keys are inserts: which base rows
-    stay (a mask) and the log rows taken, in log order.
+    stay (a mask) and the log rows taken, in log order (:class:`_Probe` over one batch)."""
+    probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=every_copy)
+    keep = probe.keep(base)
+    return keep, probe.taken()
+
+
+class _Probe:
+    """combineAndGetUpdateValue(base, log) per key, base batch by base batch, in file order:
+    :meth:`keep` tells which rows of a batch stay, :meth:`taken` (after the last batch) the log
+    rows taken, in log order; log-only keys are inserts.
 
     Only keys present in the log are merged: base rows are probed against the (small) log
     state with a hash look-up, untouched base rows pass through by a boolean mask. A key's
-    later copies in the base pass through untouched unless ``every_copy``."""
-    if state.num_rows == 0:
-        return np.ones(base.num_rows, dtype=bool), logs.schema.empty_table()
-    event_time = _payload_is_event_time(table)
-    n_state = state.num_rows
-    s_keys = state.column("key").combine_chunks()
-    s_del = pc.fill_null(state.column("s_del"), False).to_numpy(zero_copy_only=False)
-    keep_base = np.ones(base.num_rows, dtype=bool)
-    has_base = np.zeros(n_state, dtype=bool)
-    log_wins = np.zeros(n_state, dtype=bool)  # over some base row of the key (duplicates: any)
-    copies: np.ndarray | None = None  # every_copy: base copies each log record replaces
-    if base.num_rows:
-        b_keys = pc.cast(record_keys(base, table.config), pa.string())
-        pos = pc.fill_null(pc.index_in(b_keys, value_set=s_keys), -1).to_numpy()
+    later copies in the base (in this batch or a later one) pass through untouched unless
+    ``every_copy``."""
+
+    def __init__(self, table: MetaClient, logs: pa.Table, state: pa.Table, ord_field: str | None,
+                 ord_type: pa.DataType, *, every_copy: bool) -> None:  # fmt: skip
+        self.config = table.config
+        self.logs, self.state = logs, state
+        self.ord_field, self.ord_type = ord_field, ord_type
+        self.every_copy = every_copy
+        self.event_time = _payload_is_event_time(table)
+        n_state = state.num_rows
+        self.s_keys = state.column("key").combine_chunks()
+        self.s_del = pc.fill_null(state.column("s_del"), False).to_numpy(zero_copy_only=False)
+        self.has_base = np.zeros(n_state, dtype=bool)  # the key met a base row
+        self.log_wins = np.zeros(n_state, dtype=bool)  # over some base row of the key (duplicates: any)
+        self.copies = np.zeros(n_state, dtype=np.int64)  # every_copy: base copies each log record replaces
+
+    def keep(self, base: pa.Table) -> np.ndarray:
+        keep_base = np.ones(base.num_rows, dtype=bool)
+        if not base.num_rows or not self.state.num_rows:
+            return keep_base
+        b_keys = pc.cast(record_keys(base, self.config), pa.string())
+        pos = pc.fill_null(pc.index_in(b_keys, value_set=self.s_keys), -1).to_numpy()
         matched = pos >= 0
-        if not every_copy and matched.any():
+        if not self.every_copy and matched.any():
             # only the first base copy of a key meets its log record (duplicates are rare)
             rows = np.flatnonzero(matched)
             _, first = np.unique(pos[rows], return_index=True)
+            first = first[~self.has_base[pos[rows[first]]]]  # not met in an earlier batch
             if len(first) < len(rows):
                 matched = np.zeros_like(matched)
                 matched[rows[first]] = True
-        if matched.any():
-            m_pos = pos[matched]
-            over = np.zeros(len(m_pos), dtype=bool)
-            if event_time:
-                b_ord = pc.filter(_ordering(base, ord_field, ord_type), pa.array(matched))
-                s_ord = pc.take(state.column("s_ord"), pa.array(m_pos))
-                gt = _gt(b_ord, s_ord)
-                over = ~s_del[m_pos] & np.asarray(gt.to_numpy(zero_copy_only=False), dtype=bool)
-            keep_base[matched] = over
-            has_base[m_pos] = True
-            log_wins[m_pos[~over]] = True
-            if every_copy:  # the merged record replaces each copy it won over
-                copies = np.bincount(m_pos[~over], minlength=n_state)
-    take_log = ~s_del & (~has_base | log_wins)
-    if not take_log.any():
-        return keep_base, logs.schema.empty_table()
-    rows = pc.filter(state.column("s_row"), pa.array(take_log))
-    if copies is not None and (copies > 1).any():
-        rows = pa.array(np.repeat(rows.to_numpy(zero_copy_only=False), np.maximum(copies[take_log], 1)))
-    return keep_base, logs.take(pc.take(rows, pc.sort_indices(rows)))
+        if not matched.any():
+            return keep_base
+        m_pos = pos[matched]
+        over = np.zeros(len(m_pos), dtype=bool)
+        if self.event_time:
+            b_ord = pc.filter(_ordering(base, self.ord_field, self.ord_type), pa.array(matched))
+            s_ord = pc.take(self.state.column("s_ord"), pa.array(m_pos))
+            gt = _gt(b_ord, s_ord)
+            over = ~self.s_del[m_pos] & np.asarray(gt.to_numpy(zero_copy_only=False), dtype=bool)
+        keep_base[matched] = over
+        self.has_base[m_pos] = True
+        self.log_wins[m_pos[~over]] = True
+        if self.every_copy:  # the merged record replaces each copy it won over
+            self.copies += np.bincount(m_pos[~over], minlength=len(self.copies))
+        return keep_base
+
+    def taken(self) -> pa.Table:
+        take_log = ~self.s_del & (~self.has_base | self.log_wins)
+        if not take_log.any():
+            return self.logs.schema.empty_table()
+        rows = pc.filter(self.state.column("s_row"), pa.array(take_log))
+        if self.every_copy and (self.copies > 1).any():
+            counts = np.maximum(self.copies[take_log], 1)
+            rows = pa.array(np.repeat(rows.to_numpy(zero_copy_only=False), counts))
+        return self.logs.take(pc.take(rows, pc.sort_indices(rows)))

@@ -12,7 +12,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.read import ReaderOptions
 from hudi_core.errors import ConfigError
 
-__all__ = ["SERIAL_BELOW_BYTES", "ordered_map", "read_parallelism"]
+__all__ = ["SERIAL_BELOW_BYTES", "batch_rows", "ordered_map", "read_parallelism"]
 
 #: below this many bytes of files a query reads serially: starting threads would cost more
 SERIAL_BELOW_BYTES = 8 * 1024 * 1024
@@ -32,6 +32,14 @@ def read_parallelism(
     if value == 0 and total_bytes is not None and total_bytes < SERIAL_BELOW_BYTES:
         return 1
     return value or min(4, os.cpu_count() or 1)
+
+
+def batch_rows(config: HoodieConfig) -> int:
+    """``hoodie.read.batch.rows``: rows of a base file read at a time while its slice is merged."""
+    rows = int(config.get(ReaderOptions.BATCH_ROWS))
+    if rows < 1:
+        raise ConfigError(f"{ReaderOptions.BATCH_ROWS.key}={rows} must be >= 1")
+    return rows
 
 
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], parallelism: int) -> Iterator[R]:

@@ -8,6 +8,7 @@ both go through these.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,14 +19,14 @@ import pyarrow.compute as pc
 from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
 from hudi_core.fs_view.view import CommitSet
 from hudi_core.read.align import align_table
-from hudi_core.read.files import read_parquet
+from hudi_core.read.files import iter_parquet, read_parquet
 from hudi_core.read.filters import Filter, apply_filters, to_expression
-from hudi_core.read.merge import merge_delta, merge_file_slice
+from hudi_core.read.merge import merge_delta, merge_file_slice, merge_file_slice_batches
 
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
 
-__all__ = ["COMMIT_TIME", "ReadContext", "Split", "read_split", "read_split_delta"]
+__all__ = ["COMMIT_TIME", "ReadContext", "Split", "iter_split", "read_split", "read_split_delta"]
 
 COMMIT_TIME = "_hoodie_commit_time"
 
@@ -84,28 +85,63 @@ def read_split(table: MetaClient | str, split: Split, *, options: dict[str, Any]
     """The rows of one split, exactly ``split.context.output`` (projection and filters applied).
 
     ``table`` is an open table or its base URI (opened with ``options``)."""
+    table = _opened(table, options)
+    return next(_finished(split.context, _rows(table, split, None)))
+
+
+def iter_split(
+    table: MetaClient | str, split: Split, *, batch_rows: int, options: dict[str, Any] | None = None
+) -> Iterator[pa.Table]:
+    """:func:`read_split`'s rows, the same rows in the same order, as a stream of tables: the base
+    file is read ``batch_rows`` rows at a time and a merge's added rows come last, so memory holds
+    the slice's log and one base batch, never the slice. Empty tables are not yielded."""
+    table = _opened(table, options)
+    for data in _finished(split.context, _rows(table, split, batch_rows)):
+        if data.num_rows:
+            yield data
+
+
+def _opened(table: MetaClient | str, options: dict[str, Any] | None) -> MetaClient:
     if isinstance(table, str):
         from hudi_core.table.meta_client import MetaClient
 
-        table = MetaClient.open(table, options=options)
+        return MetaClient.open(table, options=options)
+    return table
+
+
+def _rows(table: MetaClient, split: Split, batch_rows: int | None) -> Iterator[pa.Table]:
+    """The split's rows before projection and filters: one table (``batch_rows`` None) or a stream."""
     ctx, fs = split.context, split.file_slice
     if ctx.query_type == "read_optimized" or not fs.log_files:
         # No log to merge: the base file's columns as they are, no key work at all.
         if fs.base_file is None:
-            return ctx.output.empty_table()
-        raw = read_parquet(table.storage, fs.base_file.path, columns=ctx.needed)
-        data = align_table(raw, pa.schema([ctx.schema.field(c) for c in ctx.needed]))
+            yield ctx.output.empty_table()
+            return
+        schema = pa.schema([ctx.schema.field(c) for c in ctx.needed])
+        if batch_rows is None:
+            yield align_table(read_parquet(table.storage, fs.base_file.path, columns=ctx.needed), schema)
+            return
+        for raw in iter_parquet(table.storage, fs.base_file.path, ctx.needed, batch_rows):
+            yield align_table(raw, schema)
+        return
+    since = (ctx.start or "") if ctx.query_type == "incremental" else None
+    merge = dict(as_of=ctx.merge_as_of, timeline=ctx.commits, schema=ctx.merge_schema, since=since)
+    if batch_rows is None:
+        yield merge_file_slice(table, fs, **merge)
     else:
-        since = (ctx.start or "") if ctx.query_type == "incremental" else None
-        data = merge_file_slice(
-            table, fs, as_of=ctx.merge_as_of, timeline=ctx.commits, schema=ctx.merge_schema, since=since
-        )
-    if ctx.query_type == "incremental":
-        ct = data.column(COMMIT_TIME)
-        mask = pc.and_(pc.greater(ct, ctx.start or ""), pc.less_equal(ct, ctx.end or ""))
-        data = data.filter(pc.fill_null(mask, False))
-    data = apply_filters(data, to_expression(ctx.filters))
-    return data.select(ctx.output.names).cast(ctx.output)
+        yield from merge_file_slice_batches(table, fs, batch_rows=batch_rows, **merge)
+
+
+def _finished(ctx: ReadContext, parts: Iterator[pa.Table]) -> Iterator[pa.Table]:
+    """Each part with the query's range, filters and projection applied."""
+    expr = to_expression(ctx.filters)
+    for data in parts:
+        if ctx.query_type == "incremental":
+            ct = data.column(COMMIT_TIME)
+            mask = pc.and_(pc.greater(ct, ctx.start or ""), pc.less_equal(ct, ctx.end or ""))
+            data = data.filter(pc.fill_null(mask, False))
+        data = apply_filters(data, expr)
+        yield data.select(ctx.output.names).cast(ctx.output)
 
 
 def read_split_delta(
@@ -116,10 +152,7 @@ def read_split_delta(
     rows added, exactly ``split.context.output`` and filtered by the query's filters. The base
     rows left (filtered by the caller), then the rows added, are :func:`read_split`'s rows.
     ``None`` where the merge is not told this way."""
-    if isinstance(table, str):
-        from hudi_core.table.meta_client import MetaClient
-
-        table = MetaClient.open(table, options=options)
+    table = _opened(table, options)
     ctx = split.context
     if ctx.query_type != "snapshot":
         return None
