@@ -86,8 +86,7 @@ def merge_file_slice(
     schema = schema if schema is not None else slice_schema(table, as_of)
     visible = _visible(table, timeline)
     base = _read_base(table, file_slice, schema)
-    if since is not None and base.num_rows:
-        base = base.filter(pc.fill_null(pc.greater(base.column(META_FIELDS[0]), since), False))
+    base = _since(base, since)
     if not file_slice.log_files:
         return base
     blocks = valid_log_blocks(table, file_slice, as_of=as_of, visible=visible)
@@ -120,8 +119,7 @@ def merge_file_slice_batches(
         blocks = [b for b in blocks if (b.instant_time or "") > since]
     if blocks and _is_partial(table):
         base = _read_base(table, file_slice, schema)
-        if since is not None and base.num_rows:
-            base = base.filter(pc.fill_null(pc.greater(base.column(META_FIELDS[0]), since), False))
+        base = _since(base, since)
         merged = _merge(table, base, blocks, schema, every_copy=False)
         if merged.num_rows:
             yield merged
@@ -132,11 +130,8 @@ def merge_file_slice_batches(
         logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
         probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=False)
     if file_slice.base_file is not None:
-        batches = iter_parquet(table.storage, file_slice.base_file.path, schema.names, batch_rows)
-        for raw in batches:
-            base = align_table(raw, schema)
-            if since is not None and base.num_rows:
-                base = base.filter(pc.fill_null(pc.greater(base.column(META_FIELDS[0]), since), False))
+        for raw in iter_parquet(table.storage, file_slice.base_file.path, schema.names, batch_rows):
+            base = _since(align_table(raw, schema), since)
             if probe is not None:
                 base = _without_deleted(_kept(base, probe.keep(base)))
             if base.num_rows:
@@ -204,6 +199,13 @@ def _read_base(table: MetaClient, file_slice: FileSlice, schema: pa.Schema) -> p
         return schema.empty_table()
     raw = read_parquet(table.storage, file_slice.base_file.path, columns=schema.names)
     return align_table(raw, schema)
+
+
+def _since(base: pa.Table, since: str | None) -> pa.Table:
+    """An incremental merge's base rows: those committed after ``since``."""
+    if since is None or not base.num_rows:
+        return base
+    return base.filter(pc.fill_null(pc.greater(base.column(META_FIELDS[0]), since), False))
 
 
 def _payload_is_event_time(table: MetaClient) -> bool:
