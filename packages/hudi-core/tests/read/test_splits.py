@@ -10,9 +10,10 @@ from hudi_core import HudiTable
 from hudi_core.compaction import schedule_compaction
 from hudi_core.errors import ConfigError
 from hudi_core.fs_view import FileSystemView
+from hudi_core.log.writer import LogWriter
 from hudi_core.read import iter_split, plan_splits, read_split, read_table
 
-from .conftest import FILE_ID, RIDER_D, Trips
+from .conftest import FILE_ID, PARTITION, RIDER_A, RIDER_D, Trips
 
 
 def _by_key(t: pa.Table) -> pa.Table:
@@ -109,3 +110,28 @@ def test_iter_split_streams_the_rows_of_read_split_a_few_base_rows_at_a_time(
 def test_a_read_batch_of_no_rows_is_refused(trips: Trips) -> None:
     with pytest.raises(ConfigError, match=r"hoodie\.read\.batch\.rows=0 must be >= 1"):
         HudiTable.open(str(trips.root), options={"hoodie.read.batch.rows": "0"}).read()
+
+
+def test_a_file_group_of_log_files_only_reads_in_a_snapshot(trips: Trips) -> None:
+    """A file group whose first write went to a log file (as Hudi's indexes that can index logs
+    write inserts) has no base file: read_optimized plans nothing of it, a snapshot reads its
+    records, whole or streamed, with a filter on a column the query does not return."""
+    ts = "20250401000000000"
+    trips.instant(ts)
+    new_id = "e1e1e1e1-0000-4000-8000-000000000000-0"
+    rows = trips.rows([RIDER_A], ts, fare=77.0)
+    rows = rows.set_column(4, "_hoodie_file_name", pa.array([new_id]))
+    table = trips.table()
+    writer = LogWriter(table.storage, table.partition_uri(PARTITION), new_id, ts, "0-0-0")
+    writer.append([trips.data_block(ts, rows)])
+    table = trips.table()
+    ro = plan_splits(table, "read_optimized", columns=["_hoodie_record_key"], filters=[("fare", ">", 50.0)])
+    assert new_id not in {s.file_id for s in ro}  # no base file: nothing to read optimized
+    splits = plan_splits(table, "snapshot", columns=["_hoodie_record_key"], filters=[("fare", ">", 50.0)])
+    split = next(s for s in splits if s.file_id == new_id)
+    assert split.base_file is None and split.log_files
+    whole = read_split(table, split)
+    streamed = list(iter_split(table, split, batch_rows=1))
+    assert whole.column_names == ["_hoodie_record_key"]
+    assert whole.column("_hoodie_record_key").to_pylist() == [RIDER_A]
+    assert [k for t in streamed for k in t.column("_hoodie_record_key").to_pylist()] == [RIDER_A]

@@ -114,10 +114,10 @@ def _rows(table: MetaClient, split: Split, batch_rows: int | None) -> Iterator[p
     ctx, fs = split.context, split.file_slice
     if ctx.query_type == "read_optimized" or not fs.log_files:
         # No log to merge: the base file's columns as they are, no key work at all.
-        if fs.base_file is None:
-            yield ctx.output.empty_table()
-            return
         schema = pa.schema([ctx.schema.field(c) for c in ctx.needed])
+        if fs.base_file is None:
+            yield schema.empty_table()
+            return
         if batch_rows is None:
             yield align_table(read_parquet(table.storage, fs.base_file.path, columns=ctx.needed), schema)
             return
