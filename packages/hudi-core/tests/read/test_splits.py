@@ -108,8 +108,11 @@ def test_iter_split_streams_the_rows_of_read_split_a_few_base_rows_at_a_time(
 
 
 def test_a_read_batch_of_no_rows_is_refused(trips: Trips) -> None:
+    from hudi_core.read.parallel import batch_rows
+
+    table = HudiTable.open(str(trips.root), options={"hoodie.read.batch.rows": "0"})
     with pytest.raises(ConfigError, match=r"hoodie\.read\.batch\.rows=0 must be >= 1"):
-        HudiTable.open(str(trips.root), options={"hoodie.read.batch.rows": "0"}).read()
+        batch_rows(table.options)
 
 
 def test_a_file_group_of_log_files_only_reads_in_a_snapshot(trips: Trips) -> None:

@@ -20,9 +20,9 @@ class ReaderOptions:
     BATCH_ROWS = ConfigProperty(
         "hoodie.read.batch.rows",
         65536,
-        "Rows of a base file read at a time while its file slice is merged with its log files: "
-        "a read holds the slice's log records and one batch of its base file, never the whole "
-        "base file beside the merged rows (the Spark reader's Python tasks stay bounded by it).",
+        "Rows of a base file read at a time by a streamed read of a file slice (iter_split: the "
+        "Spark reader's Python tasks): it holds the slice's log records and one batch of its base "
+        "file, never the whole base file beside the merged rows. read() reads slices whole.",
         since="0.1.0",
         group="read",
     )
