@@ -84,14 +84,8 @@ def merge_file_slice(
     handle merges it into ``every_copy``.
     """
     schema = schema if schema is not None else slice_schema(table, as_of)
-    visible = _visible(table, timeline)
-    base = _read_base(table, file_slice, schema)
-    base = _since(base, since)
-    if not file_slice.log_files:
-        return base
-    blocks = valid_log_blocks(table, file_slice, as_of=as_of, visible=visible)
-    if since is not None:
-        blocks = [b for b in blocks if (b.instant_time or "") > since]
+    base = _since(_read_base(table, file_slice, schema), since)
+    blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
     if not blocks:
         return base
     return _merge(table, base, blocks, schema, every_copy=every_copy)
@@ -113,13 +107,9 @@ def merge_file_slice_batches(
     the rows the log adds come last. Memory holds the log's rows and one base batch, never the
     slice (a partial update payload, which fills base rows field by field, merges it whole)."""
     schema = schema if schema is not None else slice_schema(table, as_of)
-    visible = _visible(table, timeline)
-    blocks = valid_log_blocks(table, file_slice, as_of=as_of, visible=visible) if file_slice.log_files else []
-    if since is not None:
-        blocks = [b for b in blocks if (b.instant_time or "") > since]
+    blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
     if blocks and _is_partial(table):
-        base = _read_base(table, file_slice, schema)
-        base = _since(base, since)
+        base = _since(_read_base(table, file_slice, schema), since)
         merged = _merge(table, base, blocks, schema, every_copy=False)
         if merged.num_rows:
             yield merged
@@ -199,6 +189,15 @@ def _read_base(table: MetaClient, file_slice: FileSlice, schema: pa.Schema) -> p
         return schema.empty_table()
     raw = read_parquet(table.storage, file_slice.base_file.path, columns=schema.names)
     return align_table(raw, schema)
+
+
+def _slice_blocks(table: MetaClient, file_slice: FileSlice, as_of: str | None,
+                  timeline: Timeline | VisibleTimeline | CommitSet | None, since: str | None) -> list[Any]:  # fmt: skip
+    """The log blocks a merge of the slice applies (an incremental merge: those after ``since``)."""
+    if not file_slice.log_files:
+        return []
+    blocks = valid_log_blocks(table, file_slice, as_of=as_of, visible=_visible(table, timeline))
+    return blocks if since is None else [b for b in blocks if (b.instant_time or "") > since]
 
 
 def _since(base: pa.Table, since: str | None) -> pa.Table:
