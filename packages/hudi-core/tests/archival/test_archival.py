@@ -94,6 +94,22 @@ def test_a_crash_between_archive_and_delete_counts_each_instant_once(tmp_path: P
                   {a.instant.timestamp for a in archived_instants(t)}) == before  # fmt: skip
 
 
+def test_archival_leaves_another_action_at_the_same_instant_time(tmp_path: Path) -> None:
+    # writers of two processes can pick one instant time for different actions
+    t = _table(tmp_path)
+    opts = {**SMALL, "hoodie.archive.automatic": "false"}
+    for i in range(10):
+        _upsert(t, i, opts)
+    oldest = t.timeline.completed_commits().timestamps()[0]
+    other = tmp_path / "t" / ".hoodie" / f"{oldest}.clean.requested"
+    other.write_bytes(b"")  # another writer's clean, just requested
+    result = archive(HudiTable.open(t.base_uri), opts)
+    assert result is not None and oldest in [i.timestamp for i in result.instants]
+    assert other.exists()
+    archived = [(a.instant.timestamp, a.instant.action) for a in archived_instants(HudiTable.open(t.base_uri))]
+    assert (oldest, "deltacommit") in archived and (oldest, "clean") not in archived
+
+
 def test_keep_bounds_are_checked_as_hudi_checks_them(tmp_path: Path) -> None:
     t = _table(tmp_path)
     bad = {

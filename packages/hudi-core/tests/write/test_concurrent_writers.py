@@ -193,6 +193,41 @@ def test_a_dead_writers_instant_is_rolled_back_once_its_heartbeat_expired(tmp_pa
     }
 
 
+def test_a_stale_heartbeat_left_for_a_completed_instant_is_deleted_by_the_next_writer(tmp_path: Path) -> None:
+    # Apache Hudi's heartbeat timer can renew the file while its writer deletes it at commit
+    table = _table(tmp_path)
+    done = [i.timestamp for i in table.timeline.completed() if i.action == "deltacommit"][-1]
+    folder = tmp_path / "t" / ".hoodie" / ".heartbeat"
+    (folder / done).write_bytes(b"")
+    (folder / f".{done}.crc").write_bytes(b"crc\x00\x00\x02\x00")
+    import hudi_core.write.transaction as tx
+
+    live = tx.WriteTransaction(table, table.write_config(OCC))
+    running = live.start("upsert").timestamp  # a writer still at work: its heartbeat beats on
+    try:
+        # not stale yet (instant times of two writers can collide): left alone
+        HudiTable.open(table.base_uri).upsert(_rows(["b"], 2, "next"), options=OCC)
+        assert sorted(os.listdir(folder)) == sorted([f".{done}.crc", done, running])
+        old = time.time() - 10
+        os.utime(folder / done, (old, old))
+        # the race can leave Hadoop's checksum file alone
+        timeline = HudiTable.open(table.base_uri).timeline
+        second = [i.timestamp for i in timeline.completed() if i.action == "deltacommit"][-1]
+        orphan = folder / f".{second}.crc"
+        orphan.write_bytes(b"crc\x00\x00\x02\x00")
+        os.utime(orphan, (old, old))
+        HudiTable.open(table.base_uri).upsert(_rows(["c"], 2, "later"), options=OCC)
+        assert sorted(os.listdir(folder)) == [running]
+    finally:
+        live.abort()
+    assert {k: v for k, (v, _) in _snapshot(table).items()} == {
+        "a": "v1",
+        "b": "next",
+        "c": "later",
+        "d": "v1",
+    }
+
+
 def _fake_lease(table: HudiTable, *, pid: int, age_s: float = 0.0) -> Path:
     folder = Path(table.base_uri) / ".hoodie" / ".aux" / "lease"
     folder.mkdir(parents=True, exist_ok=True)

@@ -71,15 +71,17 @@ def _archive(table: MetaClient, cfg: HoodieConfig) -> ArchiveResult | None:
     instants = instants_to_archive(table, cfg)
     if not instants:
         return None
-    wanted = {i.timestamp for i in instants}
-    files: dict[str, list[tuple[Instant, str, float | None]]] = {}
+    # an instant's files by (time, comparable action): writers of other processes can pick the
+    # same instant time for different actions (a clean of one, a commit of another)
+    wanted = {_key(i) for i in instants}
+    files: dict[tuple[str, str], list[tuple[Instant, str, float | None]]] = {}
     for info in table.storage.list(table.meta_path):
         parsed = None if info.is_dir else parse_instant_file_name(info.name)
-        if parsed is not None and parsed.timestamp in wanted:
-            files.setdefault(parsed.timestamp, []).append((parsed, info.name, info.mtime))
+        if parsed is not None and _key(parsed) in wanted:
+            files.setdefault(_key(parsed), []).append((parsed, info.name, info.mtime))
     entries = []
     for inst in instants:
-        for state_file, name, mtime in sorted(files.get(inst.timestamp, []), key=lambda f: f[0].state):
+        for state_file, name, mtime in sorted(files.get(_key(inst), []), key=lambda f: f[0].state):
             entries.append(_entry(table, state_file, name, mtime))
     batch = max(1, int(cfg.get(ArchivalOptions.BATCH)))
     content = b"".join(_data_block(entries[i : i + batch]) for i in range(0, len(entries), batch))
@@ -92,12 +94,16 @@ def _archive(table: MetaClient, cfg: HoodieConfig) -> ArchiveResult | None:
     # pending states first: a crash in between leaves an instant completed (and archived), never
     # pending, which the next writer would roll back
     doomed = sorted(
-        (f for i in instants for f in files.get(i.timestamp, [])), key=lambda f: (f[0].is_completed, f[1])
+        (f for i in instants for f in files.get(_key(i), [])), key=lambda f: (f[0].is_completed, f[1])
     )
     for _state_file, name, _mtime in doomed:
         table.storage.delete(f"{table.meta_path}/{name}")
     table.reload()
     return ArchiveResult(path, instants)
+
+
+def _key(instant: Instant) -> tuple[str, str]:
+    return instant.timestamp, instant.comparable_action
 
 
 # -- HoodieArchivedMetaEntry records ----------------------------------------------------------------

@@ -27,8 +27,9 @@ class ArchivedInstant:
 
 
 def archived_instants(table: MetaClient) -> list[ArchivedInstant]:
-    """Completed archived instants, oldest first. An instant still (also) active is left out:
-    a crash between writing the archive and deleting the active files counts it once."""
+    """Completed archived instants, oldest first. An instant (time and action) still (also)
+    active is left out: a crash between writing the archive and deleting the active files
+    counts it once."""
     import fastavro
 
     from hudi_core.archival.runner import ARCHIVE_FILE_RE
@@ -43,8 +44,8 @@ def archived_instants(table: MetaClient) -> list[ArchivedInstant]:
             if (m := ARCHIVE_FILE_RE.match(f.name))
         ),
     )
-    active = {i.timestamp for i in table.timeline}
-    found: dict[str, ArchivedInstant] = {}
+    active = {(i.timestamp, i.comparable_action) for i in table.timeline}
+    found: dict[tuple[str, str], ArchivedInstant] = {}
     for _version, path in files:
         for block in read_log_file(table.storage, path):
             if block.block_type != BlockType.AVRO_DATA or not block.schema:
@@ -53,12 +54,13 @@ def archived_instants(table: MetaClient) -> list[ArchivedInstant]:
             for record in _records(block.content, schema):
                 if record.get("actionState") not in (None, "COMPLETED"):
                     continue
-                ts, action = record["commitTime"], record["actionType"]
-                if ts in active:
+                instant = Instant(record["commitTime"], record["actionType"], State.COMPLETED)
+                key = (instant.timestamp, instant.comparable_action)
+                if key in active:
                     continue
                 meta = record.get("hoodieCommitMetadata") or record.get("hoodieReplaceCommitMetadata")
-                found[ts] = ArchivedInstant(Instant(ts, action, State.COMPLETED), _as_json(meta))
-    return [found[ts] for ts in sorted(found)]
+                found[key] = ArchivedInstant(instant, _as_json(meta))
+    return [found[key] for key in sorted(found)]
 
 
 def read_archived_timeline(table: MetaClient) -> Timeline:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Collection
 
 from hudi_core.storage.base import Storage
 
-__all__ = ["Heartbeat", "heartbeat_expired", "heartbeat_path", "older_than"]
+__all__ = ["Heartbeat", "delete_heartbeats_of", "heartbeat_expired", "heartbeat_path", "older_than"]
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,42 @@ def heartbeat_expired(storage: Storage, meta_path: str, instant_time: str, expir
     """True when the instant's writer stopped beating for longer than ``expiry_s`` (a missing
     heartbeat counts as expired, as in Hudi)."""
     return older_than(storage, heartbeat_path(meta_path, instant_time), expiry_s) is not False
+
+
+def delete_heartbeats_of(
+    storage: Storage, meta_path: str, completed: Callable[[], Collection[str]], expiry_s: float
+) -> list[str]:
+    """Delete the stale heartbeat files (older than ``expiry_s``) of instants that completed;
+    ``completed()`` gives those instants' times and is asked only when a heartbeat file is
+    there. Returns the instant times whose heartbeat was deleted.
+
+    A writer deletes its heartbeat when its instant completes, but Apache Hudi's timer can renew
+    the file while it is being deleted (``Timer.cancel`` does not wait for a running beat), so a
+    completed instant's heartbeat may stay behind; Hudi itself never removes it. Only stale
+    files go: instant times of different writers can collide (a clean of one and a commit of
+    another in the same millisecond), and a live writer's heartbeat is never stale."""
+    folder = f"{meta_path.rstrip('/')}/.heartbeat"
+    # each instant's file, or the checksum Hadoop's local file system wrote beside it (the race
+    # can leave the checksum alone): the file whose age tells
+    beats: dict[str, str] = {}
+    checksums: dict[str, str] = {}
+    for f in storage.list(folder):
+        if f.is_dir:
+            continue
+        if not f.name.startswith("."):
+            beats[f.name] = f.path
+        elif f.name.endswith(".crc"):
+            checksums[f.name[1:-4]] = f.path
+    files = {**checksums, **beats}
+    if not files:
+        return []
+    done = completed()
+    stale = []
+    for name, path in sorted(files.items()):
+        if name in done and older_than(storage, path, expiry_s):
+            storage.delete(heartbeat_path(meta_path, name))  # (and its checksum)
+            stale.append(name)
+    return stale
 
 
 #: S3 reports Last-Modified in whole seconds: a beat written 0.3 s ago can read 1.2 s old

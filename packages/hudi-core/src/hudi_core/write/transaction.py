@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from hudi_core.config.concurrency import ConcurrencyOptions, ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import WriteConflictError
-from hudi_core.lock.heartbeat import Heartbeat, heartbeat_expired
+from hudi_core.lock.heartbeat import Heartbeat, delete_heartbeats_of, heartbeat_expired
 from hudi_core.lock.lease import WriterLease, check_lease_held, hold_lease
 from hudi_core.lock.providers import LockProvider, table_lock
 from hudi_core.timeline.avro_files import serialize
@@ -99,7 +99,8 @@ def rollback_failed_writes_for(
     table: MetaClient, config: HoodieConfig | Mapping[str, Any] | None = None
 ) -> list[Any]:
     """Roll back failed writes under the configured policy: every pending write instant (EAGER),
-    or those whose heartbeat expired (LAZY, under the table lock)."""
+    or those whose heartbeat expired (LAZY, under the table lock; then the heartbeat files
+    another writer left for instants that completed are deleted)."""
     from hudi_core.write.rollback import rollback_failed_writes
 
     cfg = _config(table, config)
@@ -110,7 +111,17 @@ def rollback_failed_writes_for(
     def expired(inst: Instant) -> bool:
         return heartbeat_expired(table.storage, table.meta_path, inst.timestamp, s.expiry_s)
 
-    return rollback_failed_writes(table, expired=expired, lock=table_lock(table, cfg))
+    rolled_back = rollback_failed_writes(table, expired=expired, lock=table_lock(table, cfg))
+    delete_heartbeats_of(table.storage, table.meta_path, lambda: _completed_writes(table), s.expiry_s)
+    return rolled_back
+
+
+def _completed_writes(table: MetaClient) -> set[str]:
+    """Times of completed write instants that no pending instant shares."""
+    timeline = table.timeline
+    pending = {i.timestamp for i in timeline.pending()}
+    writes = (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT)
+    return {i.timestamp for i in timeline.completed() if i.action in writes} - pending
 
 
 class WriteTransaction:
