@@ -106,7 +106,9 @@ def test_archival_leaves_another_action_at_the_same_instant_time(tmp_path: Path)
     result = archive(HudiTable.open(t.base_uri), opts)
     assert result is not None and oldest in [i.timestamp for i in result.instants]
     assert other.exists()
-    archived = [(a.instant.timestamp, a.instant.action) for a in archived_instants(HudiTable.open(t.base_uri))]
+    archived = [
+        (a.instant.timestamp, a.instant.action) for a in archived_instants(HudiTable.open(t.base_uri))
+    ]
     assert (oldest, "deltacommit") in archived and (oldest, "clean") not in archived
 
 

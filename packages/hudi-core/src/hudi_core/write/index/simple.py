@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from hudi_core.read.parallel import ordered_map, read_parallelism
 from hudi_core.write.index.slices import FileGroupLocation, file_group_locations
 from hudi_core.write.records import BASE_INSTANT, FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
 
@@ -53,8 +54,9 @@ def _file_keys(view: FileSystemView, file: pq.ParquetFile) -> pa.Array:
 _PROBE_RATIO = 0.25
 
 
-def _may_hold(meta: pq.FileMetaData, wanted: pa.Array) -> bool:
-    """False when the footer's min/max keys or bloom filter rule out every key of ``wanted``."""
+def _may_hold(meta: pq.FileMetaData, wanted: pa.Array, span: tuple[str, str] | None) -> bool:
+    """False when the footer's min/max keys or bloom filter rule out every key of ``wanted``
+    (``span``: its least and greatest key when every one is ASCII, else None)."""
     from hudi_core.bloom import might_contain
     from hudi_core.io.base_file import BLOOM_FILTER_KEY, BLOOM_TYPE_KEY, MAX_KEY, MIN_KEY
 
@@ -63,10 +65,13 @@ def _may_hold(meta: pq.FileMetaData, wanted: pa.Array) -> bool:
     if lo is not None and hi is not None:
         # byte order equals Java's order except for rare supplementary characters: only prune
         # by range when every key is ASCII
-        if pc.all(pc.string_is_ascii(wanted)).as_py() and lo.isascii() and hi.isascii():
-            wanted = wanted.filter(pc.and_(pc.greater_equal(wanted, lo), pc.less_equal(wanted, hi)))
-            if len(wanted) == 0:
+        if span is not None and lo.isascii() and hi.isascii():
+            if span[1] < lo or span[0] > hi:
                 return False
+            if span[0] < lo or span[1] > hi:  # (random keys mostly fall inside: no filter)
+                wanted = wanted.filter(pc.and_(pc.greater_equal(wanted, lo), pc.less_equal(wanted, hi)))
+                if len(wanted) == 0:
+                    return False
     bloom = footer.get(BLOOM_FILTER_KEY)
     if bloom is not None and 0 < len(wanted) < _PROBE_RATIO * meta.num_rows:
         return bool(might_contain(bloom, footer.get(BLOOM_TYPE_KEY), wanted).any())
@@ -74,13 +79,16 @@ def _may_hold(meta: pq.FileMetaData, wanted: pa.Array) -> bool:
 
 
 def _slice_keys(
-    view: FileSystemView, s: FileGroupLocation, wanted: pa.Array | None = None
+    view: FileSystemView,
+    s: FileGroupLocation,
+    wanted: pa.Array | None = None,
+    span: tuple[str, str] | None = None,
 ) -> pa.Table | None:
     if s.base_file is None:
         return None
     storage = view.table.storage
     file = pq.ParquetFile(storage.arrow_path(s.base_file.path), filesystem=storage.arrow_filesystem())
-    if wanted is not None and not _may_hold(file.metadata, wanted):
+    if wanted is not None and not _may_hold(file.metadata, wanted, span):
         return None
     keys = _file_keys(view, file)
     if wanted is not None:  # only keys of this write can match: keep the location table small
@@ -104,13 +112,22 @@ def existing_key_locations(
     read from the slice before it and located at the compaction instant.
 
     With ``keys`` (the write's record keys) only those keys are returned, and files whose
-    footer min/max keys and bloom filter rule them all out are not read."""
+    footer min/max keys and bloom filter rule them all out are not read. Files are read on
+    ``hoodie.read.parallelism`` threads (their key columns, and the match with the write's keys,
+    run in pyarrow without the GIL)."""
     wanted = None
+    span = None
     if keys is not None:
         wanted = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
         wanted = pc.unique(wanted.cast(pa.string()))
+        if len(wanted) and wanted.null_count == 0 and pc.all(pc.string_is_ascii(wanted)).as_py():
+            least, greatest = pc.min_max(wanted).values()
+            span = (least.as_py(), greatest.as_py())
     locs = file_group_locations(view, partitions)
-    tables = [t for s in locs if (t := _slice_keys(view, s, wanted)) is not None]
+    size = sum(int(s.base_file.size or 0) for s in locs if s.base_file is not None)
+    workers = read_parallelism(view.table.options, total_bytes=size)
+    found = ordered_map(lambda s: _slice_keys(view, s, wanted, span), locs, workers)
+    tables = [t for t in found if t is not None]
     return pa.concat_tables(tables) if tables else _EMPTY.empty_table()
 
 
