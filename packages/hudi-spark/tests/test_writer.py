@@ -447,6 +447,41 @@ def test_bulk_insert_writes_a_large_input_partition_a_chunk_at_a_time(
     assert rs.num_rows == 41
 
 
+def test_bulk_insert_rolls_a_file_over_at_the_max_file_size_of_bytes_written(
+    spark: Any, tmp_path: Path
+) -> None:
+    """As Apache Hudi's bulk_insert: a file group is rolled over at ``hoodie.parquet.max.file.size``
+    of parquet bytes written, not at the insert record size estimate (1024 bytes a record by
+    default, which would cut these rows into ~70 files of 292 rows)."""
+    import hudi_spark
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    n, max_size = 20_000, 300_000
+    rng = np.random.default_rng(7)
+    data = pa.table({
+        "uuid": [f"{k:032x}" for k in rng.integers(0, 2**63, n)],
+        "ts": pa.array(rng.integers(0, 10**12, n), pa.int64()),
+        "fare": rng.random(n),
+        "city": ["berlin"] * n,
+    })  # fmt: skip
+    path = str(tmp_path / "t")
+    opts = {**_opts("MERGE_ON_READ"), "hoodie.parquet.max.file.size": str(max_size)}
+    hudi_spark.write(spark.createDataFrame(data).coalesce(1), path, operation="bulk_insert", options=opts)
+
+    files = sorted((tmp_path / "t" / "berlin").glob("*.parquet"))
+    written = []
+    for f in files:
+        meta = pq.ParquetFile(f).metadata
+        written.append(sum(meta.row_group(i).column(j).total_compressed_size
+                           for i in range(meta.num_row_groups) for j in range(meta.num_columns)))  # fmt: skip
+    assert all(size <= max_size for size in written), written
+    # every file but the last is filled to more than half the limit: a few files, not ~70
+    assert sorted(written)[1:] and all(size > max_size // 2 for size in sorted(written)[1:]), written
+    assert len(files) <= -(-sum(written) // (max_size // 2)), written
+    assert HudiTable.open(path).read(columns=["uuid"]).num_rows == n
+
+
 @pytest.mark.parametrize("index", ["SIMPLE", "BUCKET"])
 def test_same_snapshot_with_adaptive_query_execution_on(spark: Any, tmp_path: Path, index: str) -> None:
     """A user's session has adaptive query execution on (Spark's default; the test session turns

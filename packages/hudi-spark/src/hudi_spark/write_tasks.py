@@ -44,24 +44,30 @@ def write_task(
 
 
 def write_new_task(
-    batches: Iterator[pa.RecordBatch], *, ctx: Any, avg_record_size: int, max_bytes: int
+    batches: Iterator[pa.RecordBatch], *, ctx: Any, max_bytes: int
 ) -> Iterator[pa.RecordBatch]:
-    """bulk_insert in a task: core plans new file groups for this task's rows (sized by the
-    average record size) and the create handle writes them, in input order (``NONE``, Hudi's
-    default ``hoodie.bulkinsert.sort.mode``) or sorted by partition and key (the sorting modes:
-    within the task, as Hudi's PARTITION_SORT; GLOBAL_SORT's range shuffle is not made). The
-    task's input partition can be large (Spark splits files by their size on disk, a fraction of
-    their rows'), so rows are taken ``max_bytes`` (Arrow) at a time, each chunk written to new
-    file groups of its own."""
+    """bulk_insert in a task: core plans new file groups for this task's rows and the create
+    handle writes them, in input order (``NONE``, Hudi's default ``hoodie.bulkinsert.sort.mode``)
+    or sorted by partition and key (the sorting modes: within the task, as Hudi's
+    PARTITION_SORT; GLOBAL_SORT's range shuffle is not made). As Hudi's bulk_insert rolls a file
+    over at ``hoodie.parquet.max.file.size`` of bytes written (not at the record size estimate
+    of inserts), file groups are planned with the parquet bytes per record measured on the
+    task's first rows (core's ``encoded_record_size``). The task's input partition can be large
+    (Spark splits files by their size on disk, a fraction of their rows'), so rows are taken
+    ``max_bytes`` (Arrow) at a time, each chunk written to new file groups of its own."""
     from hudi_core.config.write import WriteOptions
     from hudi_core.write.bucket_assigner import assign, assign_buckets, profile_of
+    from hudi_core.write.handles.create import encoded_record_size
     from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 
     mode = str(ctx.config.get_str(WriteOptions.BULK_INSERT_SORT_MODE) or "NONE").upper()
+    record_size = None
     for table in stages.chunks(batches, max_bytes):
         if mode not in ("NONE", "PARTITION_PATH_REPARTITION"):
             table = table.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
-        plan = assign(profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=avg_record_size,
+        if record_size is None:
+            record_size = encoded_record_size(ctx, table)
+        plan = assign(profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=record_size,
                       pack_small_files=False)  # fmt: skip
         yield from write_labelled(assign_buckets(table, plan), ctx, plan.buckets)
         del table  # not held while the next chunk is read in

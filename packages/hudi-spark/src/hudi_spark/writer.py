@@ -197,12 +197,7 @@ def _run_pipeline(
         # no lookup and no small-file packing: each task plans and writes new file groups for its
         # own rows (Hudi's bulk_insert), no driver plan and no shuffle by file group
         tag = _tag_step(table, cfg, tagged_schema, lookup=False)
-        write_new = functools.partial(
-            write_tasks.write_new_task,
-            ctx=ctx,
-            avg_record_size=_avg_record_size(table, cfg),
-            max_bytes=task_max,
-        )
+        write_new = functools.partial(write_tasks.write_new_task, ctx=ctx, max_bytes=task_max)
         job.inflight(_empty_profile())
         if combine:
             front = _by_key(_map(df, [prep], prepared_schema), key_tasks)
@@ -276,13 +271,6 @@ def _empty_profile() -> Any:
     from hudi_core.write.bucket_assigner import WorkloadProfile
 
     return WorkloadProfile()  # as core's streamed writes: the plan is made in the tasks
-
-
-def _avg_record_size(table: HudiTable, cfg: HoodieConfig) -> int:
-    from hudi_core.client.write_client import recent_commits
-    from hudi_core.write.bucket_assigner import average_record_size
-
-    return int(average_record_size(recent_commits(table), cfg))
 
 
 def _tag_step(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pyarrow as pa
+import pyarrow.parquet as pq
+from hudi_core.config.write import WriteOptions
 from hudi_core.executor import executor_for
 from hudi_core.table.file_names import BaseFileName
 from hudi_core.timeline.commit_metadata import WriteStat
@@ -20,7 +22,7 @@ from hudi_core.write.handles.context import (
 )
 from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 
-__all__ = ["CreateHandle", "write_new_file"]
+__all__ = ["CreateHandle", "encoded_record_size", "write_new_file"]
 
 
 class CreateHandle:
@@ -77,6 +79,47 @@ def write_new_file(
     handle = CreateHandle(ctx, partition, file_id, task_id)
     result: list[WriteStatus] = executor_for(ctx.config).execute(iter(batches), _identity, handle)
     return result
+
+
+#: rows of a bulk_insert's input encoded to learn its parquet bytes per record
+SIZE_SAMPLE_ROWS = 16384
+
+
+def encoded_record_size(ctx: WriteContext, data: pa.Table) -> int:
+    """Parquet bytes per record of ``data`` (a write's prepared rows) as a base file holds them:
+    its first :data:`SIZE_SAMPLE_ROWS` rows with their meta columns, encoded in memory with the
+    table's codec (data pages only: no footer, no bloom filter).
+
+    Apache Hudi's bulk_insert rolls each file over at ``hoodie.parquet.max.file.size`` of bytes
+    actually written, whatever the record size estimate says; planning its file groups with this
+    size gives files of about that size (a sample of a few thousand rows compresses a little
+    worse than a whole file: the files come out a little smaller, never larger)."""
+    import io
+
+    sample = data.slice(0, min(data.num_rows, SIZE_SAMPLE_ROWS))
+    if sample.num_rows == 0:
+        return 1
+    name = BaseFileName("00000000-0000-0000-0000-000000000000-0", "0-0-0", ctx.instant).name
+    metas = meta_columns(
+        sample.num_rows, instant=ctx.instant, task_id=0,
+        record_keys=sample.column(RECORD_KEY), partitions=sample.column(PARTITION_PATH), file_name=name,
+    )  # fmt: skip
+    table = parquet_out.file_table(
+        with_meta(sample, metas, ctx.schema),
+        ctx.avro_schema,
+        populate_meta_fields=bool(ctx.populate_meta_fields),
+    )
+    sink = io.BytesIO()
+    codec = str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION))
+    with parquet_out.open_writer(sink, table, codec) as writer:
+        writer.write_table(table)
+    meta = pq.ParquetFile(io.BytesIO(sink.getvalue())).metadata
+    data_bytes = sum(
+        meta.row_group(i).column(j).total_compressed_size
+        for i in range(meta.num_row_groups)
+        for j in range(meta.num_columns)
+    )
+    return max(1, -(-data_bytes // sample.num_rows))
 
 
 def _identity(x: pa.Table) -> pa.Table:
