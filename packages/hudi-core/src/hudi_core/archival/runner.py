@@ -25,7 +25,7 @@ from hudi_core.timeline.instant import Action, Instant, State, parse_instant_fil
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
 
-__all__ = ["ARCHIVE_FILE_RE", "ArchiveResult", "archive", "archive_file_name", "maybe_archive"]
+__all__ = ["ARCHIVE_FILE_RE", "ArchiveResult", "archive", "archive_file_name", "instant_key", "maybe_archive"]
 
 log = logging.getLogger(__name__)
 
@@ -73,15 +73,15 @@ def _archive(table: MetaClient, cfg: HoodieConfig) -> ArchiveResult | None:
         return None
     # an instant's files by (time, comparable action): writers of other processes can pick the
     # same instant time for different actions (a clean of one, a commit of another)
-    wanted = {_key(i) for i in instants}
+    wanted = {instant_key(i) for i in instants}
     files: dict[tuple[str, str], list[tuple[Instant, str, float | None]]] = {}
     for info in table.storage.list(table.meta_path):
         parsed = None if info.is_dir else parse_instant_file_name(info.name)
-        if parsed is not None and _key(parsed) in wanted:
-            files.setdefault(_key(parsed), []).append((parsed, info.name, info.mtime))
+        if parsed is not None and instant_key(parsed) in wanted:
+            files.setdefault(instant_key(parsed), []).append((parsed, info.name, info.mtime))
     entries = []
     for inst in instants:
-        for state_file, name, mtime in sorted(files.get(_key(inst), []), key=lambda f: f[0].state):
+        for state_file, name, mtime in sorted(files.get(instant_key(inst), []), key=lambda f: f[0].state):
             entries.append(_entry(table, state_file, name, mtime))
     batch = max(1, int(cfg.get(ArchivalOptions.BATCH)))
     content = b"".join(_data_block(entries[i : i + batch]) for i in range(0, len(entries), batch))
@@ -94,7 +94,7 @@ def _archive(table: MetaClient, cfg: HoodieConfig) -> ArchiveResult | None:
     # pending states first: a crash in between leaves an instant completed (and archived), never
     # pending, which the next writer would roll back
     doomed = sorted(
-        (f for i in instants for f in files.get(_key(i), [])), key=lambda f: (f[0].is_completed, f[1])
+        (f for i in instants for f in files.get(instant_key(i), [])), key=lambda f: (f[0].is_completed, f[1])
     )
     for _state_file, name, _mtime in doomed:
         table.storage.delete(f"{table.meta_path}/{name}")
@@ -102,7 +102,8 @@ def _archive(table: MetaClient, cfg: HoodieConfig) -> ArchiveResult | None:
     return ArchiveResult(path, instants)
 
 
-def _key(instant: Instant) -> tuple[str, str]:
+def instant_key(instant: Instant) -> tuple[str, str]:
+    """An instant's identity on the timeline: its time and comparable action."""
     return instant.timestamp, instant.comparable_action
 
 

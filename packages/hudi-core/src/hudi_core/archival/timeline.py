@@ -32,7 +32,7 @@ def archived_instants(table: MetaClient) -> list[ArchivedInstant]:
     counts it once."""
     import fastavro
 
-    from hudi_core.archival.runner import ARCHIVE_FILE_RE
+    from hudi_core.archival.runner import ARCHIVE_FILE_RE, instant_key
     from hudi_core.log.format import BlockType
     from hudi_core.log.reader import read_log_file
 
@@ -44,7 +44,7 @@ def archived_instants(table: MetaClient) -> list[ArchivedInstant]:
             if (m := ARCHIVE_FILE_RE.match(f.name))
         ),
     )
-    active = {(i.timestamp, i.comparable_action) for i in table.timeline}
+    active = {instant_key(i) for i in table.timeline}
     found: dict[tuple[str, str], ArchivedInstant] = {}
     for _version, path in files:
         for block in read_log_file(table.storage, path):
@@ -55,7 +55,7 @@ def archived_instants(table: MetaClient) -> list[ArchivedInstant]:
                 if record.get("actionState") not in (None, "COMPLETED"):
                     continue
                 instant = Instant(record["commitTime"], record["actionType"], State.COMPLETED)
-                key = (instant.timestamp, instant.comparable_action)
+                key = instant_key(instant)
                 if key in active:
                     continue
                 meta = record.get("hoodieCommitMetadata") or record.get("hoodieReplaceCommitMetadata")

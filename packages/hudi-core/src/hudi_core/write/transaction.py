@@ -119,9 +119,7 @@ def rollback_failed_writes_for(
 def _completed_writes(table: MetaClient) -> set[str]:
     """Times of completed write instants that no pending instant shares."""
     timeline = table.timeline
-    pending = {i.timestamp for i in timeline.pending()}
-    writes = (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT)
-    return {i.timestamp for i in timeline.completed() if i.action in writes} - pending
+    return set(timeline.completed_commits().timestamps()) - set(timeline.pending().timestamps())
 
 
 class WriteTransaction:

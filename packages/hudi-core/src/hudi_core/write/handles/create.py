@@ -50,11 +50,7 @@ class CreateHandle:
         ctx = self.ctx
         ctx.markers.create(self.partition, self.name, "CREATE")
         ensure_partition_metadata(ctx, self.partition)
-        metas = meta_columns(
-            data.num_rows, instant=ctx.instant, task_id=self.task_id,
-            record_keys=data.column(RECORD_KEY), partitions=data.column(PARTITION_PATH), file_name=self.name,
-        )  # fmt: skip
-        table = with_meta(data, metas, ctx.schema)
+        table = _new_records(ctx, data, task_id=self.task_id, file_name=self.name)
         path = f"{ctx.partition_uri(self.partition)}/{self.name}"
         res = parquet_out.write_parquet(ctx, path, table)
         n = data.num_rows
@@ -65,6 +61,15 @@ class CreateHandle:
             runtime_stats={"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
         )  # fmt: skip
         return [WriteStatus(stat, "CREATE", inserted=n)]
+
+
+def _new_records(ctx: WriteContext, data: pa.Table, *, task_id: int, file_name: str) -> pa.Table:
+    """New records of ``data`` as a base file named ``file_name`` holds them: meta columns first."""
+    metas = meta_columns(
+        data.num_rows, instant=ctx.instant, task_id=task_id,
+        record_keys=data.column(RECORD_KEY), partitions=data.column(PARTITION_PATH), file_name=file_name,
+    )  # fmt: skip
+    return with_meta(data, metas, ctx.schema)
 
 
 def write_new_file(
@@ -100,12 +105,8 @@ def encoded_record_size(ctx: WriteContext, data: pa.Table) -> int:
     if sample.num_rows == 0:
         return 1
     name = BaseFileName("00000000-0000-0000-0000-000000000000-0", "0-0-0", ctx.instant).name
-    metas = meta_columns(
-        sample.num_rows, instant=ctx.instant, task_id=0,
-        record_keys=sample.column(RECORD_KEY), partitions=sample.column(PARTITION_PATH), file_name=name,
-    )  # fmt: skip
     table = parquet_out.file_table(
-        with_meta(sample, metas, ctx.schema),
+        _new_records(ctx, sample, task_id=0, file_name=name),
         ctx.avro_schema,
         populate_meta_fields=bool(ctx.populate_meta_fields),
     )
