@@ -8,10 +8,12 @@ PACKAGES := -e packages/hudi-core -e packages/hudi-executors -e packages/hudi-st
 
 .PHONY: setup demo test test-fast test-spark35 interop soak lint typecheck bench clean
 
+# --compile-bytecode: uv leaves modules uncompiled, and with PYTHONDONTWRITEBYTECODE set (as on CI)
+# every process, Spark's Python workers included, would compile pandas and pyarrow from source
 $(VENV)/.installed: requirements-dev.txt packages/*/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip uv
-	$(UV) pip install --python $(PY) -q $(PACKAGES) -r requirements-dev.txt
+	$(UV) pip install --python $(PY) -q --compile-bytecode $(PACKAGES) -r requirements-dev.txt
 	touch $@
 
 setup: $(VENV)/.installed  ## virtual environment with all four packages editable + dev tools
@@ -47,7 +49,7 @@ typecheck: setup
 	$(VENV)/bin/mypy packages/hudi-core/src
 
 bench: setup  ## every benchmark, printing ratios measured in the same run
-	$(UV) pip install --python $(PY) -q -r requirements-bench.txt
+	$(UV) pip install --python $(PY) -q --compile-bytecode -r requirements-bench.txt
 	$(PY) benchmarks/run_all.py
 
 clean:

@@ -232,6 +232,11 @@ def tag_task(
     # (by_group) tags each group against the same listing
     view = _view(base_uri, config, view_key) if has_commits else None
     index = index_for(conf, record_key_fields)
+    if view is None:  # nothing to look up: batch by batch, so the next step streams them too
+        for batch in batches:
+            if batch.num_rows:
+                yield from _out(tag_locations(pa.Table.from_batches([batch]), index, None), out_schema)
+        return
     # a chunk of the task's rows at a time (a look-up reads the candidate key columns per chunk)
     for table in chunks(batches, int(conf.get(SparkOptions.TASK_MAX_BYTES))):
         yield from _out(tag_locations(table, index, view), out_schema)

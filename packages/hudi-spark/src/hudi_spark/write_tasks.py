@@ -46,25 +46,35 @@ def write_task(
 def write_new_task(
     batches: Iterator[pa.RecordBatch], *, ctx: Any, max_bytes: int
 ) -> Iterator[pa.RecordBatch]:
-    """bulk_insert in a task: core plans new file groups for this task's rows and the create
-    handle writes them, in input order (``NONE``, Hudi's default ``hoodie.bulkinsert.sort.mode``)
-    or sorted by partition and key (the sorting modes: within the task, as Hudi's
-    PARTITION_SORT; GLOBAL_SORT's range shuffle is not made). As Hudi's bulk_insert rolls a file
-    over at ``hoodie.parquet.max.file.size`` of bytes written (not at the record size estimate
-    of inserts), file groups are planned with the parquet bytes per record measured on the
-    task's first rows (core's ``encoded_record_size``). The task's input partition can be large
-    (Spark splits files by their size on disk, a fraction of their rows'), so rows are taken
-    ``max_bytes`` (Arrow) at a time, each chunk written to new file groups of its own."""
+    """bulk_insert in a task: new file groups for this task's rows, rolled over at
+    ``hoodie.parquet.max.file.size`` of parquet bytes written (as Apache Hudi's bulk_insert).
+
+    In input order (``NONE``, Hudi's default ``hoodie.bulkinsert.sort.mode``) the rows are
+    written batch by batch as they arrive (core's
+    :class:`~hudi_core.write.handles.bulk.BulkInsertWriter`: one open file per partition, a row
+    group per ~8 MB of a partition's rows), so the JVM converts the next batch to Arrow while
+    Python encodes this one; gathering the task's rows first made the two take turns. The
+    sorting modes sort within the task (Hudi's PARTITION_SORT; GLOBAL_SORT's
+    range shuffle is not made): rows are taken ``max_bytes`` (Arrow) at a time, each chunk sorted
+    and written to new file groups of its own, planned with the parquet bytes per record
+    measured on the task's first rows (core's ``encoded_record_size``)."""
     from hudi_core.config.write import WriteOptions
     from hudi_core.write.bucket_assigner import assign, assign_buckets, profile_of
+    from hudi_core.write.handles.bulk import BulkInsertWriter
     from hudi_core.write.handles.create import encoded_record_size
     from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 
     mode = str(ctx.config.get_str(WriteOptions.BULK_INSERT_SORT_MODE) or "NONE").upper()
+    if mode in ("NONE", "PARTITION_PATH_REPARTITION"):
+        info = stages.task_info()
+        with BulkInsertWriter(ctx, attempt=info.attempt, buffer_bytes=max_bytes) as writer:
+            writer.add_all(batches)
+            statuses = writer.close()
+        yield from _status_rows([(0, s) for s in statuses], ctx, info)
+        return
     record_size = None
     for table in stages.chunks(batches, max_bytes):
-        if mode not in ("NONE", "PARTITION_PATH_REPARTITION"):
-            table = table.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
+        table = table.sort_by([(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
         if record_size is None:
             record_size = encoded_record_size(ctx, table)
         plan = assign(profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=record_size,
@@ -98,14 +108,22 @@ def write_labelled(table: pa.Table, ctx: Any, buckets: list[Any]) -> Iterator[pa
     # Spark's ids make the write token <partitionId>-<stageId>-<taskAttemptId>: a retried or
     # speculative attempt never collides with the files of another.
     attempt = info.attempt
-    out = []
+    written = []
     for number in pc.unique(table.column(BUCKET)).to_pylist():
         records = table.filter(pc.equal(table.column(BUCKET), number))
-        for status in write_bucket(ctx, buckets[number], records, attempt=attempt):
-            out.append(pa.RecordBatch.from_pydict(
-                {"bucket": [number], "token": [info.write_token], "status": [pickle.dumps(status)]},
-                schema=STATUS_SCHEMA,
-            ))  # fmt: skip
+        written.extend((number, s) for s in write_bucket(ctx, buckets[number], records, attempt=attempt))
+    yield from _status_rows(written, ctx, info)
+
+
+def _status_rows(written: list[tuple[int, Any]], ctx: Any, info: Any) -> Iterator[pa.RecordBatch]:
+    """One status row per ``(bucket, write status)``, with the task's write token."""
+    out = [
+        pa.RecordBatch.from_pydict(
+            {"bucket": [number], "token": [info.write_token], "status": [pickle.dumps(status)]},
+            schema=STATUS_SCHEMA,
+        )
+        for number, status in written
+    ]
     if ctx.options.get(FAIL_FIRST_ATTEMPT) == "true" and info.attempt_number == 0 and out:
         # fault injection (tests): the first attempt dies after writing its files
         raise RuntimeError(f"injected failure of task attempt {info.write_token} ({FAIL_FIRST_ATTEMPT})")

@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pyarrow as pa
-import pyarrow.compute as pc
 from hudi_core.write.bucket_assigner import APPEND, CREATE, MERGE, BucketInfo
 from hudi_core.write.handles.append import NATURAL_DELETE, append_to_file_group
-from hudi_core.write.handles.context import TaskAttempt, WriteContext, WriteStatus
+from hudi_core.write.handles.context import TaskAttempt, WriteContext, WriteStatus, live_records
 from hudi_core.write.handles.create import write_new_file
 from hudi_core.write.handles.merge import merge_file_group
-from hudi_core.write.records import DELETE_FLAG
 
 __all__ = ["NATURAL_DELETE", "TaskAttempt", "WriteContext", "WriteStatus", "write_bucket"]
 
@@ -34,11 +32,7 @@ def write_bucket(
         attempt if attempt is not None else (bucket.number if task_id is None else task_id)
     )
     if bucket.io_type == CREATE:
-        flag = records.column(DELETE_FLAG)
-        # the filter copies every column: skip it when there is nothing to drop (inserts)
-        live = (
-            records if flag.null_count == 0 and not pc.any(flag).as_py() else records.filter(pc.invert(flag))
-        )
+        live = live_records(records)
         return write_new_file(ctx, bucket.partition_path, bucket.file_id, _batches(live), task_id=tid)
     assert bucket.base_instant is not None
     if bucket.io_type == MERGE:

@@ -19,8 +19,16 @@ from hudi_core.table.file_names import PARTITION_METAFILE_PREFIX, write_token
 from hudi_core.table.paths import join_table_path
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.markers import MarkerFiles
+from hudi_core.write.records import DELETE_FLAG
 
-__all__ = ["TaskAttempt", "WriteContext", "WriteStatus", "ensure_partition_metadata", "meta_columns"]
+__all__ = [
+    "TaskAttempt",
+    "WriteContext",
+    "WriteStatus",
+    "ensure_partition_metadata",
+    "live_records",
+    "meta_columns",
+]
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,13 @@ class TaskAttempt:
     @property
     def token(self) -> str:
         return write_token(self.partition_id, self.stage_id, self.attempt_id)
+
+
+def live_records(records: pa.Table) -> pa.Table:
+    """``records`` without those flagged deleted; the same table when none is (the filter would
+    copy every column)."""
+    flag = records.column(DELETE_FLAG)
+    return records if flag.null_count == 0 and not pc.any(flag).as_py() else records.filter(pc.invert(flag))
 
 
 def as_attempt(task: TaskAttempt | int, stage_id: int = 1) -> TaskAttempt:

@@ -47,6 +47,7 @@ __all__ = [
     "dictionary_columns",
     "file_table",
     "footer_of",
+    "new_bloom_filter",
     "write_parquet",
 ]
 
@@ -113,12 +114,19 @@ def file_table(table: pa.Table, avro_schema: dict[str, Any], *, populate_meta_fi
 
 
 def footer_of(
-    keys: pa.Array | pa.ChunkedArray | None, avro_schema_with_meta: dict[str, Any], config: Any
+    keys: pa.Array | pa.ChunkedArray | None,
+    avro_schema_with_meta: dict[str, Any],
+    config: Any,
+    *,
+    bloom: BloomFilter | None = None,
 ) -> dict[str, str]:
-    """Hudi's footer keys; ``keys`` None (no meta fields): no bloom filter, no min/max keys."""
+    """Hudi's footer keys; ``keys`` None (no meta fields): no bloom filter, no min/max keys.
+    ``bloom``: the filter of ``keys`` already built (:func:`new_bloom_filter`, keys added in
+    order as they were written)."""
     footer: dict[str, str] = {}
     if keys is not None:
-        bloom = build_bloom_filter(keys, **_bloom_settings(config))
+        if bloom is None:
+            bloom = build_bloom_filter(keys, **_bloom_settings(config))
         lo, hi = java_min_max(keys)
         footer[BLOOM_FILTER_KEY] = bloom.serialize()
         footer[BLOOM_TYPE_KEY] = bloom.type_code
@@ -127,6 +135,12 @@ def footer_of(
     footer[AVRO_SCHEMA_KEY] = json.dumps(avro_schema_with_meta, separators=(",", ":"))
     footer[WRITER_MODEL_KEY] = "avro"
     return footer
+
+
+def new_bloom_filter(config: Any) -> BloomFilter:
+    """An empty bloom filter with the write's settings, for a file written piece by piece: the
+    keys added in order give the bytes :func:`footer_of` builds from all of them at once."""
+    return build_bloom_filter(None, **_bloom_settings(config))
 
 
 class GrowingFooter:

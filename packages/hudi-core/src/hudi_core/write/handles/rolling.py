@@ -1,7 +1,8 @@
 """Streaming create handle: new records of one partition flushed batch by batch into an open
 base file (one row group per flush), rolling to a new file group at
-``hoodie.parquet.max.file.size``. Memory held: the current row group and the file's keys (for the
-bloom filter and min/max keys written in the footer on close)."""
+``hoodie.parquet.max.file.size``. Memory held: the current row group, the file's bloom filter
+(keys added as they are written) and its keys (min/max keys in the footer on close, and the
+streamed write's in-instant index)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from hudi_core.config.write import WriteOptions
 from hudi_core.table.file_names import BaseFileName
@@ -21,11 +21,12 @@ from hudi_core.write.handles.context import (
     WriteContext,
     WriteStatus,
     ensure_partition_metadata,
+    live_records,
     meta_columns,
     with_meta,
 )
-from hudi_core.write.handles.parquet_out import file_table, footer_of, open_writer
-from hudi_core.write.records import DELETE_FLAG, PARTITION_PATH, RECORD_KEY
+from hudi_core.write.handles.parquet_out import file_table, footer_of, new_bloom_filter, open_writer
+from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 
 __all__ = ["RollingCreateHandle"]
 
@@ -41,6 +42,7 @@ class _OpenFile:
         self._sink = self._stack.enter_context(ctx.storage.open_write(self.path))
         self._writer: pq.ParquetWriter | None = None
         self.keys: list[pa.Array] = []
+        self.bloom = new_bloom_filter(ctx.config) if ctx.populate_meta_fields else None
         self.rows = 0
         self.footer: dict[str, str] = {}
 
@@ -59,8 +61,10 @@ class _OpenFile:
                 self._sink, table, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION))
             )
         self._writer.write_table(table, row_group_size=max(1, table.num_rows))
-        if ctx.populate_meta_fields:
-            self.keys.append(table.column(RECORD_KEY).combine_chunks())
+        if self.bloom is not None:
+            keys = table.column(RECORD_KEY).combine_chunks()
+            self.bloom.add(keys)
+            self.keys.append(keys)
         self.rows += table.num_rows
 
     def bytes_written(self) -> int:
@@ -69,16 +73,23 @@ class _OpenFile:
         except (OSError, AttributeError, ValueError):
             return 0
 
+    def abort(self) -> None:
+        for close in (self._writer.close if self._writer is not None else None, self._stack.close):
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    close()
+        self._writer, self.keys, self.bloom = None, [], None
+
     def close(self) -> WriteStatus:
         ctx = self.ctx
         # without meta fields: no bloom filter, no min/max keys (spec 6.1)
         keys = pa.chunked_array(self.keys, pa.string()) if ctx.populate_meta_fields else None
-        footer = self.footer = footer_of(keys, ctx.avro_schema_with_meta, ctx.config)
+        footer = self.footer = footer_of(keys, ctx.avro_schema_with_meta, ctx.config, bloom=self.bloom)
         assert self._writer is not None
         self._writer.add_key_value_metadata(footer)
         self._writer.close()
         self._stack.close()
-        self.keys = []
+        self.keys, self.bloom = [], None
         size = ctx.storage.size(self.path)
         stat = WriteStat(
             file_id=self.file_id, path=ctx.relative(self.partition, self.name), partition_path=self.partition,
@@ -93,10 +104,17 @@ class RollingCreateHandle:
 
     ``on_file(partition, file_id, keys)`` is told which keys went to which new file group (the
     streamed write's in-instant index); ``on_closed(partition, file_id, path, footer)`` when a
-    file is closed (its footer: min/max keys and bloom filter)."""
+    file is closed (its footer: min/max keys and bloom filter).
+
+    A file is rolled over once its bytes written reach ``hoodie.parquet.max.file.size``. With
+    ``record_size`` (parquet bytes per record, as measured on the write's rows) a write that
+    would take the file past the limit is cut where the file is full, as Apache Hudi's
+    bulk_insert checks the file's size before each record: the rest starts the next file. The
+    open file's own bytes per record replace the estimate once it has a row group."""
 
     def __init__(
         self, ctx: WriteContext, partition: str, *, next_attempt: Callable[[], TaskAttempt],
+        record_size: int | None = None,
         on_file: Callable[[str, str, pa.Array], Any] | None = None,
         on_close: Callable[[WriteStatus], Any] | None = None,
         on_closed: Callable[[str, str, str, dict[str, str]], Any] | None = None,
@@ -105,6 +123,7 @@ class RollingCreateHandle:
         self.partition = partition
         self.max_size = int(ctx.config.get(WriteOptions.PARQUET_MAX_FILE_SIZE))
         self._next_attempt = next_attempt
+        self._record_size = record_size
         self._on_file = on_file
         self._on_close = on_close
         self._on_closed = on_closed
@@ -123,17 +142,27 @@ class RollingCreateHandle:
         return self._open.keys if self._open is not None and self.ctx.populate_meta_fields else None
 
     def write(self, records: pa.Table) -> None:
-        live = records.filter(pc.invert(records.column(DELETE_FLAG)))
-        if live.num_rows == 0:
-            return
-        if self._open is None:
-            self._open = _OpenFile(self.ctx, self.partition, f"{uuid.uuid4()}-0", self._next_attempt())
-        f = self._open
-        f.write(live)
-        if self._on_file is not None:
-            self._on_file(self.partition, f.file_id, live.column(RECORD_KEY))
-        if f.bytes_written() >= self.max_size:
-            self.roll()
+        live = live_records(records)
+        while live.num_rows:
+            if self._open is None:
+                self._open = _OpenFile(self.ctx, self.partition, f"{uuid.uuid4()}-0", self._next_attempt())
+            f = self._open
+            room = self._room(f)
+            piece = live if room >= live.num_rows else live.slice(0, room)
+            f.write(piece)
+            if self._on_file is not None:
+                self._on_file(self.partition, f.file_id, piece.column(RECORD_KEY))
+            live = live.slice(piece.num_rows)
+            if live.num_rows or f.bytes_written() >= self.max_size:
+                self.roll()
+
+    def _room(self, f: _OpenFile) -> int:
+        """Records the open file takes before it reaches the size limit (at least one)."""
+        written = f.bytes_written() if f.rows else 0
+        per_record = -(-written // f.rows) if f.rows and written else self._record_size
+        if not per_record:
+            return 1 << 62  # no estimate: the file rolls after the write that fills it
+        return max(1, (self.max_size - written) // per_record)
 
     def roll(self) -> None:
         """Close the current file; the next write starts a new file group."""
@@ -150,3 +179,10 @@ class RollingCreateHandle:
     def close(self) -> list[WriteStatus]:
         self.roll()
         return self.statuses
+
+    def abort(self) -> None:
+        """Close the open file without Hudi's footer keys (a failed write's file: the rollback
+        of the instant deletes it by its marker)."""
+        if self._open is not None:
+            self._open.abort()
+            self._open = None
