@@ -34,8 +34,8 @@ _ROUTE_BYTES = 4 * 1024 * 1024
 class BulkInsertWriter:
     """``add`` a task's prepared rows (record key and partition path columns), then ``close``
     for the write statuses of every file written. Used as a context manager, an error closes
-    the open files without their footers (left to the rollback of the failed instant, as any
-    file of a failed write).
+    the open files without Hudi's footer keys (left to the rollback of the failed instant, which
+    finds them by their markers, as any file of a failed write).
 
     Files of one partition hold its rows in input order; each file's seqnos count its own rows,
     as the create handle's do. The file size limit is applied with the parquet bytes per record
@@ -92,7 +92,7 @@ class BulkInsertWriter:
         return statuses
 
     def abort(self) -> None:
-        """Close the open files without their footers; gathered rows are dropped."""
+        """Close the open files without Hudi's footer keys; gathered rows are dropped."""
         for handle in self._handles.values():
             handle.abort()
         self._handles.clear()

@@ -30,6 +30,9 @@ from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 
 __all__ = ["RollingCreateHandle"]
 
+#: rows of an open file from which its own bytes per record replace the ``record_size`` estimate
+_MEASURED_ROWS = 4096
+
 
 class _OpenFile:
     def __init__(self, ctx: WriteContext, partition: str, file_id: str, attempt: TaskAttempt) -> None:
@@ -110,7 +113,8 @@ class RollingCreateHandle:
     ``record_size`` (parquet bytes per record, as measured on the write's rows) a write that
     would take the file past the limit is cut where the file is full, as Apache Hudi's
     bulk_insert checks the file's size before each record: the rest starts the next file. The
-    open file's own bytes per record replace the estimate once it has a row group."""
+    open file's own bytes per record replace the estimate once it holds a few thousand rows.
+    Without ``record_size`` a file is only rolled after the write that fills it."""
 
     def __init__(
         self, ctx: WriteContext, partition: str, *, next_attempt: Callable[[], TaskAttempt],
@@ -158,10 +162,11 @@ class RollingCreateHandle:
 
     def _room(self, f: _OpenFile) -> int:
         """Records the open file takes before it reaches the size limit (at least one)."""
-        written = f.bytes_written() if f.rows else 0
-        per_record = -(-written // f.rows) if f.rows and written else self._record_size
-        if not per_record:
+        if not self._record_size:
             return 1 << 62  # no estimate: the file rolls after the write that fills it
+        written = f.bytes_written() if f.rows else 0
+        # a few rows' bytes are mostly per-row-group overhead: measure once there are enough
+        per_record = -(-written // f.rows) if f.rows >= _MEASURED_ROWS and written else self._record_size
         return max(1, (self.max_size - written) // per_record)
 
     def roll(self) -> None:
