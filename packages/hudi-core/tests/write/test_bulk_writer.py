@@ -16,6 +16,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.io.base_file import BLOOM_FILTER_KEY, MAX_KEY, MIN_KEY
 from hudi_core.keygen import key_generator_for
 from hudi_core.schema.avro_schema import arrow_to_avro
+from hudi_core.testing.files import parquet_data_bytes
 from hudi_core.write.handles import WriteContext
 from hudi_core.write.handles.bulk import BulkInsertWriter
 from hudi_core.write.handles.context import TaskAttempt
@@ -87,11 +88,7 @@ def test_a_file_is_cut_where_it_reaches_the_max_file_size(tmp_path: Path) -> Non
         statuses = writer.close()
     files = _files(tmp_path, "a")
     assert len(files) == len(statuses) >= 3
-    data_bytes = []
-    for f in files:
-        meta = pq.ParquetFile(f).metadata
-        data_bytes.append(sum(meta.row_group(i).column(j).total_compressed_size
-                              for i in range(meta.num_row_groups) for j in range(meta.num_columns)))  # fmt: skip
+    data_bytes = [parquet_data_bytes(f) for f in files]
     assert all(b <= limit for b in data_bytes), data_bytes
     assert all(b > limit * 0.8 for b in sorted(data_bytes)[1:]), data_bytes  # full, but the last
     seen = [k for f in files for k in pq.read_table(f, columns=["_hoodie_record_key"]).column(0).to_pylist()]
