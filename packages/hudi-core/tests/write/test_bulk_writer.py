@@ -95,7 +95,7 @@ def test_a_file_is_cut_where_it_reaches_the_max_file_size(tmp_path: Path) -> Non
     assert sorted(seen) == [f"k{i:06d}" for i in range(40_000)]
 
 
-def test_an_error_closes_the_open_files_which_the_rollback_finds_by_their_markers(tmp_path: Path) -> None:
+def test_an_error_closes_the_open_files_and_leaves_their_markers_for_the_rollback(tmp_path: Path) -> None:
     ctx, cfg = _context(tmp_path)
     batches = _batches(cfg, 3000, ["a"], 1000)
 
