@@ -22,7 +22,7 @@ from hudi_core.write.handles.context import (
 )
 from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 
-__all__ = ["CreateHandle", "encoded_record_size", "write_new_file"]
+__all__ = ["CreateHandle", "encoded_record_size", "new_records", "write_new_file"]
 
 
 class CreateHandle:
@@ -50,7 +50,7 @@ class CreateHandle:
         ctx = self.ctx
         ctx.markers.create(self.partition, self.name, "CREATE")
         ensure_partition_metadata(ctx, self.partition)
-        table = _new_records(ctx, data, task_id=self.task_id, file_name=self.name)
+        table = new_records(ctx, data, task_id=self.task_id, file_name=self.name)
         path = f"{ctx.partition_uri(self.partition)}/{self.name}"
         res = parquet_out.write_parquet(ctx, path, table)
         n = data.num_rows
@@ -63,11 +63,14 @@ class CreateHandle:
         return [WriteStatus(stat, "CREATE", inserted=n)]
 
 
-def _new_records(ctx: WriteContext, data: pa.Table, *, task_id: int, file_name: str) -> pa.Table:
-    """New records of ``data`` as a base file named ``file_name`` holds them: meta columns first."""
+def new_records(
+    ctx: WriteContext, data: pa.Table, *, task_id: int, file_name: str, seqno_start: int = 0
+) -> pa.Table:
+    """New records of ``data`` as a base file named ``file_name`` holds them: meta columns first
+    (seqnos from ``seqno_start``: a file written piece by piece continues its count)."""
     metas = meta_columns(
-        data.num_rows, instant=ctx.instant, task_id=task_id,
-        record_keys=data.column(RECORD_KEY), partitions=data.column(PARTITION_PATH), file_name=file_name,
+        data.num_rows, instant=ctx.instant, task_id=task_id, record_keys=data.column(RECORD_KEY),
+        partitions=data.column(PARTITION_PATH), file_name=file_name, seqno_start=seqno_start,
     )  # fmt: skip
     return with_meta(data, metas, ctx.schema)
 
@@ -106,7 +109,7 @@ def encoded_record_size(ctx: WriteContext, data: pa.Table) -> int:
         return 1
     name = BaseFileName("00000000-0000-0000-0000-000000000000-0", "0-0-0", ctx.instant).name
     table = parquet_out.file_table(
-        _new_records(ctx, sample, task_id=0, file_name=name),
+        new_records(ctx, sample, task_id=0, file_name=name),
         ctx.avro_schema,
         populate_meta_fields=bool(ctx.populate_meta_fields),
     )

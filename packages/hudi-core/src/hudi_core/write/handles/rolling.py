@@ -22,11 +22,10 @@ from hudi_core.write.handles.context import (
     WriteStatus,
     ensure_partition_metadata,
     live_records,
-    meta_columns,
-    with_meta,
 )
+from hudi_core.write.handles.create import new_records
 from hudi_core.write.handles.parquet_out import file_table, footer_of, new_bloom_filter, open_writer
-from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
+from hudi_core.write.records import RECORD_KEY
 
 __all__ = ["RollingCreateHandle"]
 
@@ -51,14 +50,10 @@ class _OpenFile:
 
     def write(self, data: pa.Table) -> None:
         ctx = self.ctx
-        metas = meta_columns(
-            data.num_rows, instant=ctx.instant, task_id=self.attempt.partition_id,
-            record_keys=data.column(RECORD_KEY), partitions=data.column(PARTITION_PATH), file_name=self.name,
-            seqno_start=self.rows,
-        )  # fmt: skip
-        table = file_table(
-            with_meta(data, metas, ctx.schema), ctx.avro_schema, populate_meta_fields=ctx.populate_meta_fields
+        records = new_records(
+            ctx, data, task_id=self.attempt.partition_id, file_name=self.name, seqno_start=self.rows
         )
+        table = file_table(records, ctx.avro_schema, populate_meta_fields=ctx.populate_meta_fields)
         if self._writer is None:
             self._writer = open_writer(
                 self._sink, table, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION))
