@@ -19,6 +19,7 @@ from hudi_core.bloom import (
     deserialize_bloom_filter,
     hash_positions,
     might_contain,
+    murmur,
 )
 from hudi_core.errors import InvalidRecordKeyError
 from hudi_core.testing.corpus import corpus_root
@@ -39,6 +40,16 @@ def _corpus_files_with_bloom() -> list[Path]:
 
 
 CORPUS_FILES = _corpus_files_with_bloom()
+
+
+@pytest.fixture(autouse=True, params=["compiled", "numpy"])
+def hashing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test twice: with the compiled hashing (built by the install) and with numpy's."""
+    if request.param == "numpy":
+        monkeypatch.setattr(murmur, "compiled", None)
+    else:
+        assert murmur.compiled is not None, "hudi_core.bloom._murmur is not built (make setup compiles it)"
+    return str(request.param)
 
 
 def _reference_murmur(data: bytes, seed: int) -> int:

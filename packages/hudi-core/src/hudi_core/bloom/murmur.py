@@ -3,11 +3,17 @@
 Keys are grouped by UTF-8 byte length; each group becomes an ``(n, length)`` uint8 matrix and every
 step of the hash runs over the whole group at once. 32-bit Java ``int`` arithmetic is done in
 ``uint32`` (same bits, wrapping multiplication).
+
+:data:`compiled` is the same hashing built from C (``_murmur.c``) when the package was installed
+with a compiler, else None: the bloom filters use it where it exists (4x faster: 30 chained hashes
+per key keep numpy's passes over memory, where C keeps a few keys' hashes in registers), and the
+tests hold both versions to the same positions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import ModuleType
 
 import numpy as np
 import pyarrow as pa
@@ -16,12 +22,20 @@ from hudi_core.errors import InvalidRecordKeyError
 
 __all__ = [
     "as_string_array",
+    "compiled",
     "hash_positions",
     "iter_positions",
+    "key_buffers",
     "key_bytes_by_length",
     "murmur2_rounds",
     "positions_major",
 ]
+
+compiled: ModuleType | None
+try:
+    from hudi_core.bloom import _murmur as compiled
+except ImportError:  # installed without a C compiler: the numpy version below
+    compiled = None
 
 _M = np.uint32(0x5BD1E995)
 
@@ -46,6 +60,14 @@ def as_string_array(keys: pa.Array | pa.ChunkedArray | list[str]) -> pa.Array:
 
 def np_first_true(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
+
+
+def key_buffers(arr: pa.Array) -> tuple[np.ndarray, pa.Buffer | bytes]:
+    """A string array's ``n + 1`` int32 offsets and the data buffer they index, as
+    :data:`compiled` takes keys."""
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    return offsets, bufs[2] if bufs[2] is not None else b""
 
 
 def key_bytes_by_length(
@@ -206,6 +228,9 @@ def positions_major(
     """``(num_hashes, n)`` uint32 bit positions in key order, hash-major."""
     arr = as_string_array(keys)
     out = np.empty((num_hashes, len(arr)), dtype=np.uint32)
+    if compiled is not None and len(arr):
+        compiled.positions(out, *key_buffers(arr), num_hashes, bit_size)
+        return out
     for rows, pos in iter_positions(arr, num_hashes=num_hashes, bit_size=bit_size):
         out[:, rows] = pos
     return out
