@@ -18,6 +18,8 @@ pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
 OFF = {"hoodie.spark.read.jvm.parquet": "false"}
 DELTA = {"hoodie.spark.read.jvm.delta": "true"}
+#: a frame per partition however small the partitions (the default wants 64 MB each)
+FRAMES = {"hoodie.spark.read.partition.frame.bytes": "1"}
 
 
 def _rows(t: pa.Table) -> list[dict[str, Any]]:
@@ -184,3 +186,60 @@ def test_core_filters_take_what_core_can_say_the_same_of() -> None:
                IsNull(("v",)), StringStartsWith(("key",), "k"), EqualTo(("s", "x"), 1),
                GreaterThan(("d",), datetime.date(2024, 1, 1))]  # fmt: skip
     assert core_filters(filters) == [("part", "=", "c"), ("v", "not in", [1.0, 2.0]), ("ts", ">", 5)]
+
+
+def _merged_frames(df: Any) -> int:
+    """How many ``mapInArrow`` frames (file slices merged in Python tasks) Spark's optimized plan keeps."""
+    return str(df._jdf.queryExecution().optimizedPlan()).count("MapInArrow")
+
+
+def test_a_spark_filter_on_the_partition_column_merges_only_its_partitions(
+    spark: Any, mixed_table: tuple[str, str]
+) -> None:
+    """``hudi_spark.read`` merges each partition's slices in a frame of their own whose partition
+    column is the partition's value (partitions of ``hoodie.spark.read.partition.frame.bytes`` and
+    more): a filter on that column in Spark (no ``filters=``) leaves the other partitions' merges
+    out of the plan, with core's rows."""
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+
+    path, _ = mixed_table
+    assert _merged_frames(hudi_spark.read(spark, path)) == 1  # small partitions: one frame
+    df = hudi_spark.read(spark, path, FRAMES)
+    assert _merged_frames(df) == 2  # partitions a and b have log files, c has none
+    assert _merged_frames(df.filter("part = 'a'")) == 1
+    assert _merged_frames(df.filter("part = 'c'")) == 0
+    assert _merged_frames(df.filter("part IN ('a', 'b') AND v > 3")) == 2
+    for part in ("a", "b", "c"):
+        expected = HudiTable.open(path).read(filters=[("part", "=", part)])
+        got = to_arrow(df.filter(f"part = '{part}'"))
+        assert got.num_rows == expected.num_rows > 0
+        assert _rows(got) == _rows(expected.cast(got.schema))
+
+
+def test_partition_values_the_path_cannot_tell_stay_in_the_rows(spark: Any, tmp_path: Path) -> None:
+    """Rows with a null partition value live under ``__HIVE_DEFAULT_PARTITION__``: their merged
+    frame keeps the column as read (null), not the path's text."""
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+
+    path = str(tmp_path / "t")
+    opts = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "1"}
+    table = HudiTable.create(path, name="t", table_type="MERGE_ON_READ", record_key_fields="key",
+                             partition_fields="part", ordering_field="ts", options=opts)  # fmt: skip
+    rows = pa.table({"key": ["a", "b", "c"], "ts": pa.array([1, 1, 1], pa.int64()), "part": ["x", None, "x"]})
+    table.bulk_insert(rows, options=opts)
+    HudiTable.open(path).upsert(rows.set_column(1, "ts", pa.array([2, 2, 2], pa.int64())), options=opts)
+    assert sorted(p.name for p in Path(path).iterdir() if not p.name.startswith(".")) == [
+        "__HIVE_DEFAULT_PARTITION__",
+        "x",
+    ]
+    df = hudi_spark.read(spark, path, FRAMES)
+    assert _merged_frames(df) == 2
+    got = to_arrow(df)
+    assert sorted((r["key"], r["part"], r["ts"]) for r in got.to_pylist()) == [
+        ("a", "x", 2),
+        ("b", None, 2),
+        ("c", "x", 2),
+    ]
+    assert df.filter("part IS NULL").count() == 1 and df.filter("part = 'x'").count() == 2

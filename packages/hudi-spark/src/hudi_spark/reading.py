@@ -206,11 +206,14 @@ def core_filters(filters: Sequence[Any]) -> list[tuple[str, str, Any]]:
     return out
 
 
-def _groups(spec: ReadSpec, splits: Sequence[Any], cores: int = 1) -> list[list[Any]]:
+def _groups(
+    spec: ReadSpec, splits: Sequence[Any], cores: int = 1, *, of: Sequence[Any] | None = None
+) -> list[list[Any]]:
     """Input partitions of at most ``hoodie.spark.read.split.bytes``, and (as Spark sizes its own
-    file splits) of no more than an even share of the bytes over ``cores`` tasks."""
+    file splits) of no more than an even share over ``cores`` tasks of the bytes of ``splits``
+    (or of ``of``, the read they are part of)."""
     limit = int(HoodieConfig(spec.options).get(ReadOptions.SPLIT_SIZE))
-    share = -(-sum(int(s.size) for s in splits) // max(1, cores))
+    share = -(-sum(int(s.size) for s in (splits if of is None else of)) // max(1, cores))
     return group_slices(splits, max(1, min(limit, share)))
 
 
@@ -275,7 +278,8 @@ def read_dataframe(
     is its base file without the rows the merge drops (a broadcast anti-join on file and row
     position) plus the rows the merge adds, both told by core's ``read_split_delta`` in Python
     tasks, which read only the key, ordering and delete columns of the base file. Other slices
-    are merged whole in Python tasks (:func:`read_in_tasks`). One DataFrame, the union of those.
+    are merged whole in Python tasks (:func:`read_in_tasks`), a frame per partition whose
+    partition columns Spark then knows (:func:`_python_frames`). One DataFrame, the union of those.
 
     ``filters`` (core's ``(column, op, value)``, ANDed) prune partitions and file slices for
     every path, and filter the rows (Spark pushes them into its parquet scans)."""
@@ -291,9 +295,56 @@ def read_dataframe(
     if merged:
         frames += _merged_in_jvm(spark, spec, merged, schema)
     if rest or not frames:
-        frames.append(_python_frame(spark, spec, _groups(spec, rest, _cores(spark)), schema))
+        frames += _python_frames(spark, spec, rest, schema)
     df = functools.reduce(lambda a, b: a.union(b), frames)
     return df.where(_condition(filters)) if filters else df
+
+
+#: past this many partitions with slices to merge in Python, one frame merges them all (each frame
+#: is a mapInArrow of its own, a union's branch: planning grows with their number)
+_PARTITION_FRAMES = 64
+
+
+def _python_frames(
+    spark: SparkSession, spec: ReadSpec, splits: list[Any], schema: pa.Schema
+) -> list[DataFrame]:
+    """The slices merged in Python tasks, one frame per partition whose path tells the value
+    every row holds in a string partition column (core's ``path_partition_values``): that frame
+    gives the column as the literal, so a filter on the column in Spark (``df.filter("city =
+    'x'")``) is decided when Spark plans the query, and the frames of the other partitions, with
+    their merges, leave the plan. The other slices share one frame; all of them do when the
+    partitions hold less than ``hoodie.spark.read.partition.frame.bytes`` on average (a frame's
+    planning and task would cost more than pruning saves) or are more than 64."""
+    from hudi_core.read import path_partition_values
+    from pyspark.sql import functions as F
+
+    by_partition: dict[str, list[Any]] = {}
+    for s in splits:
+        by_partition.setdefault(s.partition_path, []).append(s)
+    cfg = spec.open_table().config
+    strings = {f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
+    literals = {
+        p: {k: v for k, v in path_partition_values(cfg, p).items() if k in strings} for p in by_partition
+    }
+    cores = _cores(spark)
+    per_partition = sum(int(s.size) for s in splits) / max(1, len(by_partition))
+    small = per_partition < int(HoodieConfig(spec.options).get(ReadOptions.PARTITION_FRAME_BYTES))
+    if not splits or small or len(by_partition) > _PARTITION_FRAMES or not any(literals.values()):
+        return [_python_frame(spark, spec, _groups(spec, splits, cores), schema)]
+    frames, shared = [], []
+    for partition, part_splits in by_partition.items():
+        values = literals[partition]
+        if not values:
+            shared += part_splits
+            continue
+        # tasks sized by the whole read's share per core: a small partition stays one task
+        frame = _python_frame(spark, spec, _groups(spec, part_splits, cores, of=splits), schema)
+        # (withColumns replaces the columns in place: one call, where a select of every column
+        # made a py4j call per column, 27 ms per frame)
+        frames.append(frame.withColumns({n: F.lit(v) for n, v in values.items()}))
+    if shared:
+        frames.append(_python_frame(spark, spec, _groups(spec, shared, cores, of=splits), schema))
+    return frames
 
 
 def _condition(filters: Sequence[Any]) -> Any:

@@ -10,6 +10,7 @@ from hudi_core.read.query import (
     QueryError,
     incremental_schema_instant,
     iter_batches,
+    path_partition_values,
     plan_splits,
     read_table,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "iter_batches",
     "iter_split",
     "merge_file_slice",
+    "path_partition_values",
     "plan_splits",
     "read_split",
     "read_split_delta",

@@ -14,6 +14,7 @@ from hudi_core.errors import ConfigError, HudiError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.partitions import partition_values
 from hudi_core.fs_view.view import FileSystemView
+from hudi_core.keygen.partition import DEFAULT_PARTITION_PATH
 from hudi_core.read.filters import Filter, normalize_filters, partition_matches
 from hudi_core.read.merge import IS_DELETED_FIELD, slice_schema
 from hudi_core.read.parallel import ordered_map, read_parallelism
@@ -24,6 +25,7 @@ from hudi_core.timeline.instant import format_query_instant, format_range_instan
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
+    from hudi_core.table.config import TableConfig
     from hudi_core.table.meta_client import MetaClient
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "QueryError",
     "incremental_schema_instant",
     "iter_batches",
+    "path_partition_values",
     "plan_splits",
     "read_table",
 ]
@@ -209,16 +212,42 @@ def _partition_of(table: MetaClient, path: str) -> str:
     return parent[len(base) + 1 :] if parent.startswith(base + "/") else ""
 
 
+def _timestamp_like(cfg: TableConfig) -> bool:
+    """Partition paths hold formatted values (time-based key generators): never prune on those."""
+    raw_fields = cfg.get_list(TableOptions.PARTITION_FIELDS)
+    return "timestamp" in (cfg.keygen_class or "").lower() or any(
+        ":timestamp" in f.lower() for f in raw_fields
+    )
+
+
+#: partition path values that stand for a null (or empty) value: Hudi's, and older Hudi's
+_NULL_PARTITIONS = frozenset({DEFAULT_PARTITION_PATH, "default", ""})
+#: Hudi's key generators whose partition path is the partition columns' values as text
+_VALUE_KEYGENS = frozenset({"SimpleKeyGenerator", "ComplexKeyGenerator", "CustomKeyGenerator",
+                            "SimpleAvroKeyGenerator", "ComplexAvroKeyGenerator", "CustomAvroKeyGenerator"})  # fmt: skip
+
+
+def path_partition_values(cfg: TableConfig, partition: str) -> dict[str, str]:
+    """``{field: value}`` that every row of ``partition`` holds in a top-level partition column,
+    as its path tells it (the text a key generator wrote from the column's value). Empty where
+    the path cannot tell: time-based key generators (formatted values), paths that do not map one
+    segment per field, the partition of null values, key generators other than Hudi's simple,
+    complex and custom ones; a nested field is left out."""
+    fields = cfg.partition_fields
+    keygen = (cfg.keygen_class or "").rsplit(".", 1)[-1]
+    if not fields or _timestamp_like(cfg) or (keygen and keygen not in _VALUE_KEYGENS):
+        return {}
+    values = partition_values(partition, fields, hive_style=cfg.hive_style, url_encoded=cfg.url_encode)
+    if values is None:
+        return {}
+    return {f: v for f, v in values.items() if f in fields and "." not in f and v not in _NULL_PARTITIONS}
+
+
 def _pruned_partitions(table: MetaClient, view: FileSystemView, filters: list[Filter]) -> list[str]:
     parts = view.partitions()
     cfg = table.config
     fields = cfg.partition_fields
-    # Partition paths hold formatted values for time-based key generators: never prune on those.
-    raw_fields = cfg.get_list(TableOptions.PARTITION_FIELDS)
-    timestamp_like = "timestamp" in (cfg.keygen_class or "").lower() or any(
-        ":timestamp" in f.lower() for f in raw_fields
-    )
-    if not filters or not fields or timestamp_like:
+    if not filters or not fields or _timestamp_like(cfg):
         return parts
     out = []
     for p in parts:
