@@ -321,15 +321,17 @@ def _python_frames(
     by_partition: dict[str, list[Any]] = {}
     for s in splits:
         by_partition.setdefault(s.partition_path, []).append(s)
-    cfg = spec.open_table().config
-    strings = {f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
-    literals = {
-        p: {k: v for k, v in path_partition_values(cfg, p).items() if k in strings} for p in by_partition
-    }
     cores = _cores(spark)
     per_partition = sum(int(s.size) for s in splits) / max(1, len(by_partition))
     small = per_partition < int(HoodieConfig(spec.options).get(ReadOptions.PARTITION_FRAME_BYTES))
-    if not splits or small or len(by_partition) > _PARTITION_FRAMES or not any(literals.values()):
+    literals: dict[str, dict[str, str]] = {}
+    if splits and not small and len(by_partition) <= _PARTITION_FRAMES:
+        cfg = spec.open_table().config
+        strings = {f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
+        literals = {
+            p: {k: v for k, v in path_partition_values(cfg, p).items() if k in strings} for p in by_partition
+        }
+    if not any(literals.values()):
         return [_python_frame(spark, spec, _groups(spec, splits, cores), schema)]
     frames, shared = [], []
     for partition, part_splits in by_partition.items():

@@ -3,9 +3,9 @@
  * murmur.py holds the reference (numpy) version and the tests hold both to the same answers.
  * A key's positions are numHashes chained MurmurHash2 rounds (Hudi's Hadoop port: seed = the
  * previous round's hash, tail bytes signed and taken from the end), each position
- * abs(h % bitSize) in Java's int arithmetic. Keys of one byte length go LANES at a time, one
- * key per lane, so the rounds of LANES keys interleave (and vectorise) instead of waiting on
- * one key's chain of multiplications. The GIL is released while hashing.
+ * abs(h % bitSize) in Java's int arithmetic. Runs of GROUP keys of one byte length are hashed
+ * together, one key per vector lane, so their rounds interleave instead of waiting on one key's
+ * chain of multiplications; other keys one at a time. The GIL is released while hashing.
  *
  * Keys come as an Arrow string (or binary) array's buffers: ``offsets`` (int32, n + 1) and
  * ``data`` (the bytes the offsets index).
@@ -19,6 +19,7 @@
 #define LANES 8
 #define VECTORS 4
 #define GROUP (LANES * VECTORS)
+_Static_assert(VECTORS == 4, "group_keys keeps four vectors of hashes");
 /* keys longer than this many 4-byte blocks are hashed one at a time */
 #define MAX_BLOCKS 64
 
@@ -197,11 +198,12 @@ static int check_hashing(int rounds, long long bit_size) {
     return 0;
 }
 
-static int run(Py_buffer *offsets, Py_buffer *data, int rounds, uint32_t bit_size, sink_t *s) {
+/* Hash every key into ``s`` without the GIL; None, the functions' result. */
+static PyObject *run(Py_buffer *offsets, Py_buffer *data, int rounds, uint32_t bit_size, sink_t *s) {
     Py_BEGIN_ALLOW_THREADS
     hash_all((const uint8_t *)data->buf, (const int32_t *)offsets->buf, s->n, rounds, bit_size, s);
     Py_END_ALLOW_THREADS
-    return 0;
+    return Py_NewRef(Py_None);
 }
 
 PyDoc_STRVAR(set_bits_doc,
@@ -231,7 +233,7 @@ static PyObject *set_bits(PyObject *self, PyObject *args) {
         }
         const int64_t *rb = (const int64_t *)rows.buf;
         for (int64_t i = 0; i < n; i++) {
-            if (rb[i] < 0 || rb[i] + bit_size > capacity) {
+            if (rb[i] < 0 || rb[i] > capacity - bit_size) {
                 PyErr_SetString(PyExc_ValueError, "row_base points outside bits");
                 goto done;
             }
@@ -241,9 +243,7 @@ static PyObject *set_bits(PyObject *self, PyObject *args) {
         goto done;
     }
     sink_t s = {SET, (uint8_t *)bits.buf, have_rows ? (const int64_t *)rows.buf : NULL, NULL, NULL, n};
-    run(&offsets, &data, rounds, (uint32_t)bit_size, &s);
-    result = Py_None;
-    Py_INCREF(result);
+    result = run(&offsets, &data, rounds, (uint32_t)bit_size, &s);
 done:
     if (have_rows) PyBuffer_Release(&rows);
     PyBuffer_Release(&bits);
@@ -272,9 +272,7 @@ static PyObject *contains(PyObject *self, PyObject *args) {
     }
     memset(found.buf, 1, (size_t)n);
     sink_t s = {TEST, (uint8_t *)bits.buf, NULL, (uint8_t *)found.buf, NULL, n};
-    run(&offsets, &data, rounds, (uint32_t)bit_size, &s);
-    result = Py_None;
-    Py_INCREF(result);
+    result = run(&offsets, &data, rounds, (uint32_t)bit_size, &s);
 done:
     PyBuffer_Release(&found);
     PyBuffer_Release(&bits);
@@ -302,9 +300,7 @@ static PyObject *positions(PyObject *self, PyObject *args) {
         goto done;
     }
     sink_t s = {STORE, NULL, NULL, NULL, (uint32_t *)out.buf, n};
-    run(&offsets, &data, rounds, (uint32_t)bit_size, &s);
-    result = Py_None;
-    Py_INCREF(result);
+    result = run(&offsets, &data, rounds, (uint32_t)bit_size, &s);
 done:
     PyBuffer_Release(&out);
     PyBuffer_Release(&offsets);

@@ -5,9 +5,10 @@ step of the hash runs over the whole group at once. 32-bit Java ``int`` arithmet
 ``uint32`` (same bits, wrapping multiplication).
 
 :data:`compiled` is the same hashing built from C (``_murmur.c``) when the package was installed
-with a compiler, else None: the bloom filters use it where it exists (4x faster: 30 chained hashes
-per key keep numpy's passes over memory, where C keeps a few keys' hashes in registers), and the
-tests hold both versions to the same positions.
+with a compiler, else None. The bloom filters use it where it exists, 4x faster: numpy makes a
+pass over memory for every step of a key's 30 chained hashes, where C keeps 32 keys' hashes in
+vector registers from the first round to the last. The tests hold both versions to the same
+positions.
 """
 
 from __future__ import annotations
