@@ -6,15 +6,12 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from hudi_core.write.handles.parquet_out import data_bytes
+
 __all__ = ["parquet_data_bytes"]
 
 
 def parquet_data_bytes(path: str | Path) -> int:
-    """Compressed bytes of a parquet file's column chunks (its data, without the footer): what
-    a writer's file sizing counts as bytes written."""
-    meta = pq.ParquetFile(path).metadata
-    return sum(
-        meta.row_group(i).column(j).total_compressed_size
-        for i in range(meta.num_row_groups)
-        for j in range(meta.num_columns)
-    )
+    """The data bytes of the parquet file at ``path`` as the writers' file sizing counts them
+    (``parquet_out.data_bytes``)."""
+    return data_bytes(pq.ParquetFile(path).metadata)

@@ -117,12 +117,7 @@ def encoded_record_size(ctx: WriteContext, data: pa.Table) -> int:
     codec = str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION))
     with parquet_out.open_writer(sink, table, codec) as writer:
         writer.write_table(table)
-    meta = pq.ParquetFile(io.BytesIO(sink.getvalue())).metadata
-    data_bytes = sum(
-        meta.row_group(i).column(j).total_compressed_size
-        for i in range(meta.num_row_groups)
-        for j in range(meta.num_columns)
-    )
+    data_bytes = parquet_out.data_bytes(pq.ParquetFile(io.BytesIO(sink.getvalue())).metadata)
     return max(1, -(-data_bytes // sample.num_rows))
 
 

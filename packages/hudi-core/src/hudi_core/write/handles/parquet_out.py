@@ -44,6 +44,7 @@ __all__ = [
     "PARQUET_GZIP_LEVEL",
     "BaseFileOut",
     "GrowingFooter",
+    "data_bytes",
     "dictionary_columns",
     "file_table",
     "footer_of",
@@ -53,6 +54,18 @@ __all__ = [
 
 #: zlib's default level, used by Hudi's (Hadoop) gzip codec
 PARQUET_GZIP_LEVEL = 6
+
+
+def data_bytes(meta: pq.FileMetaData) -> int:
+    """Compressed bytes of a parquet file's column chunks (its data, without the footer): what
+    file sizing counts as bytes written."""
+    return sum(
+        meta.row_group(i).column(j).total_compressed_size
+        for i in range(meta.num_row_groups)
+        for j in range(meta.num_columns)
+    )
+
+
 _NEVER_DICT = frozenset(("_hoodie_commit_seqno", "_hoodie_record_key"))
 _ALWAYS_DICT = frozenset(("_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_file_name"))
 _SAMPLE = 4096
