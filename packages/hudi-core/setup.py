@@ -1,7 +1,10 @@
-"""The one compiled piece of hudi-core: the bloom filter hashing (``hudi_core.bloom._murmur``).
+"""The compiled pieces of hudi-core: the bloom filter hashing (``hudi_core.bloom._murmur``) and the
+Avro records of log blocks (``hudi_core.avro._codec``).
 
-Optional: where no C compiler is found the install goes on without it and the filters hash in
-numpy (``hudi_core.bloom.murmur``), with the same bits. Everything else is in pyproject.toml.
+Both optional: where no C compiler is found the install goes on without them, the filters hash in
+numpy (``hudi_core.bloom.murmur``) with the same bits, and log blocks are encoded and decoded in
+numpy (``hudi_core.avro.encoder``, ``hudi_core.avro.flat_decoder``) with the same bytes.
+Everything else is in pyproject.toml.
 """
 
 from setuptools import Extension, setup
@@ -13,6 +16,12 @@ setup(
             ["src/hudi_core/bloom/_murmur.c"],
             extra_compile_args=["-O3"],
             optional=True,
-        )
+        ),
+        Extension(
+            "hudi_core.avro._codec",
+            ["src/hudi_core/avro/_codec.c"],
+            extra_compile_args=["-O3"],
+            optional=True,
+        ),
     ]
 )

@@ -16,6 +16,9 @@ from hudi_core.schema.avro_schema import arrow_to_avro
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+#: every test twice: the compiled Avro codec (hudi_core.avro._codec) and the numpy one
+pytestmark = pytest.mark.usefixtures("avro_codec")
+
 UTC = dt.timezone.utc
 
 

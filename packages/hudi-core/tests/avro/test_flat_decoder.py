@@ -14,6 +14,9 @@ from hudi_core.avro.encoder import encode_records
 from hudi_core.errors import CorruptedLogBlockError
 from hudi_core.schema.avro_schema import add_meta_fields, arrow_to_avro
 
+#: every test twice: the compiled Avro codec (hudi_core.avro._codec) and the numpy one
+pytestmark = pytest.mark.usefixtures("avro_codec")
+
 
 def flat_table() -> pa.Table:
     return pa.table(

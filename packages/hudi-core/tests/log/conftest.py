@@ -4,6 +4,9 @@ from pathlib import Path
 
 import pytest
 from hudi_core.testing.corpus import corpus_root
+from hudi_core.testing.fixtures import avro_codec
+
+__all__ = ["avro_codec", "trips_log"]
 
 
 @pytest.fixture

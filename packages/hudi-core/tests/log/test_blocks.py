@@ -11,6 +11,9 @@ from hudi_core.log import BlockType, HeaderKey, encode_block, read_log_bytes
 from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
 from hudi_core.schema.avro_schema import add_meta_fields, arrow_to_avro
 
+#: every test twice: the compiled Avro codec (hudi_core.avro._codec) and the numpy one
+pytestmark = pytest.mark.usefixtures("avro_codec")
+
 
 def data() -> pa.Table:
     meta = {

@@ -9,6 +9,9 @@ from hudi_core.log import BlockType, encode_block, read_log_bytes
 from hudi_core.log.blocks import encode_avro_data_block, encode_command_block, encode_delete_block
 from hudi_core.testing.corpus import corpus_root
 
+#: every test twice: the compiled Avro codec (hudi_core.avro._codec) and the numpy one
+pytestmark = pytest.mark.usefixtures("avro_codec")
+
 _ROOT = corpus_root()
 CORPUS_LOGS = sorted((_ROOT / "tables").rglob(".*.log.*")) if _ROOT is not None else []
 

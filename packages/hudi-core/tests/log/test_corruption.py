@@ -9,6 +9,9 @@ import pytest
 from hudi_core.log import BlockType, HeaderKey, encode_block, encode_command_block, read_log_file
 from hudi_core.storage import LocalStorage
 
+#: every test twice: the compiled Avro codec (hudi_core.avro._codec) and the numpy one
+pytestmark = pytest.mark.usefixtures("avro_codec")
+
 
 def command(instant: str) -> bytes:
     header = {

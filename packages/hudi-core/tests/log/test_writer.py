@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hudi_core.log import BlockType, HeaderKey, LogWriter, encode_block, encode_command_block, read_log_file
 from hudi_core.storage import LocalStorage
 from hudi_core.table.file_names import LogFileName
+
+#: every test twice: the compiled Avro codec (hudi_core.avro._codec) and the numpy one
+pytestmark = pytest.mark.usefixtures("avro_codec")
 
 FILE_ID = "0712b9f9-d2a9-4bfd-8b58-1e5b8e3d6a8e-0"
 BASE = "20250126040823628"

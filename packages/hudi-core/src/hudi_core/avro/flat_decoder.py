@@ -4,15 +4,22 @@ fields, nested records, and arrays/maps (in lockstep rounds, one per item index)
 
 Multi-type unions and very long arrays raise :class:`NotFlat`; the caller then falls back to the
 general decoder.
+
+Records whose fields are all primitives (optional or not) are read by the compiled codec
+(``_codec.c``, see :mod:`hudi_core.avro.encoder`) where it was built: one pass over the records,
+each value written straight into its column's Arrow buffers. The tests hold it to the numpy
+version's columns and errors.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
+from hudi_core.avro import encoder
+from hudi_core.avro.encoder import BOOLEAN, BYTES, DOUBLE, FLOAT, INT, LONG
 from hudi_core.avro.schema_walk import Names, collect_names, resolve
 from hudi_core.errors import CorruptedLogBlockError
 from hudi_core.schema.avro_schema import avro_to_arrow
@@ -80,11 +87,16 @@ def _slices(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, string: bo
     if not string:
         return out
     text = out.view(pa.string())
-    try:  # Avro strings are UTF-8: bad bytes are a corrupt block, not data to pass on (or compact)
+    _check_utf8(text)
+    return text
+
+
+def _check_utf8(text: pa.Array) -> None:
+    """Avro strings are UTF-8: bad bytes are a corrupt block, not data to pass on (or compact)."""
+    try:
         text.validate(full=True)
     except pa.ArrowInvalid as e:
         raise CorruptedLogBlockError(f"an Avro string value is not valid UTF-8 ({e})") from None
-    return text
 
 
 def _fixed_bytes(buf: np.ndarray, p: np.ndarray, size: int) -> np.ndarray:
@@ -265,6 +277,10 @@ def _repeated(
 def decode_flat(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, writer: dict[str, Any]) -> pa.Table:
     """Records ``data[starts[i]:ends[i]]`` of the flat record schema ``writer``."""
     names = collect_names(writer)
+    if encoder.compiled is not None and len(data) < 2**31:
+        compiled_fields = [_compiled_field(f["type"], names) for f in writer["fields"]]
+        if all(f is not None for f in compiled_fields):
+            return _decode_compiled(data, starts, ends, writer, compiled_fields)  # type: ignore[arg-type]
     buf = np.concatenate([data, np.zeros(_PAD, dtype=np.uint8)])
     p = starts.astype(np.int64)
     cols: list[pa.Array] = []
@@ -282,3 +298,98 @@ def decode_flat(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, writer: 
     if len(p) and (p != ends).any():
         raise CorruptedLogBlockError("Avro record length does not match its decoded fields")
     return pa.Table.from_arrays(cols, schema=pa.schema(fields))
+
+
+_COMPILED_KINDS = {
+    "int": INT,
+    "long": LONG,
+    "float": FLOAT,
+    "double": DOUBLE,
+    "boolean": BOOLEAN,
+    "string": BYTES,
+    "bytes": BYTES,
+}
+_VALUES = {INT: np.int32, LONG: np.int64, FLOAT: np.float32, DOUBLE: np.float64}
+_STORAGE = {INT: pa.int32(), LONG: pa.int64(), FLOAT: pa.float32(), DOUBLE: pa.float64(), BOOLEAN: pa.bool_()}
+#: logical types of int and long that Arrow reads as a view of the values (date32, time, timestamp)
+_VIEWED = (
+    "date",
+    "time-millis",
+    "time-micros",
+    "timestamp-millis",
+    "timestamp-micros",
+    "local-timestamp-millis",
+    "local-timestamp-micros",
+)
+
+
+class _Field(NamedTuple):
+    """How the compiled codec reads a field: its kind, union branches (value -1: not a union),
+    whether its Arrow type is a view of the values (a logical type) and whether it is a string."""
+
+    kind: int
+    null_branch: int
+    value_branch: int
+    view: bool
+    string: bool
+
+
+def _compiled_field(node: Any, names: Names) -> _Field | None:
+    """A field the compiled codec reads: a primitive, alone or in a union with null, with no
+    logical type but those Arrow views; else None."""
+    node = resolve(node, names)
+    null_branch, value_branch = 0, -1
+    if isinstance(node, list):
+        if len(node) != 2 or "null" not in node or node[0] == node[1]:
+            return None
+        null_branch = node.index("null")
+        value_branch = 1 - null_branch
+        node = resolve(node[value_branch], names)
+    kind, logical = (node, None) if isinstance(node, str) else (node.get("type"), node.get("logicalType"))
+    if not isinstance(kind, str) or kind not in _COMPILED_KINDS:
+        return None
+    if logical is not None and (logical not in _VIEWED or kind not in ("int", "long")):
+        return None
+    return _Field(_COMPILED_KINDS[kind], null_branch, value_branch, logical is not None, kind == "string")
+
+
+def _decode_compiled(
+    data: np.ndarray, starts: np.ndarray, ends: np.ndarray, writer: dict[str, Any], fields: list[_Field]
+) -> pa.Table:
+    """The records decoded by the compiled codec into Arrow buffers allocated here (a string
+    column gets room for the whole block; only the bytes it fills are ever touched)."""
+    n = len(starts)
+    bitmap = (n + 7) // 8
+    columns: list[tuple[int, int, int, np.ndarray | None, np.ndarray, np.ndarray]] = []
+    no_bytes = np.empty(0, dtype=np.uint8)
+    for f in fields:
+        valid = np.zeros(bitmap, dtype=np.uint8) if f.value_branch >= 0 else None
+        b = np.empty(len(data), dtype=np.uint8) if f.kind == BYTES else no_bytes
+        if f.kind == BOOLEAN:
+            a = np.zeros(bitmap, dtype=np.uint8)
+        elif f.kind == BYTES:
+            a = np.empty(n + 1, dtype=np.int32)
+        else:
+            a = np.empty(n, dtype=_VALUES[f.kind])
+        columns.append((f.kind, f.null_branch, f.value_branch, valid, a, b))
+    positions = [np.ascontiguousarray(p, dtype=np.int64) for p in (starts, ends)]
+    try:
+        counts = encoder.compiled.decode(columns, data, *positions)  # type: ignore[union-attr]
+    except ValueError as e:
+        raise CorruptedLogBlockError(str(e)) from None
+    arrow = avro_to_arrow(writer)
+    arrays: list[pa.Array] = []
+    for f, target, (*_, valid, a, b), (nulls, used) in zip(fields, arrow, columns, counts, strict=True):
+        validity = pa.py_buffer(valid) if nulls else None
+        if f.kind == BYTES:
+            storage = pa.string() if f.string else pa.binary()
+            buffers = [validity, pa.py_buffer(a), pa.py_buffer(b[:used])]
+            arr = pa.Array.from_buffers(storage, n, buffers, null_count=nulls)
+            if f.string:
+                _check_utf8(arr)
+        else:
+            arr = pa.Array.from_buffers(_STORAGE[f.kind], n, [validity, pa.py_buffer(a)], null_count=nulls)
+        if arr.type != target.type:
+            arr = arr.view(target.type) if f.view else arr.cast(target.type)
+        arrays.append(arr)
+    return pa.Table.from_arrays(arrays, schema=arrow)

@@ -11,10 +11,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from hudi_core.avro import encoder
 from hudi_core.avro.decoder import cast_column, decode_flat_records, decode_records
-from hudi_core.avro.encoder import encode_value_segments, record_segments
+from hudi_core.avro.encoder import encode_prefixed, encode_value_segments
 from hudi_core.avro.flat_decoder import NotFlat
-from hudi_core.avro.segments import Segment, const_segment, gather, varint_segment, zigzag
+from hudi_core.avro.segments import const_segment, gather, varint_segment, zigzag
 from hudi_core.errors import CorruptedLogBlockError, SchemaMismatchError
 from hudi_core.log.delete_records import branch_for, decode_delete_payload
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD, avro_to_arrow, parse_avro_schema
@@ -47,15 +48,8 @@ _I32 = struct.Struct(">i")
 def encode_avro_data_block(table: pa.Table, avro_schema_with_meta: str | dict[str, Any]) -> bytes:
     """Content of an Avro data block: version 3, record count, then each record as int32
     big-endian length + Avro binary. Vectorised over the whole table."""
-    n = table.num_rows
-    segments = record_segments(table, avro_schema_with_meta)
-    lengths = np.zeros(n, dtype=np.int64)
-    for seg in segments:
-        lengths += seg.lengths
-    prefix = lengths.astype(">i4").view(np.uint8)
-    length_seg = Segment(prefix, np.arange(n, dtype=np.int64) * 4, np.full(n, 4, dtype=np.int64))
-    body, _ = gather([length_seg, *segments], n)
-    return _I32.pack(AVRO_BLOCK_VERSION) + _I32.pack(n) + body.tobytes()
+    header = _I32.pack(AVRO_BLOCK_VERSION) + _I32.pack(table.num_rows)
+    return encode_prefixed(table, avro_schema_with_meta, header)
 
 
 def record_bounds(content: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
@@ -76,6 +70,13 @@ def record_bounds(content: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
         (count,) = _I32.unpack_from(view, 4)
         if count < 0 or 8 + 4 * count > size:
             raise CorruptedLogBlockError(f"Avro data block record count {count} does not fit the block")
+        if encoder.compiled is not None:
+            starts, ends = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+            try:
+                encoder.compiled.bounds(view, 8, starts, ends)
+            except ValueError as e:
+                raise CorruptedLogBlockError(str(e)) from None
+            return starts, ends
         ends = _chain(view, 8, count)
     return _check_bounds(np.frombuffer(view, dtype=np.uint8), ends, 8 if version >= 2 else 4)
 

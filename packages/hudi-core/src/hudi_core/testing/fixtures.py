@@ -1,5 +1,6 @@
-"""pytest fixtures over the shared compat corpus; a conftest imports them by name:
-``from hudi_core.testing.fixtures import compat_root, corpus_copy``."""
+"""pytest fixtures over the shared compat corpus, and one that runs tests twice over both Avro
+codecs; a conftest imports them by name:
+``from hudi_core.testing.fixtures import avro_codec, compat_root, corpus_copy``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,20 @@ import pytest
 
 from hudi_core.testing.corpus import copy_corpus_table, corpus_root
 
-__all__ = ["compat_root", "corpus_copy"]
+__all__ = ["avro_codec", "compat_root", "corpus_copy"]
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def avro_codec(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A test run with the compiled Avro codec (built by the install: its absence fails) and again
+    with the numpy encoder and decoders; a conftest makes it autouse for a folder of tests."""
+    from hudi_core.avro import encoder
+
+    if request.param == "numpy":
+        monkeypatch.setattr(encoder, "compiled", None)
+    else:
+        assert encoder.compiled is not None, "hudi_core.avro._codec is not built (make setup compiles it)"
+    return str(request.param)
 
 
 @pytest.fixture(scope="session")

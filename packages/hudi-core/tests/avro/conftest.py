@@ -1,0 +1,3 @@
+from hudi_core.testing.fixtures import avro_codec
+
+__all__ = ["avro_codec"]
