@@ -1,0 +1,93 @@
+"""Base files are read with the values pyarrow reads; a column whose chunks are byte for byte
+another's (the record key beside its key field) is decoded once, and only then."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hudi_core import HudiTable
+from hudi_core.read.files import iter_parquet, read_parquet, same_columns
+from hudi_core.storage import LocalStorage
+
+
+def _same(path: Path) -> dict[str, str]:
+    with pa.OSFile(str(path)) as f:
+        return same_columns(pq.ParquetFile(f), f)
+
+
+def _reads(path: Path, columns: list[str] | None = None) -> list[pa.Table]:
+    storage = LocalStorage()
+    whole = read_parquet(storage, str(path), columns)
+    batches = pa.concat_tables(iter_parquet(storage, str(path), columns, 7))
+    return [whole, batches]
+
+
+def test_a_base_file_reads_its_key_once_and_answers_as_pyarrow(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    n = 5000
+    keys = [f"{k:032x}" for k in rng.integers(0, 2**62, n)]
+    data = pa.table(
+        {"uuid": keys, "ts": rng.integers(0, 10**12, n), "city": rng.choice(["berlin", "chennai"], n)}
+    )
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts")  # fmt: skip
+    table.bulk_insert(data)
+    files = sorted((tmp_path / "t").rglob("*.parquet"))
+    assert files
+    for path in files:
+        assert _same(path) == {"uuid": "_hoodie_record_key", "city": "_hoodie_partition_path"}
+        expected = pq.read_table(path)
+        for got in _reads(path):
+            assert got.schema == expected.schema
+            assert got.equals(expected)
+        projected = ["ts", "uuid", "_hoodie_commit_time"]  # the copy without its original
+        for got in _reads(path, projected):
+            assert got.equals(pq.read_table(path, columns=projected))
+    rows = HudiTable.open(str(tmp_path / "t")).read()
+    assert sorted(rows.column("uuid").to_pylist()) == sorted(keys)
+    assert rows.column("_hoodie_record_key").to_pylist() == rows.column("uuid").to_pylist()
+
+
+def _write(path: Path, table: pa.Table, **kwargs: object) -> Path:
+    pq.write_table(table, path, compression="none", use_dictionary=False, **kwargs)  # type: ignore[arg-type]
+    return path
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "b_nullable"),
+    [
+        # same length and sizes, one value apart
+        (pa.array(["k-000", "k-001", "k-002"]), pa.array(["k-000", "k-001", "k-003"]), True),
+        # the same bytes under another type
+        (pa.array([1, 2, 3], pa.int64()), pa.array([1, 2, 3], pa.timestamp("us")), True),
+        # the same values, one column required (no definition levels)
+        (pa.array(["x", "y", "z"]), pa.array(["x", "y", "z"]), False),
+    ],
+    ids=["one-value-apart", "other-type", "other-levels"],
+)
+def test_columns_that_only_look_alike_are_each_decoded(
+    tmp_path: Path, a: pa.Array, b: pa.Array, b_nullable: bool
+) -> None:
+    schema = pa.schema([pa.field("a", a.type), pa.field("b", b.type, nullable=b_nullable)])
+    table = pa.Table.from_arrays([a, b], schema=schema)
+    path = _write(tmp_path / "f.parquet", table)
+    assert _same(path) == {}
+    for got in _reads(path):
+        assert got.equals(pq.read_table(path))
+
+
+def test_equal_columns_in_every_row_group_are_shared_and_a_differing_group_stops_it(tmp_path: Path) -> None:
+    values = pa.array([f"v{i % 50:03d}" for i in range(300)])
+    equal = _write(tmp_path / "equal.parquet", pa.table({"a": values, "b": values}), row_group_size=100)
+    assert _same(equal) == {"b": "a"}
+    other = values.to_pylist()
+    other[250] = "v999"  # only the third row group differs
+    differing = _write(tmp_path / "diff.parquet", pa.table({"a": values, "b": other}), row_group_size=100)
+    assert _same(differing) == {}
+    for path in (equal, differing):
+        for got in _reads(path):
+            assert got.equals(pq.read_table(path))
