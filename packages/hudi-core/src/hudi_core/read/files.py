@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from hudi_core.storage.base import Storage
 
-__all__ = ["iter_parquet", "read_parquet", "same_columns"]
+__all__ = ["iter_parquet", "parquet_batches", "read_parquet", "same_columns"]
 
 
 def read_parquet(storage: Storage, path: str, columns: Sequence[str] | None = None) -> pa.Table:
@@ -42,12 +42,27 @@ def iter_parquet(
     fs = storage.arrow_filesystem()
     with fs.open_input_file(storage.arrow_path(path)) as f:
         pf = pq.ParquetFile(f)
-        wanted = _present(pf, columns)
-        copies = same_columns(pf, f, wanted) if isinstance(fs, pafs.LocalFileSystem) else {}
-        read = [c for c in _names(pf, wanted) if c not in copies] if copies else wanted
-        for batch in pf.iter_batches(batch_size=batch_rows, columns=read):
-            table = pa.Table.from_batches([batch])
-            yield _with_copies(pf, table, wanted, copies) if copies else table
+        yield from parquet_batches(
+            pf, f, _present(pf, columns), batch_rows, local=isinstance(fs, pafs.LocalFileSystem)
+        )
+
+
+def parquet_batches(
+    pf: pq.ParquetFile,
+    f: pa.NativeFile,
+    columns: Sequence[str] | None,
+    batch_rows: int,
+    *,
+    local: bool,
+    use_threads: bool = True,
+) -> Iterator[pa.Table]:
+    """``pf`` (opened on ``f``) ``batch_rows`` rows at a time, ``columns`` only (default all);
+    in a ``local`` file the columns of :func:`same_columns` are decoded once."""
+    copies = same_columns(pf, f, columns) if local else {}
+    read = [c for c in _names(pf, columns) if c not in copies] if copies else columns
+    for batch in pf.iter_batches(batch_size=batch_rows, columns=read, use_threads=use_threads):
+        table = pa.Table.from_batches([batch])
+        yield _with_copies(pf, table, columns, copies) if copies else table
 
 
 def same_columns(

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.fs as pafs
+from hudi_core.read.files import parquet_batches
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.table.file_names import BaseFileName
 from hudi_core.timeline.commit_metadata import WriteStat
@@ -72,11 +74,13 @@ def merge_file_group(
     state = _MergeState(ctx, records, name, attempt.partition_id, growing)
 
     def pieces() -> Iterator[pa.Table]:
-        with storage.arrow_filesystem().open_input_file(storage.arrow_path(base_path)) as f:
+        fs = storage.arrow_filesystem()
+        with fs.open_input_file(storage.arrow_path(base_path)) as f:
             pf = pq.ParquetFile(f)
             growing.start_from(pf.metadata.metadata, ctx.config)
-            for batch in pf.iter_batches(batch_size=MERGE_BATCH_ROWS, use_threads=False):
-                yield state.merge_batch(pa.Table.from_batches([batch]))
+            local = isinstance(fs, pafs.LocalFileSystem)
+            for old in parquet_batches(pf, f, None, MERGE_BATCH_ROWS, local=local, use_threads=False):
+                yield state.merge_batch(old)
         yield state.inserts()
 
     ctx.markers.create(partition, name, "MERGE")
