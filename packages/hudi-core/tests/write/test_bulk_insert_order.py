@@ -49,12 +49,12 @@ def _files(root: Path) -> dict[str, list[tuple[str, int]]]:
 
 
 def _bulk(
-    root: Path, engine: Any, mode: str | None = None, **options: str
+    root: Path, engine: Any, mode: str | None = None, data: pa.Table | None = None, **options: str
 ) -> dict[str, list[tuple[str, int]]]:
     t = HudiTable.create(str(root), name="o", table_type="COPY_ON_WRITE", record_key_fields="id",
                          partition_fields="city", ordering_field="ts")  # fmt: skip
     opts = {**options, **({"hoodie.bulkinsert.sort.mode": mode} if mode else {})}
-    WriteClient(t, opts, engine=engine).write(_data(), operation="bulk_insert")
+    WriteClient(t, opts, engine=engine).write(_data() if data is None else data, operation="bulk_insert")
     return _files(root)
 
 
@@ -98,3 +98,18 @@ def test_local_and_coordinator_split_write_the_same_rows_per_file(tmp_path: Path
     local = _bulk(tmp_path / "local", None, mode)
     serial = _bulk(tmp_path / "serial", _SerialEngine(), mode)
     assert sorted(local.values()) == sorted(serial.values())
+
+
+@pytest.mark.parametrize("mode", [None, "PARTITION_SORT"])
+def test_an_input_in_many_chunks_writes_the_rows_of_one_chunk(tmp_path: Path, mode: str | None) -> None:
+    """Local tasks gather their rows chunk by chunk (uneven chunks, one empty): the same files."""
+    data = _data()
+    sizes = [37, 0, 101, 1, 200, data.num_rows - 339]
+    chunked = pa.concat_tables([data.slice(sum(sizes[:i]), n) for i, n in enumerate(sizes)])
+    assert chunked.column("id").num_chunks == len(sizes)
+    chunked_files = _bulk(tmp_path / "chunked", None, mode, chunked)
+    whole_files = _bulk(tmp_path / "whole", None, mode)
+    assert len(chunked_files) == len(whole_files) == 3  # a file group per partition
+    assert {k.split("/")[0]: rows for k, rows in chunked_files.items()} == {
+        k.split("/")[0]: rows for k, rows in whole_files.items()
+    }

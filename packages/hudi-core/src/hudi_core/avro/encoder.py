@@ -130,8 +130,8 @@ def _primitive_column(node: Any, arr: pa.Array, names: Names) -> tuple[Any, ...]
         node = resolve(node[value_branch], names)
     if arr.null_count and (null_branch == value_branch or value_branch < 0):
         return None
-    if pa.types.is_null(arr.type) or len(arr) == 0:
-        return None
+    if pa.types.is_null(arr.type) or len(arr) == 0 or arr.buffers()[1] is None:
+        return None  # (values without a buffer, as from_buffers allows, are left to numpy)
     kind, logical = (node, None) if isinstance(node, str) else (node.get("type"), node.get("logicalType"))
     if logical in _TS_UNITS and pa.types.is_timestamp(arr.type):
         arr = arr.cast(pa.timestamp(_TS_UNITS[logical][0], tz=arr.type.tz), safe=False)

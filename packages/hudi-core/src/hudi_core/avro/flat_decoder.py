@@ -357,7 +357,7 @@ def _decode_compiled(
     data: np.ndarray, starts: np.ndarray, ends: np.ndarray, writer: dict[str, Any], fields: list[_Field]
 ) -> pa.Table:
     """The records decoded by the compiled codec into Arrow buffers allocated here (a string
-    column gets room for the whole block; only the bytes it fills are ever touched)."""
+    column gets room for the whole block, of which only what it fills is touched and kept)."""
     n = len(starts)
     bitmap = (n + 7) // 8
     columns: list[tuple[int, int, int, np.ndarray | None, np.ndarray, np.ndarray]] = []
@@ -383,7 +383,8 @@ def _decode_compiled(
         validity = pa.py_buffer(valid) if nulls else None
         if f.kind == BYTES:
             storage = pa.string() if f.string else pa.binary()
-            buffers = [validity, pa.py_buffer(a), pa.py_buffer(b[:used])]
+            # a right-sized copy of the bytes: the room, a block's size per column, is let go
+            buffers = [validity, pa.py_buffer(a), pa.py_buffer(b[:used].copy())]
             arr = pa.Array.from_buffers(storage, n, buffers, null_count=nulls)
             if f.string:
                 _check_utf8(arr)
