@@ -156,22 +156,8 @@ def _primitive_column(node: Any, arr: pa.Array, names: Names) -> tuple[Any, ...]
         flags = arr.cast(pa.bool_()).fill_null(False).to_numpy(zero_copy_only=False).view(np.uint8)
         return (BOOLEAN, null_branch, value_branch, valid, flags, None)
     if kind in ("string", "bytes"):
-        t = arr.type
-        if not (
-            pa.types.is_string(t)
-            or pa.types.is_binary(t)
-            or pa.types.is_large_string(t)
-            or pa.types.is_large_binary(t)
-        ):
-            arr = arr.cast(pa.string() if kind == "string" else pa.binary())
-            t = arr.type
-        large = pa.types.is_large_string(t) or pa.types.is_large_binary(t)
-        bufs = arr.buffers()
-        offsets = np.frombuffer(bufs[1], dtype=np.int64 if large else np.int32)[
-            arr.offset : arr.offset + n + 1
-        ]
-        data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
-        return (BYTES, null_branch, value_branch, valid, offsets.astype(np.int64), data)
+        offsets, data = _binary_buffers(arr, n, kind)
+        return (BYTES, null_branch, value_branch, valid, offsets, data)
     return None
 
 
@@ -336,6 +322,13 @@ def _long(arr: pa.Array, n: int) -> list[Segment]:
 
 
 def _binary_like(arr: pa.Array, n: int, kind: str) -> list[Segment]:
+    offsets, data = _binary_buffers(arr, n, kind)
+    lengths = np.diff(offsets)
+    return [varint_segment(zigzag(lengths)), Segment(data, offsets[:-1], lengths)]
+
+
+def _binary_buffers(arr: pa.Array, n: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """A string or bytes column's n + 1 offsets (int64) and the bytes they index."""
     t = arr.type
     if not (
         pa.types.is_string(t)
@@ -350,8 +343,7 @@ def _binary_like(arr: pa.Array, n: int, kind: str) -> list[Segment]:
     off_all = np.frombuffer(bufs[1], dtype=np.int64 if large else np.int32)
     offsets = off_all[arr.offset : arr.offset + n + 1].astype(np.int64)
     data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
-    lengths = np.diff(offsets)
-    return [varint_segment(zigzag(lengths)), Segment(data, offsets[:-1], lengths)]
+    return offsets, data
 
 
 def _fixed(arr: pa.Array, n: int) -> list[Segment]:
