@@ -17,7 +17,8 @@ __all__ = ["avro_codec", "compat_root", "corpus_copy"]
 @pytest.fixture(params=["compiled", "numpy"])
 def avro_codec(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """A test run with the compiled Avro codec (built by the install: its absence fails) and again
-    with the numpy encoder and decoders; a conftest makes it autouse for a folder of tests."""
+    with the numpy encoder and decoders; a test module takes it for all its tests with
+    ``pytestmark = pytest.mark.usefixtures("avro_codec")``."""
     from hudi_core.avro import encoder
 
     if request.param == "numpy":
