@@ -22,6 +22,7 @@ import pytest
 from hudi_core import HudiTable
 from hudi_core.errors import LockTimeoutError, WriteConflictError, WriterBusyError
 from hudi_core.lock import FileSystemLockProvider
+from hudi_core.lock.lease import WriterLease
 from hudi_core.storage import storage_for
 from hudi_core.write import transaction as transaction_mod
 
@@ -269,6 +270,27 @@ def test_single_writer_mode_refuses_a_second_writer_and_takes_over_a_dead_one(tm
     # released: the next writer goes straight in
     HudiTable.open(table.base_uri).upsert(_rows(["b"], 4, "fourth"), options=opts)
     assert sorted(os.listdir(lease.parent)) == [f"{n + 1:010d}", f"{n + 2:010d}"]
+
+
+def test_a_refusal_names_a_holder_whose_lease_file_is_still_being_written(tmp_path: Path) -> None:
+    """The writer that won the race for the next epoch has created its file but not yet written
+    its record (the create and the write are two steps): the refused writer waits for the record
+    instead of naming "another writer"."""
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                             partition_fields="p", ordering_field="ts")  # fmt: skip
+    folder = Path(table.base_uri) / ".hoodie" / ".aux" / "lease"
+    folder.mkdir(parents=True)
+    lease = folder / f"{1:010d}"
+    lease.write_bytes(b"")
+    record = json.dumps({"host": "elsewhere", "pid": 4343, "since": "2026-11-27T00:00:00+00:00"})
+    later = threading.Timer(0.2, lambda: lease.write_text(record))
+    later.start()
+    try:
+        with pytest.raises(WriterBusyError, match="process 4343 on elsewhere"):
+            WriterLease(storage_for(table.base_uri), table.meta_path, interval_s=1.0, expiry_s=2.0).acquire()
+    finally:
+        later.join()
+    assert os.listdir(folder) == [lease.name]  # refused: no epoch of its own
 
 
 def test_filesystem_lock_is_exclusive_and_names_its_holder(tmp_path: Path) -> None:

@@ -34,6 +34,9 @@ __all__ = ["WriterLease", "check_lease_held", "hold_lease"]
 log = logging.getLogger(__name__)
 
 _HOST = socket.gethostname()
+#: how often, and how far apart, a refused writer reads the holder's record before naming it
+_HOLDER_READS = 50
+_HOLDER_READ_PAUSE_S = 0.01
 
 
 @dataclass(frozen=True)
@@ -116,12 +119,33 @@ class WriterLease:
             return "released"
         return "expired" if age > self.expiry_s + MTIME_SLACK_S else "held"
 
+    def _holder(self, epoch: _Epoch) -> dict[str, object] | None:
+        """The record of who holds ``epoch``. A file another writer has just created, or is
+        renewing, reads empty for a moment (neither write replaces the file whole), and one two
+        epochs old may be deleted meanwhile: then the newest epoch's holder is the one to name."""
+        for _ in range(_HOLDER_READS):
+            try:
+                holder = json.loads(self.storage.read_bytes(epoch.path))
+                if isinstance(holder, dict) and "pid" in holder:
+                    return holder
+            except FileNotFoundError:
+                epochs = self._epochs()
+                if not epochs:
+                    return None
+                epoch = epochs[-1]
+                continue
+            except ValueError:
+                pass
+            time.sleep(_HOLDER_READ_PAUSE_S)
+        return None
+
     def _busy_message(self, epoch: _Epoch) -> str:
-        try:
-            holder = json.loads(self.storage.read_bytes(epoch.path))
-            who = f"process {holder.get('pid')} on {holder.get('host')} since {holder.get('since')}"
-        except (FileNotFoundError, ValueError):
-            who = "another writer"
+        holder = self._holder(epoch)
+        who = (
+            "another writer"
+            if holder is None
+            else f"process {holder.get('pid')} on {holder.get('host')} since {holder.get('since')}"
+        )
         return (
             f"the table at {self.folder.rsplit('/.hoodie/', 1)[0]} is being written by {who} "
             f"(single-writer lease {epoch.path}); run one writer at a time, or set "
