@@ -58,16 +58,23 @@ def spread_row_groups(path: Path) -> None:
 
 
 def run_engine(engine: str, data: Path, work: Path, index: str, upserts: int, master: str = "local[2]",
-               reads_of: str | None = None, driver_memory: str = "3g", no_arrow: bool = False) -> dict[str, Any]:  # fmt: skip
+               reads_of: str | None = None, driver_memory: str = "3g", no_arrow: bool = False,
+               spark35: bool = False) -> dict[str, Any]:  # fmt: skip
     """One engine's run in its own process: the workload into its own table, or (``reads_of``
-    an engine) only the reads, of the table that engine wrote."""
+    an engine) only the reads, of the table that engine wrote. ``spark35``: ours in the PySpark
+    3.5 venv of ``make test-spark35`` (``tests/tools/spark35.py``) instead of the project's."""
     sys.path.insert(0, str(ROOT / "tests" / "interop" / "harness"))
+    sys.path.insert(0, str(ROOT / "tests" / "tools"))
+    foreign = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "SPARK_", "PYSPARK"))}
     if engine == "hudi":
         from oracle import ensure_oracle
 
         env_info = ensure_oracle()
-        python, extra = str(env_info.python), ["--bundle", str(env_info.bundle)]
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "SPARK_", "PYSPARK"))}
+        python, extra, env = str(env_info.python), ["--bundle", str(env_info.bundle)], foreign
+    elif spark35:
+        from spark35 import ensure as ensure_spark35
+
+        python, extra, env = str(ensure_spark35()), [], foreign
     else:
         python, extra, env = sys.executable, [], dict(os.environ)
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
@@ -152,6 +159,28 @@ def report_same_table(results: dict[tuple[str, str], dict[str, Any]],
                 print(f"  answers DIFFER: hudi {hudi['answers']}, ours {ours['answers']}")
 
 
+def report_spark35(results: dict[tuple[str, str], dict[str, Any]], on35: dict[str, dict[str, Any]],
+                   indexes: list[str]) -> None:  # fmt: skip
+    """Our reads of our table on PySpark 3.5 (``hudi_spark.read`` there too) beside the same reads
+    on PySpark 4 and Apache Hudi's of its own table (the table of the main report's ratios)."""
+    phases = [*READS, "count_city", "count_key"]
+    print(f"\nours on Spark {on35[indexes[0]]['spark']} (hudi_spark.read, our table; seconds, median of three): "
+          "ours on 4 / ours on 3.5 / Apache Hudi; ratio 3.5 over Apache Hudi")  # fmt: skip
+    print("index".ljust(10) + "".join(f"{p:>30}" for p in phases))
+    for i in indexes:
+        ours4, ours35, hudi = results[("ours", i)], on35[i], results[("hudi", i)]
+        row = i.ljust(10)
+        for p in phases:
+            if p in ours35 and p in hudi:
+                cell = f"{ours4.get(p, float('nan')):.2f} / {ours35[p]:.2f} / {hudi[p]:.2f} {ours35[p] / hudi[p]:.2f}x"
+                row += cell.rjust(30)
+            else:
+                row += "-".rjust(30)
+        print(row)
+        if ours35["answers"] != ours4["answers"]:
+            print(f"  answers DIFFER: on 3.5 {ours35['answers']}, on 4 {ours4['answers']}")
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=1_000_000)
@@ -162,6 +191,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--work", default=None, help="folder for the data and tables (default: a temporary one)")
     p.add_argument("--no-arrow", action="store_true",
                    help="skip the collect to Arrow on both sides (the 10M line: 12.5M rows exceed Hudi's driver)")  # fmt: skip
+    p.add_argument("--no-spark35", action="store_true",
+                   help="skip our reads on PySpark 3.5 (the venv of make test-spark35)")  # fmt: skip
     p.add_argument(
         "--scaling",
         action="store_true",
@@ -195,6 +226,10 @@ def main(argv: list[str]) -> int:
                 crossed[(engine, index)] = run_engine(engine, data, work, index, a.upserts, reads_of=writer,
                                                       driver_memory=a.driver_memory, no_arrow=a.no_arrow)  # fmt: skip
         report_same_table(results, crossed, a.index)
+        if not a.no_spark35:
+            on35 = {index: run_engine("ours", data, work, index, a.upserts, reads_of="ours", driver_memory=a.driver_memory,
+                                      no_arrow=a.no_arrow, spark35=True) for index in a.index}  # fmt: skip
+            report_spark35(results, on35, a.index)
         if a.scaling:
             for index in a.index:
                 one = run_engine("ours", data, work, index, a.upserts, master="local[1]",
