@@ -79,3 +79,33 @@ def test_a_rewritten_base_file_has_the_footer_of_its_keys(
 
 def _latest(table: HudiTable) -> str:
     return HudiTable.open(table.base_uri).timeline.completed_commits()[-1].timestamp
+
+
+@pytest.mark.parametrize("deleted", [[], ["k010", "k100"]])
+def test_a_rewritten_base_file_keeps_the_old_rows_in_place(tmp_path: Path, deleted: list[str]) -> None:
+    """Hudi's merge handle writes the old file's rows in their order, an updated row where it
+    was (new values, commit time and seqno) and a deleted one gone, then the inserts; rows it did
+    not touch keep their commit time and seqno."""
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="COPY_ON_WRITE", record_key_fields="id",
+                             partition_fields="p", ordering_field="ts")  # fmt: skip
+    first = [f"k{i:03d}" for i in range(0, 120, 2)]
+    table.insert(_rows(first, 1))
+    before = pq.read_table(next((tmp_path / "t" / "x").glob("*.parquet"))).to_pylist()
+    updates = ["k058", "k004", "k118", "k000"]
+    HudiTable.open(table.base_uri).upsert(_rows([*updates, "k001", "a000", *deleted], 2, deleted))
+    (rewritten,) = (tmp_path / "t" / "x").glob(f"*_{_latest(table)}.parquet")
+    after = pq.read_table(rewritten).to_pylist()
+    kept = [r for r in before if r["id"] not in deleted]
+    assert [r["id"] for r in after] == [r["id"] for r in kept] + ["k001", "a000"]
+    instant = _latest(table)
+    for old, new in zip(kept, after, strict=False):
+        if old["id"] in updates:
+            assert (new["v"], new["ts"], new["_hoodie_commit_time"]) == ("v2", 2, instant)
+        else:
+            assert {k: v for k, v in new.items() if k != "_hoodie_file_name"} == {
+                k: v for k, v in old.items() if k != "_hoodie_file_name"
+            }
+        assert new["_hoodie_file_name"] == rewritten.name
+    seqnos = [r["_hoodie_commit_seqno"] for r in after if r["_hoodie_commit_time"] == instant]
+    # the updates' seqnos in file order, then the inserts'
+    assert seqnos == [f"{instant}_0_{i}" for i in range(len(updates) + 2)]
