@@ -39,6 +39,8 @@ def _values(table: HudiTable) -> list[tuple[str, str]]:
         ("hoodie.write.executor.type", "FOO", UnknownComponentError),
         ("hoodie.logfile.data.block.format", "foo", ConfigError),
         ("hoodie.parquet.compression.codec", "foo", ConfigError),
+        ("hoodie.parquet.compression.level", "99", ConfigError),
+        ("hoodie.parquet.compression.level", "fast", ConfigError),
         ("hoodie.bulkinsert.sort.mode", "FOO", ConfigError),
         ("hoodie.write.concurrency.mode", "non_blocking_concurrency_control", ConfigError),
         ("hoodie.cleaner.policy.failed.writes", "SOMETIMES", ConfigError),

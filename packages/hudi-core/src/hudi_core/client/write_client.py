@@ -129,7 +129,7 @@ def check_write_options(config: HoodieConfig) -> None:
     an unknown executor, log block format, parquet codec or bulk_insert sort mode is an error
     even for a write that would not have used it (a MOR upsert writes no parquet file)."""
     from hudi_core.config.executor import ExecutorOptions
-    from hudi_core.io.base_file import PARQUET_CODECS
+    from hudi_core.io.base_file import PARQUET_CODECS, parquet_codec
     from hudi_core.plugins.manager import get_plugin_manager
 
     get_plugin_manager().component("executor", str(config.get_str(ExecutorOptions.TYPE) or "SIMPLE"))
@@ -143,6 +143,9 @@ def check_write_options(config: HoodieConfig) -> None:
         value = config.get_str(prop)
         if value is not None and norm(value.strip()) not in allowed:
             raise ConfigError(f"{prop.key}={value!r} is not one of {', '.join(allowed)}")
+    level = config.get_str(WriteOptions.PARQUET_COMPRESSION_LEVEL)
+    if level is not None:  # a level the codec takes (ConfigError)
+        parquet_codec(str(config.get_str(WriteOptions.PARQUET_COMPRESSION)).strip(), level)
 
 
 class WriteClient:

@@ -143,6 +143,7 @@ def _write_base(
         data,
         avro_schema=add_meta_fields(avro_schema),
         compression=str(cfg.get_str(WriteOptions.PARQUET_COMPRESSION)),
+        compression_level=cfg.get_str(WriteOptions.PARQUET_COMPRESSION_LEVEL),
         populate_meta_fields=table.config.populate_meta_fields,
         bloom_config=cfg,
     )

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from hudi_core.bloom import BloomFilter, build_bloom_filter, deserialize_bloom_filter
 from hudi_core.config.bloom import BloomOptions
 from hudi_core.config.property import HoodieConfig
-from hudi_core.errors import SchemaMismatchError
+from hudi_core.errors import ConfigError, SchemaMismatchError
 from hudi_core.schema.avro_schema import META_FIELDS, add_meta_fields, avro_to_arrow
 from hudi_core.storage.base import Storage
 
@@ -30,8 +30,10 @@ __all__ = [
     "MAX_KEY",
     "MIN_KEY",
     "PARQUET_CODECS",
+    "PARQUET_DEFAULT_LEVELS",
     "BaseFileResult",
     "java_min_max",
+    "parquet_codec",
     "read_base_file",
     "read_bloom_filter",
     "read_footer",
@@ -55,6 +57,44 @@ PARQUET_CODECS = {
     "lz4_raw": "lz4",
     "brotli": "brotli",
 }
+#: a codec's level when none is set: zlib's default for gzip (Hudi's Hadoop codec), zstd's fast
+#: level -1 for zstd (``hoodie.parquet.compression.level`` says why)
+PARQUET_DEFAULT_LEVELS = {"gzip": 6, "zstd": -1}
+#: the codecs whose level can be set
+_LEVELLED = ("gzip", "zstd", "brotli")
+
+
+def parquet_codec(name: str, level: int | str | None = None) -> dict[str, Any]:
+    """pyarrow's ``compression`` and ``compression_level`` for a Hudi codec name
+    (``hoodie.parquet.compression.codec``) and level (``hoodie.parquet.compression.level``;
+    None: the codec's default, :data:`PARQUET_DEFAULT_LEVELS`)."""
+    codec = PARQUET_CODECS.get(name.lower())
+    if codec is None:
+        raise SchemaMismatchError(
+            f"hoodie.parquet.compression.codec={name!r} is not supported; use one of "
+            f"{', '.join(sorted(PARQUET_CODECS))}"
+        )
+    opts: dict[str, Any] = {"compression": codec}
+    if level is None or level == "":
+        if codec in PARQUET_DEFAULT_LEVELS:
+            opts["compression_level"] = PARQUET_DEFAULT_LEVELS[codec]
+        return opts
+    if codec not in _LEVELLED:
+        raise ConfigError(
+            f"hoodie.parquet.compression.level={level!r}: the {name} codec takes no level "
+            f"(levels are for {', '.join(_LEVELLED)})"
+        )
+    low, high = pa.Codec.minimum_compression_level(codec), pa.Codec.maximum_compression_level(codec)
+    try:
+        number = int(level)
+    except ValueError:
+        number = low - 1
+    if not low <= number <= high:
+        raise ConfigError(
+            f"hoodie.parquet.compression.level={level!r} is not a {name} level ({low} to {high})"
+        )
+    opts["compression_level"] = number
+    return opts
 
 
 @dataclass(frozen=True)
@@ -141,6 +181,7 @@ def write_base_file(
     *,
     avro_schema: dict[str, Any],
     compression: str = "gzip",
+    compression_level: int | str | None = None,
     populate_meta_fields: bool = True,
     bloom_config: HoodieConfig | Mapping[str, Any] | None = None,
 ) -> BaseFileResult:
@@ -155,12 +196,7 @@ def write_base_file(
             f"a base file needs the meta columns {', '.join(META_FIELDS)} first, got "
             f"{', '.join(data.schema.names[:5])}; use hudi_core.io.meta.add_meta_columns"
         )
-    codec = PARQUET_CODECS.get(compression.lower())
-    if codec is None:
-        raise SchemaMismatchError(
-            f"hoodie.parquet.compression.codec={compression!r} is not supported; use one of "
-            f"{', '.join(sorted(PARQUET_CODECS))}"
-        )
+    codec = parquet_codec(compression, compression_level)
     if not populate_meta_fields:
         n = data.num_rows
         for i in range(4):
@@ -185,7 +221,7 @@ def write_base_file(
         writer = pq.ParquetWriter(
             f,
             table.schema,
-            compression=codec,
+            **codec,
             store_schema=False,  # no ARROW:schema key: the footer key set matches Hudi's
             use_compliant_nested_type=True,
             # each column in its Avro type's unit (timestamp-millis -> MILLIS), not all micros

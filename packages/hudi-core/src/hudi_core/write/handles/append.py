@@ -72,9 +72,7 @@ def append_to_file_group(
         for start in range(0, table.num_rows, step):
             part = table.slice(start, step)
             if fmt == "parquet":
-                content = parquet_out.parquet_block_content(
-                    part, str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION))
-                )
+                content = parquet_out.parquet_block_content(part, ctx.config)
                 blocks.append(encode_block(BlockType.PARQUET_DATA, header, content))
             else:
                 content = encode_avro_data_block(part, ctx.avro_schema_with_meta)

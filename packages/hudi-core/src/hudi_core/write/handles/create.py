@@ -6,7 +6,6 @@ from collections.abc import Iterable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from hudi_core.config.write import WriteOptions
 from hudi_core.executor import executor_for
 from hudi_core.table.file_names import BaseFileName
 from hudi_core.timeline.commit_metadata import WriteStat
@@ -114,8 +113,7 @@ def encoded_record_size(ctx: WriteContext, data: pa.Table) -> int:
         populate_meta_fields=bool(ctx.populate_meta_fields),
     )
     sink = io.BytesIO()
-    codec = str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION))
-    with parquet_out.open_writer(sink, table, codec) as writer:
+    with parquet_out.open_writer(sink, table, ctx.config) as writer:
         writer.write_table(table)
     data_bytes = parquet_out.data_bytes(pq.ParquetFile(io.BytesIO(sink.getvalue())).metadata)
     return max(1, -(-data_bytes // sample.num_rows))

@@ -31,17 +31,16 @@ from hudi_core.io.base_file import (
     BLOOM_TYPE_KEY,
     MAX_KEY,
     MIN_KEY,
-    PARQUET_CODECS,
     WRITER_MODEL_KEY,
     _bloom_settings,
     _cast,
     _file_schema,
     java_min_max,
+    parquet_codec,
 )
 from hudi_core.schema.avro_schema import META_FIELDS
 
 __all__ = [
-    "PARQUET_GZIP_LEVEL",
     "BaseFileOut",
     "GrowingFooter",
     "data_bytes",
@@ -51,9 +50,6 @@ __all__ = [
     "new_bloom_filter",
     "write_parquet",
 ]
-
-#: zlib's default level, used by Hudi's (Hadoop) gzip codec
-PARQUET_GZIP_LEVEL = 6
 
 
 def data_bytes(meta: pq.FileMetaData) -> int:
@@ -100,16 +96,13 @@ def dictionary_columns(table: pa.Table) -> list[str]:
     return out
 
 
-def codec_options(codec_name: str) -> dict[str, Any]:
-    codec = PARQUET_CODECS.get(codec_name.lower())
-    if codec is None:
-        raise SchemaMismatchError(
-            f"hoodie.parquet.compression.codec={codec_name!r} is not supported; use one of {', '.join(sorted(PARQUET_CODECS))}"
-        )
-    opts: dict[str, Any] = {"compression": codec}
-    if codec == "gzip":
-        opts["compression_level"] = PARQUET_GZIP_LEVEL
-    return opts
+def codec_options(config: Any) -> dict[str, Any]:
+    """pyarrow's compression settings for a write's ``hoodie.parquet.compression.codec`` and
+    ``hoodie.parquet.compression.level``."""
+    return parquet_codec(
+        str(config.get_str(WriteOptions.PARQUET_COMPRESSION)),
+        config.get_str(WriteOptions.PARQUET_COMPRESSION_LEVEL),
+    )
 
 
 def file_table(table: pa.Table, avro_schema: dict[str, Any], *, populate_meta_fields: bool) -> pa.Table:
@@ -213,11 +206,12 @@ class GrowingFooter:
         return footer
 
 
-def open_writer(sink: Any, table: pa.Table, codec_name: str) -> pq.ParquetWriter:
+def open_writer(sink: Any, table: pa.Table, config: Any) -> pq.ParquetWriter:
+    """A writer of base file rows ``table``'s shape, compressed as the write's ``config`` says."""
     return pq.ParquetWriter(
         sink, table.schema, store_schema=False,  # no ARROW:schema key: the footer key set matches Hudi's
         use_compliant_nested_type=True, coerce_timestamps=None,  # each in its Avro unit
-        write_statistics=True, use_dictionary=dictionary_columns(table), **codec_options(codec_name),
+        write_statistics=True, use_dictionary=dictionary_columns(table), **codec_options(config),
     )  # fmt: skip
 
 
@@ -234,8 +228,7 @@ def write_parquet(
     they come, gathered into row groups of about ``ROW_GROUP_ARROW_BYTES``, so a merge never
     holds the whole file; only the keys are kept, for the footer's bloom filter (unless
     ``growing``, kept up to date by the caller while ``data`` is consumed, is still usable)."""
-    codec_name = str(ctx.config.get_str(WriteOptions.PARQUET_COMPRESSION))
-    codec_options(codec_name)  # reject a bad codec before the file exists
+    codec_options(ctx.config)  # reject a bad codec or level before the file exists
     populate = bool(ctx.populate_meta_fields)
     pieces = [data] if isinstance(data, pa.Table) else data
     keys: list[pa.Array] = []
@@ -248,7 +241,7 @@ def write_parquet(
             for piece in pieces:
                 out = file_table(piece, ctx.avro_schema, populate_meta_fields=populate)
                 if writer is None:
-                    writer = open_writer(f, out, codec_name)
+                    writer = open_writer(f, out, ctx.config)
                 if populate:
                     keys.extend(out.column(RECORD_KEY_COL).chunks)
                 pending.append(out)
@@ -273,12 +266,12 @@ def write_parquet(
     return BaseFileOut(path, ctx.storage.size(path), rows)
 
 
-def parquet_block_content(table: pa.Table, codec_name: str) -> bytes:
+def parquet_block_content(table: pa.Table, config: Any) -> bytes:
     """Content of a parquet log data block (a whole parquet file, as
     :func:`hudi_core.log.blocks.encode_parquet_data_block` writes it) with this module's encoder
-    settings (gzip level 6, no dictionary for unique columns)."""
+    settings (the write's codec and level, no dictionary for unique columns)."""
     sink = io.BytesIO()
-    pq.write_table(table, sink, use_dictionary=dictionary_columns(table), **codec_options(codec_name))
+    pq.write_table(table, sink, use_dictionary=dictionary_columns(table), **codec_options(config))
     return sink.getvalue()
 
 

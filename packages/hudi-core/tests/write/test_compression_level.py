@@ -1,0 +1,88 @@
+"""``hoodie.parquet.compression.level``: unset, zstd files are written at zstd's fast level -1
+(gzip at zlib's 6); a level set reaches every parquet file a write makes, and a level the codec
+does not take is refused before anything is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hudi_core import HudiTable
+from hudi_core.errors import ConfigError
+from hudi_core.io.base_file import parquet_codec
+
+DATA = ["uuid", "payload"]
+
+
+def _rows(n: int) -> pa.Table:
+    return pa.table({
+        "uuid": [f"{i * 2654435761 % 2**32:08x}-{i:06d}" for i in range(n)],
+        "ts": list(range(n)),
+        "payload": [f"{i * 40503 % 65536:04x}" * 4 for i in range(n)],
+        "city": ["sf"] * n,
+    })  # fmt: skip
+
+
+def _data_bytes(tmp_path: Path, name: str, **options: str) -> dict[str, int]:
+    """Compressed bytes of the data columns of the one base file an insert of the same rows writes."""
+    table = HudiTable.create(str(tmp_path / name), name=name, table_type="COPY_ON_WRITE", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts", options=options)  # fmt: skip
+    table.insert(_rows(20_000), options=options)
+    (path,) = (tmp_path / name / "sf").glob("*.parquet")
+    meta = pq.ParquetFile(path).metadata
+    assert HudiTable.open(table.base_uri).read(columns=["uuid"]).num_rows == 20_000
+    out = {}
+    for rg in range(meta.num_row_groups):
+        for c in range(meta.num_columns):
+            col = meta.row_group(rg).column(c)
+            if col.path_in_schema in DATA:
+                assert col.compression == options.get("hoodie.parquet.compression.codec", "zstd").upper()
+                out[col.path_in_schema] = out.get(col.path_in_schema, 0) + col.total_compressed_size
+    return out
+
+
+def test_zstd_files_are_written_at_the_fast_level_unless_a_level_is_set(tmp_path: Path) -> None:
+    default = _data_bytes(tmp_path, "default")
+    assert default == _data_bytes(tmp_path, "fast", **{"hoodie.parquet.compression.level": "-1"})
+    smaller = _data_bytes(tmp_path, "level3", **{"hoodie.parquet.compression.level": "3"})
+    assert all(smaller[c] < default[c] for c in DATA), (smaller, default)
+
+
+def test_gzip_files_are_written_at_zlibs_default_unless_a_level_is_set(tmp_path: Path) -> None:
+    gzip = {"hoodie.parquet.compression.codec": "gzip"}
+    default = _data_bytes(tmp_path, "default", **gzip)
+    assert default == _data_bytes(tmp_path, "six", **gzip, **{"hoodie.parquet.compression.level": "6"})
+    assert default != _data_bytes(tmp_path, "one", **gzip, **{"hoodie.parquet.compression.level": "1"})
+
+
+@pytest.mark.parametrize(
+    ("codec", "level", "expected"),
+    [
+        ("zstd", None, {"compression": "zstd", "compression_level": -1}),
+        ("ZSTD", "19", {"compression": "zstd", "compression_level": 19}),
+        ("gzip", None, {"compression": "gzip", "compression_level": 6}),
+        ("snappy", None, {"compression": "snappy"}),
+        ("uncompressed", None, {"compression": "none"}),
+        ("brotli", 4, {"compression": "brotli", "compression_level": 4}),
+    ],
+)
+def test_a_codec_and_level_become_pyarrows_settings(
+    codec: str, level: object, expected: dict[str, object]
+) -> None:
+    assert parquet_codec(codec, level) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("codec", "level"), [("snappy", "1"), ("gzip", "10"), ("zstd", "23"), ("zstd", "1.5")]
+)
+def test_a_level_the_codec_does_not_take_is_refused_before_the_write(
+    tmp_path: Path, codec: str, level: str
+) -> None:
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts")  # fmt: skip
+    options = {"hoodie.parquet.compression.codec": codec, "hoodie.parquet.compression.level": level}
+    with pytest.raises(ConfigError, match=r"hoodie\.parquet\.compression\.level"):
+        table.insert(_rows(10), options=options)
+    assert not (tmp_path / "t" / "sf").exists()
