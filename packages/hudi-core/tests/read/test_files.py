@@ -91,3 +91,33 @@ def test_equal_columns_in_every_row_group_are_shared_and_a_differing_group_stops
     for path in (equal, differing):
         for got in _reads(path):
             assert got.equals(pq.read_table(path))
+
+
+def _buffers(column: pa.ChunkedArray) -> list[int]:
+    return [b.address for chunk in column.chunks for b in chunk.buffers() if b is not None]
+
+
+def test_a_merged_slice_keeps_the_key_and_its_field_shared(tmp_path: Path) -> None:
+    """Merging a slice with its log filters the base rows; a column the base file holds twice is
+    filtered once, so the kept rows' key and key field still share one copy (the log's rows are
+    decoded apart), and the values are the ones a plain merge gives."""
+    n = 4000
+    keys = [f"{k:08d}-key" for k in range(n)]
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts")  # fmt: skip
+    table.bulk_insert(pa.table({"uuid": keys, "ts": [1] * n, "v": ["old"] * n, "city": ["berlin"] * n}))
+    updated = keys[::7]
+    HudiTable.open(table.base_uri).upsert(
+        pa.table({"uuid": updated, "ts": [2] * len(updated), "v": ["new"] * len(updated), "city": ["berlin"] * len(updated)})
+    )  # fmt: skip
+    assert list((tmp_path / "t" / "berlin").glob(".*.log.*")), "the updates went to a log file"
+    rows = HudiTable.open(table.base_uri).read()
+    assert sorted(rows.column("uuid").to_pylist()) == keys
+    assert rows.column("_hoodie_record_key").to_pylist() == rows.column("uuid").to_pylist()
+    got = dict(zip(rows.column("uuid").to_pylist(), rows.column("v").to_pylist(), strict=True))
+    assert got == {k: "new" if k in set(updated) else "old" for k in keys}
+    kept = rows.column("uuid").chunk(0)  # the base rows the merge kept come first
+    assert len(kept) == n - len(updated)
+    assert set(_buffers(rows.column("_hoodie_record_key"))) & set(_buffers(rows.column("uuid"))) >= {
+        b.address for b in kept.buffers() if b is not None
+    }

@@ -84,11 +84,12 @@ def merge_file_slice(
     handle merges it into ``every_copy``.
     """
     schema = schema if schema is not None else slice_schema(table, as_of)
-    base = _since(_read_base(table, file_slice, schema), since)
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
     if not blocks:
-        return base
-    return _merge(table, base, blocks, schema, every_copy=every_copy)
+        return _since(_read_base(table, file_slice, schema), since)
+    # handed over in a list the merge empties: the base's columns are freed as they are filtered
+    return _merge(table, [_since(_read_base(table, file_slice, schema), since)], blocks, schema,
+                  every_copy=every_copy)  # fmt: skip
 
 
 def merge_file_slice_batches(
@@ -109,8 +110,8 @@ def merge_file_slice_batches(
     schema = schema if schema is not None else slice_schema(table, as_of)
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
     if blocks and _is_partial(table):
-        base = _since(_read_base(table, file_slice, schema), since)
-        merged = _merge(table, base, blocks, schema, every_copy=False)
+        merged = _merge(table, [_since(_read_base(table, file_slice, schema), since)], blocks, schema,
+                        every_copy=False)  # fmt: skip
         if merged.num_rows:
             yield merged
         return
@@ -236,8 +237,11 @@ def _java_class(dt: pa.DataType) -> str:
 
 
 def _merge(
-    table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool
+    table: MetaClient, handed: list[pa.Table], blocks: list[Any], schema: pa.Schema, *, every_copy: bool
 ) -> pa.Table:
+    """The slice's rows: the base file (the one table in ``handed``, which this empties so the
+    base is referenced from here alone) merged with the log ``blocks``."""
+    base = handed.pop()
     config = table.config
     ord_field, ord_type = _ordering_field(config, schema)
     if _is_partial(table):
@@ -248,8 +252,11 @@ def _merge(
     keep_base, taken = _combine_with_base(
         table, base, logs, state, ord_field, ord_type, every_copy=every_copy
     )
-    parts = [p for p in (_kept(base, keep_base), taken) if p.num_rows]
-    return _without_deleted(pa.concat_tables(parts) if parts else base.schema.empty_table())
+    empty = base.schema.empty_table()
+    handed.append(base)
+    del base
+    parts = [p for p in (_kept_consuming(handed, keep_base), taken) if p.num_rows]
+    return _without_deleted(pa.concat_tables(parts) if parts else empty)
 
 
 def _visible(
@@ -276,7 +283,31 @@ def _is_partial(table: MetaClient) -> bool:
 
 
 def _kept(base: pa.Table, keep: np.ndarray) -> pa.Table:
-    return base if keep.all() else base.filter(pa.array(keep))
+    """The rows of ``base`` where ``keep``; a column whose arrays another column shares (a base
+    file's ``uuid`` and ``_hoodie_record_key``, see ``read.files.same_columns``) is filtered once
+    and stays shared."""
+    return base if keep.all() else _kept_consuming([base], keep)
+
+
+def _kept_consuming(handed: list[pa.Table], keep: np.ndarray) -> pa.Table:
+    """:func:`_kept` of the one table in ``handed``, emptied first: each column is let go once it
+    is filtered, so memory holds the table and one filtered column, not the table twice."""
+    base = handed.pop()
+    if keep.all():
+        return base
+    schema, columns = base.schema, base.columns
+    del base
+    mask = pa.array(keep)
+    done: dict[tuple[Any, ...], pa.ChunkedArray] = {}
+    out = []
+    for i, column in enumerate(columns):
+        same = (column.type, *(b.address if b is not None else 0 for c in column.chunks for b in c.buffers()))
+        kept = done.get(same)
+        if kept is None:
+            kept = done[same] = column.filter(mask)
+        out.append(kept)
+        columns[i] = column = None  # type: ignore[call-overload]
+    return pa.Table.from_arrays(out, schema=schema)
 
 
 def _log_state(
