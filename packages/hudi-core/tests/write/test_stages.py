@@ -12,9 +12,11 @@ from hudi_core import HudiTable
 from hudi_core.cli.main import main as cli_main
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError, InvalidRecordKeyError, SchemaMismatchError, UnsafePathError
+from hudi_core.keygen.simple import SimpleKeyGenerator
 from hudi_core.write.bucket_assigner import SmallFile, WorkloadProfile, assign
 from hudi_core.write.dedupe import deduplicate
 from hudi_core.write.index.bucket import BucketIndex, bucket_file_id, java_string_hashes
+from hudi_core.write.records import prepare
 
 
 def _new(tmp_path: Path, ttype: str = "COPY_ON_WRITE", **opts: str) -> HudiTable:
@@ -156,3 +158,34 @@ def test_nested_fields_evolve_as_top_level_ones(tmp_path: Path, ttype: str) -> N
     ]
     with pytest.raises(SchemaMismatchError, match="'n'"):
         t.upsert(pa.table({"id": ["k3"], "p": ["x"], "ts": [3], "n": pa.array([{"a": "text"}])}))
+
+
+class _PlainKeys:
+    """A plugin key generator that computes its paths without checking them."""
+
+    def record_keys(self, data: pa.Table) -> pa.Array:
+        return data.column("id").combine_chunks().cast(pa.string())
+
+    def partition_paths(self, data: pa.Table) -> pa.Array:
+        return pa.array(["../outside"] * data.num_rows)
+
+
+class _Overriding(SimpleKeyGenerator):
+    """One of ours whose subclass replaces the checked ``partition_paths``."""
+
+    def partition_paths(self, data: pa.Table) -> pa.Array:  # type: ignore[override]
+        return pa.array(["/etc"] * data.num_rows)
+
+
+_KEYS = HoodieConfig(
+    {"hoodie.datasource.write.recordkey.field": "id", "hoodie.datasource.write.partitionpath.field": "p"}
+)
+
+
+@pytest.mark.parametrize("keygen", [_PlainKeys(), _Overriding(_KEYS)])
+def test_a_plugin_key_generators_paths_are_checked_too(keygen: object) -> None:
+    data = pa.table({"id": ["a", "b"], "p": ["x", "y"], "ts": [1, 2]})
+    with pytest.raises(UnsafePathError):
+        prepare(data, keygen)  # type: ignore[arg-type]
+    ours = prepare(data, SimpleKeyGenerator(_KEYS))
+    assert ours.column("_hoodie_partition_path").to_pylist() == ["x", "y"]

@@ -30,6 +30,7 @@ from hudi_core.write.bucket_assigner import (
     assign,
     assign_buckets,
     average_record_size,
+    partition_codes,
     profile_of,
 )
 from hudi_core.write.commit import OPERATION_TYPES, write_inflight
@@ -303,7 +304,8 @@ class WriteClient:
                 tagged = tagged.take(
                     pc.sort_indices(tagged, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
                 )
-            profile = profile_of(tagged)
+            partitions = partition_codes(tagged)
+            profile = profile_of(tagged, partitions)
             small: list[SmallFile] = []
             pack = op in ("insert", "upsert") and not isinstance(index, BucketIndex)
             if pack and profile.inserts and has_data:
@@ -314,7 +316,7 @@ class WriteClient:
             )
             inflight = write_inflight(table, requested, profile, op)
 
-            labelled = assign_buckets(tagged, plan)
+            labelled = assign_buckets(tagged, plan, partitions)
             ctx = WriteContext(
                 base_uri=table.base_uri, instant=t, is_mor=table.config.is_mor, avro_schema=avro, schema=schema,
                 options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value,

@@ -40,7 +40,7 @@ def partition_segment(values: pa.Array, field: str, *, hive_style: bool, url_enc
     empty = pc.fill_null(pc.equal(values, ""), True)
     if url_encode:
         values = escape_path_name(values)
-    out = pc.if_else(empty, DEFAULT_PARTITION_PATH, values)
+    out = pc.if_else(empty, DEFAULT_PARTITION_PATH, values) if pc.any(empty).as_py() else values
     if hive_style:
         out = pc.binary_join_element_wise(f"{field}=", out, "")
     return out

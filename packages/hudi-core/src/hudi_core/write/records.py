@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
+from hudi_core.keygen.base import KeyGenerator
 from hudi_core.keygen.partition import check_partition_paths
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD
 
@@ -90,7 +91,8 @@ def prepare(
     keys = _as_string_array(keygen.record_keys(data))
     partitions = _as_string_array(keygen.partition_paths(data))
     _check_keys(keys)
-    check_partition_paths(partitions)  # again: a plugin key generator may not check its paths
+    if getattr(type(keygen), "partition_paths", None) is not KeyGenerator.partition_paths:
+        check_partition_paths(partitions)  # a plugin key generator's own paths may be unchecked
     if all_deletes:
         flag = pa.array([True] * data.num_rows, pa.bool_()) if data.num_rows else pa.array([], pa.bool_())
     elif IS_DELETED in data.column_names:
@@ -114,6 +116,8 @@ def _as_string_array(arr: Any) -> pa.Array:
 
 
 def _check_keys(keys: pa.Array) -> None:
+    if keys.null_count == 0 and (len(keys) == 0 or pc.min(pc.binary_length(keys)).as_py() > 0):
+        return  # (lengths come from the offsets alone: no pass over the strings)
     bad = pc.or_kleene(pc.is_null(keys), pc.equal(pc.utf8_length(keys), 0))
     bad = pc.fill_null(bad, True)
     if pc.any(bad).as_py():
