@@ -154,7 +154,9 @@ def _file_schema(data: pa.Table, avro_schema: dict[str, Any]) -> pa.Schema:
 
 
 def _cast(data: pa.Table, schema: pa.Schema) -> pa.Table:
-    columns = []
+    """``data`` in ``schema``'s types; a dictionary column of the type's values stays a
+    dictionary (a parquet writer stores it exactly as the spelled-out strings)."""
+    columns, fields = [], []
     for field in schema:
         col = data.column(field.name)
         if (
@@ -164,6 +166,11 @@ def _cast(data: pa.Table, schema: pa.Schema) -> pa.Table:
             and field.type.tz
         ):
             col = col.cast(pa.timestamp(col.type.unit, "UTC"))
+        if pa.types.is_dictionary(col.type) and col.type.value_type == field.type:
+            # written as it is: parquet dictionary-encodes the column the same either way
+            columns.append(col)
+            fields.append(pa.field(field.name, col.type, field.nullable, field.metadata))
+            continue
         try:
             columns.append(col.cast(field.type) if col.type != field.type else col)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
@@ -171,7 +178,8 @@ def _cast(data: pa.Table, schema: pa.Schema) -> pa.Table:
                 f"column {field.name!r} of type {col.type} does not fit the writer schema type "
                 f"{field.type}: {e}"
             ) from e
-    return pa.Table.from_arrays(columns, schema=schema)
+        fields.append(field)
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields))
 
 
 def write_base_file(

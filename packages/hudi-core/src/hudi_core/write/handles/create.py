@@ -66,10 +66,12 @@ def new_records(
     ctx: WriteContext, data: pa.Table, *, task_id: int, file_name: str, seqno_start: int = 0
 ) -> pa.Table:
     """New records of ``data`` as a base file named ``file_name`` holds them: meta columns first
-    (seqnos from ``seqno_start``: a file written piece by piece continues its count)."""
+    (seqnos from ``seqno_start``: a file written piece by piece continues its count; the commit
+    time and file name as one-entry dictionaries, see ``context.constant_strings``)."""
     metas = meta_columns(
         data.num_rows, instant=ctx.instant, task_id=task_id, record_keys=data.column(RECORD_KEY),
         partitions=data.column(PARTITION_PATH), file_name=file_name, seqno_start=seqno_start,
+        constants_as_dictionary=True,
     )  # fmt: skip
     return with_meta(data, metas, ctx.schema)
 

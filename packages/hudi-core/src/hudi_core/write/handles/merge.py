@@ -22,6 +22,7 @@ from hudi_core.write.handles.context import (
     WriteContext,
     WriteStatus,
     as_attempt,
+    constant_strings,
     ensure_partition_metadata,
     meta_columns,
 )
@@ -209,6 +210,6 @@ def _assemble(
     n = data.num_rows
     arrays = [
         meta2[0].cast(pa.string()), meta2[1].cast(pa.string()), keys.cast(pa.string()), parts.cast(pa.string()),
-        pa.repeat(pa.scalar(name, pa.string()), n), *(data.column(f.name) for f in ctx.schema),
+        constant_strings(name, n), *(data.column(f.name) for f in ctx.schema),
     ]  # fmt: skip
     return pa.Table.from_arrays(arrays, names=[*META_FIELDS, *ctx.schema.names])
