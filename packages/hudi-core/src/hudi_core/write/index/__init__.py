@@ -87,12 +87,14 @@ def tag_locations(
     if isinstance(index, BucketIndex):
         tagged = _tag_bucket(data, index, view)
         return tagged if not drop_orphan_deletes else _drop_orphan_deletes(tagged)
-    partitions = None if index.is_global else pc.unique(data.column(PARTITION_PATH)).to_pylist()
-    existing = (
-        existing_key_locations(view, partitions, keys=data.column(RECORD_KEY))
-        if view is not None
-        else existing_key_locations_empty()
-    )
+    if view is None:
+        existing = existing_key_locations_empty()
+    elif index.is_global:
+        existing = existing_key_locations(view, None, keys=data.column(RECORD_KEY))
+    else:  # a key is looked for in its own partition's files only
+        parts = data.column(PARTITION_PATH)
+        existing = existing_key_locations(view, pc.unique(parts).to_pylist(), keys=data.column(RECORD_KEY),
+                                          key_partitions=parts)  # fmt: skip
     return tag_with_locations(
         data, existing, index, view, drop_orphan_deletes=drop_orphan_deletes, split=split
     )

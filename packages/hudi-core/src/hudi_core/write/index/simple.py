@@ -105,30 +105,60 @@ def _slice_keys(
 
 
 def existing_key_locations(
-    view: FileSystemView, partitions: Iterable[str] | None, *, keys: pa.Array | pa.ChunkedArray | None = None
+    view: FileSystemView,
+    partitions: Iterable[str] | None,
+    *,
+    keys: pa.Array | pa.ChunkedArray | None = None,
+    key_partitions: pa.Array | pa.ChunkedArray | None = None,
 ) -> pa.Table:
     """``(record key, partition, file id, base instant)`` of every key in the latest base files
     of ``partitions`` (all partitions when None); file groups under a pending compaction are
     read from the slice before it and located at the compaction instant.
 
     With ``keys`` (the write's record keys) only those keys are returned, and files whose
-    footer min/max keys and bloom filter rule them all out are not read. Files are read on
-    ``hoodie.read.parallelism`` threads (their key columns, and the match with the write's keys,
-    run in pyarrow without the GIL)."""
-    wanted = None
-    span = None
+    footer min/max keys and bloom filter rule them all out are not read; with
+    ``key_partitions`` too (each key's partition path: a partition's keys live in it alone, as
+    for a non-global index) a file is matched against its own partition's keys only. Files are
+    read on ``hoodie.read.parallelism`` threads (their key columns, and the match with the
+    write's keys, run in pyarrow without the GIL)."""
+    wanted: dict[str | None, tuple[pa.Array, tuple[str, str] | None]] = {}
     if keys is not None:
-        wanted = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
-        wanted = pc.unique(wanted.cast(pa.string()))
-        if len(wanted) and wanted.null_count == 0 and pc.all(pc.string_is_ascii(wanted)).as_py():
-            least, greatest = pc.min_max(wanted).values()
-            span = (least.as_py(), greatest.as_py())
+        keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+        keys = keys.cast(pa.string())
+        if key_partitions is None:
+            wanted[None] = _wanted(keys)
+        else:
+            parts = (
+                key_partitions.combine_chunks()
+                if isinstance(key_partitions, pa.ChunkedArray)
+                else key_partitions
+            )
+            codes = parts.cast(pa.string()).dictionary_encode()
+            indices = codes.indices
+            for i, name in enumerate(codes.dictionary.to_pylist()):
+                wanted[name] = _wanted(keys.filter(pc.equal(indices, i)))
     locs = file_group_locations(view, partitions)
     size = sum(int(s.base_file.size or 0) for s in locs if s.base_file is not None)
     workers = read_parallelism(view.table.options, total_bytes=size)
-    found = ordered_map(lambda s: _slice_keys(view, s, wanted, span), locs, workers)
-    tables = [t for t in found if t is not None]
+
+    def found(s: FileGroupLocation) -> pa.Table | None:
+        if not wanted:
+            return _slice_keys(view, s)
+        match = wanted.get(None if key_partitions is None else s.partition_path)
+        return None if match is None else _slice_keys(view, s, *match)
+
+    tables = [t for t in ordered_map(found, locs, workers) if t is not None]
     return pa.concat_tables(tables) if tables else _EMPTY.empty_table()
+
+
+def _wanted(keys: pa.Array) -> tuple[pa.Array, tuple[str, str] | None]:
+    """The distinct ``keys`` and, when every one is ASCII, their least and greatest."""
+    distinct = pc.unique(keys)
+    span = None
+    if len(distinct) and distinct.null_count == 0 and pc.all(pc.string_is_ascii(distinct)).as_py():
+        least, greatest = pc.min_max(distinct).values()
+        span = (least.as_py(), greatest.as_py())
+    return distinct, span
 
 
 def _composite(keys: pa.ChunkedArray | pa.Array, parts: pa.ChunkedArray | pa.Array | None) -> pa.Array:
