@@ -18,6 +18,7 @@ from hudi_core.keygen.partition import DEFAULT_PARTITION_PATH
 from hudi_core.read.filters import Filter, normalize_filters, partition_matches
 from hudi_core.read.merge import IS_DELETED_FIELD, slice_schema
 from hudi_core.read.parallel import ordered_map, read_parallelism
+from hudi_core.read.pool import result_pool
 from hudi_core.read.splits import COMMIT_TIME, ReadContext, Split, read_split
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -357,7 +358,8 @@ def read_table(
     ctx = plan.context()
     splits = [Split(s, ctx) for s in plan.slices]
     workers = read_parallelism(table.options, parallelism, total_bytes=sum(s.size for s in splits))
-    parts = [p for p in ordered_map(lambda s: read_split(table, s), splits, workers) if p.num_rows]
+    with result_pool():  # every decoded buffer is kept: fresh memory, see read.pool
+        parts = [p for p in ordered_map(lambda s: read_split(table, s), splits, workers) if p.num_rows]
     if not parts:
         return plan.output.empty_table()
     return pa.concat_tables(parts)

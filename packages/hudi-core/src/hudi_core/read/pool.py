@@ -1,0 +1,57 @@
+"""The memory pool a whole-table read allocates its result from.
+
+A read that returns one table keeps every buffer it decodes, so each file's columns need memory
+the process has not used before. On the 2-core machines this project is measured on, pyarrow's
+default pool (mimalloc) hands out such memory ever more slowly as the result grows: 85 files of
+a 10M-row table, each result kept, read in 6.9 s there against 2.9 s from jemalloc's pool (2.3 s
+when each result is dropped). While :func:`result_pool` is entered, pyarrow's default pool is
+jemalloc's, if this pyarrow has it and the process left the default alone (no
+``ARROW_DEFAULT_MEMORY_POOL``, the default still mimalloc); the buffers keep their pool, so the
+switch back changes nothing for them. Nested and concurrent reads share one switch.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pyarrow as pa
+
+__all__ = ["result_pool"]
+
+_guard = threading.Lock()
+_depth = 0
+_saved: pa.MemoryPool | None = None
+
+
+def _jemalloc() -> pa.MemoryPool | None:
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        return None  # the process chose its pool
+    try:
+        return pa.jemalloc_memory_pool()
+    except NotImplementedError:  # a pyarrow built without it
+        return None
+
+
+@contextmanager
+def result_pool() -> Iterator[None]:
+    """Allocate from jemalloc's pool for the duration (see the module doc)."""
+    global _depth, _saved
+    with _guard:
+        if _depth == 0:
+            current = pa.default_memory_pool()
+            pool = _jemalloc() if current.backend_name == "mimalloc" else None
+            _saved = current if pool is not None else None
+            if pool is not None:
+                pa.set_memory_pool(pool)
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _guard:
+            _depth -= 1
+            if _depth == 0 and _saved is not None:
+                pa.set_memory_pool(_saved)
+                _saved = None

@@ -1,0 +1,86 @@
+"""A whole-table read allocates from jemalloc's pool where pyarrow has it and the process kept
+the default (mimalloc), and leaves pyarrow's default pool as it found it."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from hudi_core import HudiTable
+from hudi_core.read import pool as read_pool
+from hudi_core.read.pool import result_pool
+
+try:
+    pa.jemalloc_memory_pool()
+    HAS_JEMALLOC = True
+except NotImplementedError:  # pragma: no cover - a pyarrow built without it
+    HAS_JEMALLOC = False
+
+needs_jemalloc = pytest.mark.skipif(not HAS_JEMALLOC, reason="this pyarrow has no jemalloc pool")
+
+
+@pytest.fixture
+def mimalloc_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
+    before = pa.default_memory_pool()
+    pa.set_memory_pool(pa.mimalloc_memory_pool())
+    yield
+    pa.set_memory_pool(before)
+
+
+@needs_jemalloc
+def test_a_read_allocates_from_jemalloc_and_restores_the_default(tmp_path: Path, mimalloc_default: None,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                             partition_fields="p", ordering_field="ts")  # fmt: skip
+    table.bulk_insert(
+        pa.table({"id": [f"k{i}" for i in range(1000)], "ts": list(range(1000)), "p": ["a", "b"] * 500})
+    )
+    seen: list[str] = []
+    real = read_pool.pa.set_memory_pool
+
+    def spy(pool: pa.MemoryPool) -> None:
+        seen.append(pool.backend_name)
+        real(pool)
+
+    monkeypatch.setattr(read_pool.pa, "set_memory_pool", spy)
+    rows = HudiTable.open(table.base_uri).read()
+    assert rows.num_rows == 1000
+    assert seen == ["jemalloc", "mimalloc"]  # switched for the read, then back
+    assert pa.default_memory_pool().backend_name == "mimalloc"
+
+
+@needs_jemalloc
+def test_nested_and_concurrent_reads_share_one_switch(mimalloc_default: None) -> None:
+    inside = threading.Barrier(2)
+    names: list[str] = []
+
+    def read() -> None:
+        with result_pool():
+            inside.wait()
+            with result_pool():
+                names.append(pa.default_memory_pool().backend_name)
+            inside.wait()
+
+    threads = [threading.Thread(target=read) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert names == ["jemalloc", "jemalloc"]
+    assert pa.default_memory_pool().backend_name == "mimalloc"
+
+
+def test_a_pool_the_process_chose_is_left_alone(
+    mimalloc_default: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pa.set_memory_pool(pa.system_memory_pool())  # chosen in code
+    with result_pool():
+        assert pa.default_memory_pool().backend_name == "system"
+    pa.set_memory_pool(pa.mimalloc_memory_pool())
+    monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "mimalloc")  # chosen in the environment
+    with result_pool():
+        assert pa.default_memory_pool().backend_name == "mimalloc"
+    assert pa.default_memory_pool().backend_name == "mimalloc"
