@@ -295,18 +295,24 @@ def _kept_consuming(handed: list[pa.Table], keep: np.ndarray) -> pa.Table:
     base = handed.pop()
     if keep.all():
         return base
-    schema, columns = base.schema, base.columns
+    schema = base.schema
+    columns: list[pa.ChunkedArray | None] = list(base.columns)
     del base
     mask = pa.array(keep)
     done: dict[tuple[Any, ...], pa.ChunkedArray] = {}
     out = []
-    for i, column in enumerate(columns):
-        same = (column.type, *(b.address if b is not None else 0 for c in column.chunks for b in c.buffers()))
+    for i in range(len(columns)):
+        column = columns[i]
+        assert column is not None
+        # the same arrays: the same buffers seen at the same offset and length, of the same type
+        same = (column.type, *((c.offset, len(c), *(b.address if b is not None else 0 for b in c.buffers()))
+                               for c in column.chunks))  # fmt: skip
         kept = done.get(same)
         if kept is None:
             kept = done[same] = column.filter(mask)
         out.append(kept)
-        columns[i] = column = None  # type: ignore[call-overload]
+        columns[i] = None  # this column's base buffers can go now
+        del column
     return pa.Table.from_arrays(out, schema=schema)
 
 
