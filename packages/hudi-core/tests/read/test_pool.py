@@ -4,6 +4,7 @@ the default (mimalloc), and leaves pyarrow's default pool as it found it."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -22,7 +23,7 @@ needs_jemalloc = pytest.mark.skipif(not HAS_JEMALLOC, reason="this pyarrow has n
 
 
 @pytest.fixture
-def mimalloc_default(monkeypatch: pytest.MonkeyPatch) -> None:
+def mimalloc_default(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
     before = pa.default_memory_pool()
     pa.set_memory_pool(pa.mimalloc_memory_pool())

@@ -32,6 +32,7 @@ from hudi_core.table.file_names import BaseFileName, write_token
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.timeline.timeline import Timeline
+from hudi_core.write.handles.context import constant_strings
 from hudi_core.write.markers import MarkerFiles
 
 if TYPE_CHECKING:
@@ -111,13 +112,6 @@ def pending_compactions(table: MetaClient) -> list[Instant]:
 # -- one operation (runs on a worker) --------------------------------------------------------------
 
 
-def _constant_strings(value: str, n: int) -> pa.Array:
-    # A dictionary of one entry: the base file writer stores it as the spelled-out column
-    # (dictionary-encoded, byte for byte the same) without the strings ever being made.
-    indices = pa.nulls(n, pa.int32()).fill_null(0)
-    return pa.DictionaryArray.from_arrays(indices, pa.array([value], pa.string()))
-
-
 def _count_blocks(table: MetaClient, file_slice: Any) -> tuple[int, int, int]:
     from hudi_core.log.format import BlockType
     from hudi_core.log.reader import read_log_file
@@ -172,7 +166,7 @@ def execute_operation(task: OperationTask) -> OperationResult:
         n = merged.num_rows
         idx = merged.schema.get_field_index(_FILE_NAME_COL)
         if idx >= 0:
-            merged = merged.set_column(idx, _FILE_NAME_COL, _constant_strings(name, n))
+            merged = merged.set_column(idx, _FILE_NAME_COL, constant_strings(name, n))
         from_logs = 0
         if _COMMIT_TIME_COL in merged.column_names and n:
             import pyarrow.compute as pc

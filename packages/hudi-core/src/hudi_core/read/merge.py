@@ -84,12 +84,11 @@ def merge_file_slice(
     handle merges it into ``every_copy``.
     """
     schema = schema if schema is not None else slice_schema(table, as_of)
+    base = _since(_read_base(table, file_slice, schema), since)
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
     if not blocks:
-        return _since(_read_base(table, file_slice, schema), since)
-    # handed over in a list the merge empties: the base's columns are freed as they are filtered
-    return _merge(table, [_since(_read_base(table, file_slice, schema), since)], blocks, schema,
-                  every_copy=every_copy)  # fmt: skip
+        return base
+    return _merge(table, base, blocks, schema, every_copy=every_copy)
 
 
 def merge_file_slice_batches(
@@ -110,8 +109,8 @@ def merge_file_slice_batches(
     schema = schema if schema is not None else slice_schema(table, as_of)
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
     if blocks and _is_partial(table):
-        merged = _merge(table, [_since(_read_base(table, file_slice, schema), since)], blocks, schema,
-                        every_copy=False)  # fmt: skip
+        base = _since(_read_base(table, file_slice, schema), since)
+        merged = _merge(table, base, blocks, schema, every_copy=False)
         if merged.num_rows:
             yield merged
         return
@@ -237,11 +236,8 @@ def _java_class(dt: pa.DataType) -> str:
 
 
 def _merge(
-    table: MetaClient, handed: list[pa.Table], blocks: list[Any], schema: pa.Schema, *, every_copy: bool
+    table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool
 ) -> pa.Table:
-    """The slice's rows: the base file (the one table in ``handed``, which this empties so the
-    base is referenced from here alone) merged with the log ``blocks``."""
-    base = handed.pop()
     config = table.config
     ord_field, ord_type = _ordering_field(config, schema)
     if _is_partial(table):
@@ -252,11 +248,8 @@ def _merge(
     keep_base, taken = _combine_with_base(
         table, base, logs, state, ord_field, ord_type, every_copy=every_copy
     )
-    empty = base.schema.empty_table()
-    handed.append(base)
-    del base
-    parts = [p for p in (_kept_consuming(handed, keep_base), taken) if p.num_rows]
-    return _without_deleted(pa.concat_tables(parts) if parts else empty)
+    parts = [p for p in (_kept(base, keep_base), taken) if p.num_rows]
+    return _without_deleted(pa.concat_tables(parts) if parts else base.schema.empty_table())
 
 
 def _visible(
@@ -286,34 +279,19 @@ def _kept(base: pa.Table, keep: np.ndarray) -> pa.Table:
     """The rows of ``base`` where ``keep``; a column whose arrays another column shares (a base
     file's ``uuid`` and ``_hoodie_record_key``, see ``read.files.same_columns``) is filtered once
     and stays shared."""
-    return base if keep.all() else _kept_consuming([base], keep)
-
-
-def _kept_consuming(handed: list[pa.Table], keep: np.ndarray) -> pa.Table:
-    """:func:`_kept` of the one table in ``handed``, emptied first: each column is let go once it
-    is filtered, so memory holds the table and one filtered column, not the table twice."""
-    base = handed.pop()
     if keep.all():
         return base
-    schema = base.schema
-    columns: list[pa.ChunkedArray | None] = list(base.columns)
-    del base
     mask = pa.array(keep)
     done: dict[tuple[Any, ...], pa.ChunkedArray] = {}
     out = []
-    for i in range(len(columns)):
-        column = columns[i]
-        assert column is not None
+    for column in base.columns:
         # the same arrays: the same buffers seen at the same offset and length, of the same type
         same = (column.type, *((c.offset, len(c), *(b.address if b is not None else 0 for b in c.buffers()))
                                for c in column.chunks))  # fmt: skip
-        kept = done.get(same)
-        if kept is None:
-            kept = done[same] = column.filter(mask)
-        out.append(kept)
-        columns[i] = None  # this column's base buffers can go now
-        del column
-    return pa.Table.from_arrays(out, schema=schema)
+        if same not in done:
+            done[same] = column.filter(mask)
+        out.append(done[same])
+    return pa.Table.from_arrays(out, schema=base.schema)
 
 
 def _log_state(

@@ -92,9 +92,9 @@ def tag_locations(
     elif index.is_global:
         existing = existing_key_locations(view, None, keys=data.column(RECORD_KEY))
     else:  # a key is looked for in its own partition's files only
-        parts = data.column(PARTITION_PATH)
-        existing = existing_key_locations(view, pc.unique(parts).to_pylist(), keys=data.column(RECORD_KEY),
-                                          key_partitions=parts)  # fmt: skip
+        existing = existing_key_locations(
+            view, None, keys=data.column(RECORD_KEY), key_partitions=data.column(PARTITION_PATH)
+        )
     return tag_with_locations(
         data, existing, index, view, drop_orphan_deletes=drop_orphan_deletes, split=split
     )

@@ -118,15 +118,17 @@ def existing_key_locations(
     With ``keys`` (the write's record keys) only those keys are returned, and files whose
     footer min/max keys and bloom filter rule them all out are not read; with
     ``key_partitions`` too (each key's partition path: a partition's keys live in it alone, as
-    for a non-global index) a file is matched against its own partition's keys only. Files are
-    read on ``hoodie.read.parallelism`` threads (their key columns, and the match with the
-    write's keys, run in pyarrow without the GIL)."""
-    wanted: dict[str | None, tuple[pa.Array, tuple[str, str] | None]] = {}
+    for a non-global index) only the keys' partitions are read (``partitions`` is then not
+    needed), each file matched against its own partition's keys. Files are read on
+    ``hoodie.read.parallelism`` threads (their key columns, and the match with the write's keys,
+    run in pyarrow without the GIL)."""
+    # the keys each file is matched against, by partition (None: every partition's file)
+    wanted: dict[str | None, tuple[pa.Array, tuple[str, str] | None]] | None = None
     if keys is not None:
         keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
         keys = keys.cast(pa.string())
         if key_partitions is None:
-            wanted[None] = _wanted(keys)
+            wanted = {None: _wanted(keys)}
         else:
             parts = (
                 key_partitions.combine_chunks()
@@ -135,14 +137,17 @@ def existing_key_locations(
             )
             codes = parts.cast(pa.string()).dictionary_encode()
             indices = codes.indices
-            for i, name in enumerate(codes.dictionary.to_pylist()):
-                wanted[name] = _wanted(keys.filter(pc.equal(indices, i)))
+            wanted = {
+                name: _wanted(keys.filter(pc.equal(indices, i)))
+                for i, name in enumerate(codes.dictionary.to_pylist())
+            }
+            partitions = [p for p in wanted if p is not None]
     locs = file_group_locations(view, partitions)
     size = sum(int(s.base_file.size or 0) for s in locs if s.base_file is not None)
     workers = read_parallelism(view.table.options, total_bytes=size)
 
     def found(s: FileGroupLocation) -> pa.Table | None:
-        if not wanted:
+        if wanted is None:
             return _slice_keys(view, s)
         match = wanted.get(None if key_partitions is None else s.partition_path)
         return None if match is None else _slice_keys(view, s, *match)
