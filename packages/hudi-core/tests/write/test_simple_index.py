@@ -48,6 +48,38 @@ def test_pruned_lookup_equals_full_lookup_restricted_to_the_keys(
     assert len(reads) == 2  # of 6 files: the first insert's file in each partition
 
 
+
+def test_bloom_filter_probed_only_where_cheaper_than_the_key_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a small filter (1,000 entries) over a 1,000-row file: probing two keys costs less than
+    # half the key column's read, and the filter rules out keys inside the file's min/max range
+    t = HudiTable.create(str(tmp_path / "t"), name="t", table_type="COPY_ON_WRITE", record_key_fields="id",
+                         partition_fields="p", ordering_field="ts",
+                         options={"hoodie.index.bloom.num_entries": "1000", "hoodie.index.bloom.fpp": "0.0001",
+                                  "hoodie.bloom.index.filter.type": "SIMPLE"})  # fmt: skip
+    t.insert(pa.table({"id": [f"k{i:04d}" for i in range(0, 2000, 2)], "p": ["a"] * 1000, "ts": [1] * 1000}))
+    view = FileSystemView(t)
+    reads: list[object] = []
+    real = simple._file_keys
+    monkeypatch.setattr(simple, "_file_keys", lambda v, file: reads.append(file) or real(v, file))
+    absent = pa.array(["k0001", "k1001"])  # odd keys: inside the range, in no file
+    assert existing_key_locations(view, None, keys=absent).num_rows == 0
+    assert reads == []  # ruled out by the filter, not read
+    present = existing_key_locations(view, None, keys=pa.array(["k0001", "k1000"]))
+    assert present.column(RECORD_KEY).to_pylist() == ["k1000"] and len(reads) == 1
+
+
+def test_bloom_probe_cost_rule() -> None:
+    # Hudi's default filter (DYNAMIC_V0, 60,000 entries: ~431k characters a row, two rows past
+    # 60,000 keys) decodes slower than half the key read of a ~120k-row file: the SIMPLE
+    # upsert's files are read, not probed; a few keys against a 1M-row file are probed
+    assert not simple._worth_probing(863_000, 20_000, 122_880)
+    assert not simple._worth_probing(863_000, 10, 122_880)
+    assert simple._worth_probing(863_000, 100, 1_000_000)
+    assert not simple._worth_probing(863_000, 200_000, 1_000_000)
+    assert not simple._worth_probing(2_400, 0, 1_000)  # nothing wanted: the range check decides
+
 def test_key_in_two_file_groups_is_located_in_both() -> None:
     existing = pa.table({RECORD_KEY: ["a", "a", "b"], "_hoodie_location_partition": ["p", "p", "p"],
                          FILE_ID: ["f1", "f2", "f1"], "_hoodie_base_instant": ["1", "2", "1"]})  # fmt: skip
