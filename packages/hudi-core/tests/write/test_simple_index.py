@@ -48,7 +48,6 @@ def test_pruned_lookup_equals_full_lookup_restricted_to_the_keys(
     assert len(reads) == 2  # of 6 files: the first insert's file in each partition
 
 
-
 def test_bloom_filter_probed_only_where_cheaper_than_the_key_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -79,6 +78,7 @@ def test_bloom_probe_cost_rule() -> None:
     assert simple._worth_probing(863_000, 100, 1_000_000)
     assert not simple._worth_probing(863_000, 200_000, 1_000_000)
     assert not simple._worth_probing(2_400, 0, 1_000)  # nothing wanted: the range check decides
+
 
 def test_key_in_two_file_groups_is_located_in_both() -> None:
     existing = pa.table({RECORD_KEY: ["a", "a", "b"], "_hoodie_location_partition": ["p", "p", "p"],
