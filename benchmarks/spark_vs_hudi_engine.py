@@ -141,7 +141,10 @@ def main(argv: list[str]) -> int:
                    help="skip the collect to Arrow (at 10M rows the 12.5M-row collect exceeds Hudi's driver)")  # fmt: skip
     p.add_argument("--reads-only", action="store_true",
                    help="no writes: the reads of an existing --table (the other engine's)")  # fmt: skip
+    p.add_argument("--cpus", default=None, help="comma-separated CPUs to pin this run to (default: all)")
     a = p.parse_args(argv)
+    if a.cpus:  # before the JVM starts: it and the Python workers it forks inherit the affinity
+        os.sched_setaffinity(0, {int(c) for c in a.cpus.split(",")})
     spark = session(a.engine, a.bundle, a.master, a.driver_memory)
     opts = write_options(a.index)
     if not a.reads_only:
