@@ -196,6 +196,23 @@ def report_spark35(results: dict[tuple[str, str], dict[str, Any]], on35: dict[st
             print(f"  answers DIFFER: on 3.5 {ours35['answers']}, on 4 {ours4['answers']}")
 
 
+def report_scaling(index: str, label: str, one: dict[str, Any], two: dict[str, Any], upserts: int) -> None:
+    """The whole workload's and each phase's time on ``label`` (``one``) over ``local[2]`` (``two``)."""
+
+    def whole(r: dict[str, Any]) -> float:
+        return sum(r.get(p) or 0.0 for p in WHOLE_PHASES if p != "next_upserts") + r["next_upserts"] * (
+            upserts - 1
+        )
+
+    w1, w2 = whole(one), whole(two)
+    print(
+        f"ours {index}, whole workload: {label} {w1:.1f} s, local[2] {w2:.1f} s: {w1 / w2:.2f}x (target >= 1.7x)"
+    )
+    print(f"  by phase, {label} / local[2] (s): " + ", ".join(
+        f"{p} {one[p]:.2f} / {two[p]:.2f} = {one[p] / two[p]:.2f}x" for p in WHOLE_PHASES if one.get(p) and two.get(p)
+    ))  # fmt: skip
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=1_000_000)
@@ -247,32 +264,18 @@ def main(argv: list[str]) -> int:
             report_spark35(results, on35, a.index)
         if a.scaling:
             for index in a.index:
-                one = run_engine("ours", data, work, index, a.upserts, master="local[1]",
-                                 driver_memory=a.driver_memory, no_arrow=a.no_arrow)  # fmt: skip
-                whole = lambda r: sum(r.get(p, 0.0) for p in WHOLE_PHASES if p != "next_upserts") + r["next_upserts"] * (a.upserts - 1)  # fmt: skip  # noqa: E731
                 two = results[("ours", index)]
-                w1, w2 = whole(one), whole(two)
-                print(
-                    f"ours {index}, whole workload: local[1] {w1:.1f} s, local[2] {w2:.1f} s: {w1 / w2:.2f}x (target >= 1.7x)"
-                )
-                print("  by phase, local[1] / local[2] (s): " + ", ".join(
-                    f"{p} {one[p]:.2f} / {two[p]:.2f} = {one[p] / two[p]:.2f}x"
-                    for p in WHOLE_PHASES if one.get(p) and two.get(p)
-                ))  # fmt: skip
                 # local[1] is one task at a time, but a PySpark task is two processes (the JVM
                 # thread feeding Arrow batches and the Python worker consuming them) plus their
                 # threads: on this 2-core machine it keeps both cores busy. Pinned to one CPU,
                 # local[1] is what one core does alone.
-                pinned = run_engine("ours", data, work, index, a.upserts, master="local[1]",
-                                    driver_memory=a.driver_memory, no_arrow=a.no_arrow, cpus={min(os.sched_getaffinity(0))})  # fmt: skip
-                w0 = whole(pinned)
-                print(
-                    f"ours {index}, whole workload: local[1] pinned to one CPU {w0:.1f} s, local[2] {w2:.1f} s: {w0 / w2:.2f}x"
-                )
-                print("  by phase, local[1] on one CPU / local[2] (s): " + ", ".join(
-                    f"{p} {pinned[p]:.2f} / {two[p]:.2f} = {pinned[p] / two[p]:.2f}x"
-                    for p in WHOLE_PHASES if pinned.get(p) and two.get(p)
-                ))  # fmt: skip
+                for label, cpus in (
+                    ("local[1]", None),
+                    ("local[1] pinned to one CPU", {min(os.sched_getaffinity(0))}),
+                ):
+                    one = run_engine("ours", data, work, index, a.upserts, master="local[1]",
+                                     driver_memory=a.driver_memory, no_arrow=a.no_arrow, cpus=cpus)  # fmt: skip
+                    report_scaling(index, label, one, two, a.upserts)
     return 0
 
 
