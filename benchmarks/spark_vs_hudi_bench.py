@@ -42,18 +42,6 @@ TARGETS = {"bulk_insert": 0.5, "first_upsert": 0.5, "next_upserts": 0.5, "scan_n
            "group_by": 0.75, "to_arrow": 0.75, "ro_scan_noop": 0.75}  # fmt: skip
 
 
-#: the phases of ``--scaling``'s whole workload (``next_upserts`` is a mean: counted once per upsert after the first)
-WHOLE_PHASES = (
-    "bulk_insert",
-    "first_upsert",
-    "next_upserts",
-    "scan_noop",
-    "count",
-    "group_by",
-    "to_arrow",
-    "ro_scan_noop",
-)
-
 #: rows per row group of the bulk input: Spark splits a parquet file between tasks only at row
 #: group boundaries, and pyarrow writes up to 1,048,576 rows in one, so a 1M-row file was one
 #: Spark partition and the bulk_insert one task on both engines (an input of several files, as
@@ -199,17 +187,15 @@ def report_spark35(results: dict[tuple[str, str], dict[str, Any]], on35: dict[st
 def report_scaling(index: str, label: str, one: dict[str, Any], two: dict[str, Any], upserts: int) -> None:
     """The whole workload's and each phase's time on ``label`` (``one``) over ``local[2]`` (``two``)."""
 
-    def whole(r: dict[str, Any]) -> float:
-        return sum(r.get(p) or 0.0 for p in WHOLE_PHASES if p != "next_upserts") + r["next_upserts"] * (
-            upserts - 1
-        )
+    def whole(r: dict[str, Any]) -> float:  # the phases with a target; next_upserts is a mean of upserts - 1
+        return sum((r.get(p) or 0.0) * (upserts - 1 if p == "next_upserts" else 1) for p in TARGETS)
 
     w1, w2 = whole(one), whole(two)
     print(
         f"ours {index}, whole workload: {label} {w1:.1f} s, local[2] {w2:.1f} s: {w1 / w2:.2f}x (target >= 1.7x)"
     )
     print(f"  by phase, {label} / local[2] (s): " + ", ".join(
-        f"{p} {one[p]:.2f} / {two[p]:.2f} = {one[p] / two[p]:.2f}x" for p in WHOLE_PHASES if one.get(p) and two.get(p)
+        f"{p} {one[p]:.2f} / {two[p]:.2f} = {one[p] / two[p]:.2f}x" for p in TARGETS if one.get(p) and two.get(p)
     ))  # fmt: skip
 
 

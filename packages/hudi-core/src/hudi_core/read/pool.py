@@ -40,11 +40,10 @@ def result_pool() -> Iterator[None]:
     """Allocate from jemalloc's pool for the duration (see the module doc)."""
     global _depth, _saved
     with _guard:
-        if _depth == 0:
-            current = pa.default_memory_pool()
-            pool = _jemalloc() if current.backend_name == "mimalloc" else None
-            _saved = current if pool is not None else None
+        if _depth == 0 and pa.default_memory_pool().backend_name == "mimalloc":
+            pool = _jemalloc()
             if pool is not None:
+                _saved = pa.default_memory_pool()
                 pa.set_memory_pool(pool)
         _depth += 1
     try:

@@ -152,12 +152,18 @@ def existing_key_locations(
                 else key_partitions
             )
             codes = parts.cast(pa.string()).dictionary_encode()
-            indices = codes.indices
+            names = codes.dictionary.to_pylist()
+            # one stable sort groups the keys by partition (a filter per partition would pass
+            # over every key once per partition)
+            code = pc.fill_null(codes.indices, -1).to_numpy(zero_copy_only=False)
+            order = np.argsort(code, kind="stable")
+            bounds = np.searchsorted(code[order], np.arange(len(names) + 1))
+            grouped = keys.take(pa.array(order))
             wanted = {
-                name: _wanted(keys.filter(pc.equal(indices, i)))
-                for i, name in enumerate(codes.dictionary.to_pylist())
+                name: _wanted(grouped.slice(int(bounds[i]), int(bounds[i + 1] - bounds[i])))
+                for i, name in enumerate(names)
             }
-            partitions = [p for p in wanted if p is not None]
+            partitions = names
     locs = file_group_locations(view, partitions)
     size = sum(int(s.base_file.size or 0) for s in locs if s.base_file is not None)
     workers = read_parallelism(view.table.options, total_bytes=size)
