@@ -204,8 +204,13 @@ def main(argv: list[str]) -> int:
     workers = WorkerPeak()
     out["worker_rss_mb"] = {}
 
-    def read(name: str, fn: Any) -> Any:  # reads are short: each is the median of three runs
+    def read(name: str, fn: Any) -> Any:
+        """A read's figure is the median of three runs after a first one, reported apart
+        (``<name>_first``): the JVM compiles a scan's hot loops over its first runs (the same
+        parquet scan, fresh session: 3.8, 1.0, 0.70, 0.67, ... 0.55 s), so a median of the
+        first three measured how warm the engine's earlier phases had left that code."""
         workers.reset()
+        out[f"{name}_first"], _ = timed(fn)
         out[name], result = median3(fn)
         out["worker_rss_mb"][name] = round(workers.peak_kb / 1024)
         return result
