@@ -157,7 +157,9 @@ class PhaseMemory:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.growth_mb = max(0, _status_kb("VmHWM") - self.start_kb) / 1024
+        peak_kb = _status_kb("VmHWM")
+        self.growth_mb = max(0, peak_kb - self.start_kb) / 1024
+        self.peak_mb = peak_kb / 1024  # the process's whole resident set at its peak
 
 
 # ---------------------------------------------------------------------------------------------
@@ -324,7 +326,8 @@ def run_sequence(
     measure: bool = True,
     profile: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Every phase of ``engine`` in order; returns {phase: [[wall s, cpu s, peak MB], ...]} and
+    """Every phase of ``engine`` in order; returns {phase: [[wall s, cpu s, RSS growth MB, peak RSS
+    MB], ...]} and
     the row count and ts sum of each read. ``profile=(phase, out)`` runs cProfile over that phase
     (every call of it, in every thread)."""
     out: dict[str, Any] = {p: [] for p in PHASES}
@@ -339,7 +342,7 @@ def run_sequence(
                 t0, c0 = time.perf_counter(), time.process_time()
                 result = fn()
                 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        out[phase].append([wall, cpu, mem.growth_mb if measure else 0.0])
+        out[phase].append([wall, cpu, mem.growth_mb if measure else 0.0, mem.peak_mb if measure else 0.0])
         return result
 
     def read(phase: str) -> None:
@@ -395,8 +398,8 @@ def worker(engine_name: str, data: Path, work: Path, upserts: int, out_json: Pat
 
 
 def measure(data: Path, work: Path, upserts: int, repeat: int, engines: Sequence[str]) -> dict[str, Any]:
-    """{engine: {phase: [per-run [wall, cpu, peak MB]]}, "_checks": ...}: engines take turns, so
-    that load from elsewhere on the machine falls on each alike."""
+    """{engine: {phase: [per-run [wall, cpu, RSS growth MB, peak RSS MB]]}, "_checks": ...}: engines
+    take turns, so that load from elsewhere on the machine falls on each alike."""
     runs: dict[str, dict[str, list[list[float]]]] = {e: {p: [] for p in PHASES} for e in engines}
     checks: dict[str, Any] = {}
     for r in range(repeat):
@@ -421,7 +424,7 @@ def measure(data: Path, work: Path, upserts: int, repeat: int, engines: Sequence
                 walls = [s[0] for s in samples]
                 # an upsert run's figure is its median upsert; its memory the largest peak
                 runs[name][phase].append([statistics.median(walls), statistics.median(s[1] for s in samples),
-                                          max(s[2] for s in samples)])  # fmt: skip
+                                          max(s[2] for s in samples), max(s[3] for s in samples)])  # fmt: skip
             checks[name] = res["checks"]
             print(f"  {name} run {r + 1}/{repeat}: {time.perf_counter() - t0:.1f} s", flush=True)
             shutil.rmtree(wdir, ignore_errors=True)
@@ -490,6 +493,11 @@ def report(result: dict[str, Any], expected: dict[str, int], rows: int) -> dict[
         ratios[f"memory {phase}"] = mo
         print(f"{phase:16} {_f(d, '{:.0f}'):>10} {_f(fl, '{:.0f}'):>8} {_f(o, '{:.0f}'):>8} "
               f"{_f(mo, '{:.2f}x'):>7} {_f(b, '{:.0f}'):>8} {_f(mb, '{:.2f}x'):>7}")  # fmt: skip
+    # growth depends on what the allocator kept from the phases before (freed, not returned):
+    # the process's whole peak shows what that retention costs
+    print("peak RSS of the process during the phase, MB (deltalake / ours / ours BUCKET): " + ", ".join(
+        f"{phase} {'/'.join(_f(_median(runs, e, phase, 3), '{:.0f}') for e in ('deltalake', 'ours', 'ours_bucket'))}"
+        for phase in PHASES))  # fmt: skip
     bad = {e: c for e, c in result["checks"].items()
            if any(v != [expected["rows"], expected["ts_sum"]] for v in c.values())}  # fmt: skip
     print(f"\nreads checked against the expected table ({expected['rows']:,} rows, sum(ts)): "

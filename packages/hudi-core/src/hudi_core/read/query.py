@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from hudi_core.config.read import ReaderOptions
 from hudi_core.config.table import TableOptions
+from hudi_core.engine.pool import arrow_pool
 from hudi_core.errors import ConfigError, HudiError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.partitions import partition_values
@@ -18,7 +19,6 @@ from hudi_core.keygen.partition import DEFAULT_PARTITION_PATH
 from hudi_core.read.filters import Filter, normalize_filters, partition_matches
 from hudi_core.read.merge import IS_DELETED_FIELD, slice_schema
 from hudi_core.read.parallel import ordered_map, read_parallelism
-from hudi_core.read.pool import result_pool
 from hudi_core.read.splits import COMMIT_TIME, ReadContext, Split, read_split
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -358,7 +358,7 @@ def read_table(
     ctx = plan.context()
     splits = [Split(s, ctx) for s in plan.slices]
     workers = read_parallelism(table.options, parallelism, total_bytes=sum(s.size for s in splits))
-    with result_pool():  # every decoded buffer is kept: fresh memory, see read.pool
+    with arrow_pool():  # every decoded buffer is kept: fresh memory, see engine.pool
         parts = [p for p in ordered_map(lambda s: read_split(table, s), splits, workers) if p.num_rows]
     if not parts:
         return plan.output.empty_table()
