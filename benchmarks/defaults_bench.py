@@ -326,10 +326,9 @@ def run_sequence(
     measure: bool = True,
     profile: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Every phase of ``engine`` in order; returns {phase: [[wall s, cpu s, RSS growth MB, peak RSS
-    MB], ...]} and
-    the row count and ts sum of each read. ``profile=(phase, out)`` runs cProfile over that phase
-    (every call of it, in every thread)."""
+    """Every phase of ``engine`` in order; returns {phase: [[wall s, cpu s, RSS growth MB, peak
+    RSS MB], ...]} and the row count and ts sum of each read. ``profile=(phase, out)`` runs
+    cProfile over that phase (every call of it, in every thread)."""
     out: dict[str, Any] = {p: [] for p in PHASES}
     checks: dict[str, list[int]] = {}
     profiler = ThreadsProfile() if profile else None
