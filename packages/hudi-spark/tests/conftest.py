@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hudi_core.testing.fixtures import compat_root, corpus_copy
+from hudi_core.testing.fixtures import compat_root, corpus_copy, mimalloc_default
 
-__all__ = ["compat_root", "corpus_copy", "spark"]
+__all__ = ["compat_root", "corpus_copy", "mimalloc_default", "spark"]
 
 SPARK = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 

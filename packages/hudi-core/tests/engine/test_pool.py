@@ -4,7 +4,6 @@ process kept the default (mimalloc), and leave pyarrow's default pool as they fo
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -21,15 +20,6 @@ except NotImplementedError:  # pragma: no cover - a pyarrow built without it
     HAS_JEMALLOC = False
 
 needs_jemalloc = pytest.mark.skipif(not HAS_JEMALLOC, reason="this pyarrow has no jemalloc pool")
-
-
-@pytest.fixture
-def mimalloc_default(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
-    before = pa.default_memory_pool()
-    pa.set_memory_pool(pa.mimalloc_memory_pool())
-    yield
-    pa.set_memory_pool(before)
 
 
 @pytest.fixture

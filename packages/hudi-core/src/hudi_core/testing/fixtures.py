@@ -1,17 +1,18 @@
-"""pytest fixtures over the shared compat corpus, and one that runs tests twice over both Avro
-codecs; a conftest imports them by name:
-``from hudi_core.testing.fixtures import avro_codec, compat_root, corpus_copy``."""
+"""pytest fixtures over the shared compat corpus, one that runs tests twice over both Avro
+codecs, and one with pyarrow's default pool as a process starts; a conftest or test module
+imports them by name: ``from hudi_core.testing.fixtures import avro_codec, compat_root, corpus_copy``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from hudi_core.testing.corpus import copy_corpus_table, corpus_root
 
-__all__ = ["avro_codec", "compat_root", "corpus_copy"]
+__all__ = ["avro_codec", "compat_root", "corpus_copy", "mimalloc_default"]
 
 
 @pytest.fixture(params=["compiled", "numpy"])
@@ -44,3 +45,14 @@ def corpus_copy(tmp_path: Path, compat_root: Path) -> Callable[[str], Path]:
         return copy_corpus_table(table_path, tmp_path)
 
     return make
+
+
+@pytest.fixture
+def mimalloc_default(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """pyarrow's default pool mimalloc, as a process starts without ``ARROW_DEFAULT_MEMORY_POOL``
+    (what ``hudi_core.engine.pool.arrow_pool`` switches from); the pool before it afterwards."""
+    monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
+    before = pa.default_memory_pool()
+    pa.set_memory_pool(pa.mimalloc_memory_pool())
+    yield
+    pa.set_memory_pool(before)

@@ -1,0 +1,3 @@
+from hudi_core.testing.fixtures import mimalloc_default
+
+__all__ = ["mimalloc_default"]
