@@ -222,7 +222,7 @@ def read_slices(spec: ReadSpec, slices: Sequence[Any], schema: pa.Schema) -> Ite
     compares names, types and nullability). Streamed (core's ``iter_split``): the task holds a
     slice's log records and ``hoodie.read.batch.rows`` rows of its base file, never the slice.
     Allocated from core's ``arrow_pool`` (jemalloc's): on the 1M-row trips table's warm reads a
-    Python worker peaked at 286-296 MB against 319-357 MB from pyarrow's default (mimalloc)."""
+    Python worker peaked at 288-300 MB against 319-357 MB from pyarrow's default (mimalloc)."""
     from hudi_core.engine.pool import arrow_pool
     from hudi_core.read import iter_split
     from hudi_core.read.parallel import batch_rows

@@ -1,6 +1,6 @@
 """pytest fixtures over the shared compat corpus, one that runs tests twice over both Avro
-codecs, and one with pyarrow's default pool as a process starts; a conftest or test module
-imports them by name: ``from hudi_core.testing.fixtures import avro_codec, compat_root, corpus_copy``."""
+codecs, and one with pyarrow's default pool as a process starts; a conftest imports them by
+name: ``from hudi_core.testing.fixtures import avro_codec, compat_root, corpus_copy``."""
 
 from __future__ import annotations
 
