@@ -9,17 +9,11 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pytest
 from hudi_core import HudiTable
-
-try:
-    pa.jemalloc_memory_pool()
-    HAS_JEMALLOC = True
-except NotImplementedError:  # pragma: no cover - a pyarrow built without it
-    HAS_JEMALLOC = False
+from hudi_core.testing.fixtures import needs_jemalloc
 
 
-@pytest.mark.skipif(not HAS_JEMALLOC, reason="this pyarrow has no jemalloc pool")
+@needs_jemalloc
 def test_a_read_task_allocates_from_jemalloc(tmp_path: Path, mimalloc_default: None) -> None:
     from hudi_spark.reading import ReadSpec, plan_groups, read_schema, read_slices
 

@@ -11,14 +11,7 @@ import pytest
 from hudi_core import HudiTable
 from hudi_core.engine import pool as engine_pool
 from hudi_core.engine.pool import arrow_pool
-
-try:
-    pa.jemalloc_memory_pool()
-    HAS_JEMALLOC = True
-except NotImplementedError:  # pragma: no cover - a pyarrow built without it
-    HAS_JEMALLOC = False
-
-needs_jemalloc = pytest.mark.skipif(not HAS_JEMALLOC, reason="this pyarrow has no jemalloc pool")
+from hudi_core.testing.fixtures import needs_jemalloc
 
 
 @pytest.fixture
@@ -35,19 +28,14 @@ def switches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-def _table(path: Path) -> HudiTable:
-    table = HudiTable.create(str(path), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+@needs_jemalloc
+def test_a_read_allocates_from_jemalloc_and_restores_the_default(tmp_path: Path, mimalloc_default: None,
+                                                                  switches: list[str]) -> None:  # fmt: skip
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
                              partition_fields="p", ordering_field="ts")  # fmt: skip
     table.bulk_insert(
         pa.table({"id": [f"k{i}" for i in range(1000)], "ts": list(range(1000)), "p": ["a", "b"] * 500})
     )
-    return table
-
-
-@needs_jemalloc
-def test_a_read_allocates_from_jemalloc_and_restores_the_default(tmp_path: Path, mimalloc_default: None,
-                                                                  switches: list[str]) -> None:  # fmt: skip
-    table = _table(tmp_path / "t")
     switches.clear()
     rows = HudiTable.open(table.base_uri).read()
     assert rows.num_rows == 1000

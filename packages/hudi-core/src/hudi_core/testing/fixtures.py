@@ -12,7 +12,19 @@ import pytest
 
 from hudi_core.testing.corpus import copy_corpus_table, corpus_root
 
-__all__ = ["avro_codec", "compat_root", "corpus_copy", "mimalloc_default"]
+__all__ = ["avro_codec", "compat_root", "corpus_copy", "mimalloc_default", "needs_jemalloc"]
+
+
+def _has_jemalloc() -> bool:
+    try:
+        pa.jemalloc_memory_pool()
+    except NotImplementedError:  # a pyarrow built without it
+        return False
+    return True
+
+
+#: skips a test of ``hudi_core.engine.pool.arrow_pool``'s switch where pyarrow has no jemalloc pool
+needs_jemalloc = pytest.mark.skipif(not _has_jemalloc(), reason="this pyarrow has no jemalloc pool")
 
 
 @pytest.fixture(params=["compiled", "numpy"])
