@@ -9,6 +9,9 @@ It opens the table, runs ``commits`` upserts and writes one JSON line per event 
 - ``{"event": "instant", "attempt", "instant"}`` each time the write creates an instant (a retry
   after a lost conflict creates another), so the test knows a killed attempt's instant;
 - ``{"event": "retry", "attempt", "message"}`` for each conflict the client retried;
+- ``{"event": "paused", "attempt", "instant"}`` when a commit from ``pause_before_commit`` on has
+  written its files and is about to commit: the writer then sleeps until it is killed (the test
+  kills it there, with certainty, instead of racing a commit that may finish first);
 - ``{"event": "end", "attempt", "success", "instant", "error", "message", "conflict", "seconds"}``.
 
 Keys: ``disjoint`` mode uses only ``<writer>-NNNNN`` keys; ``overlapping`` draws from one key
@@ -107,6 +110,21 @@ def _record_instants(log: _Log) -> None:
     transaction.WriteTransaction.start = start  # type: ignore[method-assign]
 
 
+def _pause_before_commit(log: _Log, from_commit: int) -> None:
+    """From commit ``from_commit`` on, stop each write between its files and its commit forever."""
+    from hudi_core.write import transaction
+
+    original = transaction.WriteTransaction.commit
+
+    def commit(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if int(log.attempt.rsplit("-c", 1)[1]) >= from_commit:
+            log.write("paused", instant=self.instant)
+            time.sleep(3600)
+        return original(self, *args, **kwargs)
+
+    transaction.WriteTransaction.commit = commit  # type: ignore[method-assign]
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json-args", required=True)
@@ -123,6 +141,8 @@ def main(argv: list[str]) -> int:
     with open(args["out"], "a", encoding="utf-8") as out:
         log = _Log(out)
         _record_instants(log)
+        if "pause_before_commit" in args:
+            _pause_before_commit(log, int(args["pause_before_commit"]))
         logging.getLogger("hudi_core").addHandler(_RetryHandler(log))
         logging.getLogger("hudi_core").setLevel(logging.INFO)
         for c in range(commits):

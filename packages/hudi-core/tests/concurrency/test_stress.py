@@ -45,6 +45,7 @@ from hudi_core import HudiTable
 from hudi_core.archival.timeline import read_archived_timeline
 from hudi_core.testing.s3 import S3Bucket
 from hudi_core.timeline.avro_files import deserialize
+from hudi_core.timeline.instant import parse_instant_file_name
 
 pytestmark = pytest.mark.slow
 
@@ -133,7 +134,7 @@ class Run:
         """Start a writer whose commits after the first carry ``BIG_ROWS`` more rows, and SIGKILL it
         while one of those is inflight (files being written, nothing committed). A big commit can
         lose a conflict and end before that moment: the next one is then the target; a writer
-        that raced past the kill is replaced by a new one."""
+        that raced past the kill (its commit completed) is replaced by a new one."""
         table = self.table()
         for n in range(1, tries + 1):
             writer = KILLED if n == 1 else f"{KILLED}{n}"
@@ -150,19 +151,42 @@ class Run:
                     time.sleep(0.1)  # some of its log blocks and base files are written by now
                     break
                 time.sleep(0.02)
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()  # reaped: a zombie would still look alive to the lock's dead-holder check
-            if target is None:
-                err = (self.tmp / f"{writer}.stderr").read_text(errors="replace")
-                pytest.fail(
-                    f"{writer} never had a big commit inflight (exit {proc.returncode}):\n{err[-2000:]}"
-                )
-            if not any(e["event"] == "end" and e["attempt"] == target[0] for e in self.events(writer)):
-                names = {f.name for f in table.storage.list(table.meta_path)}
-                self.killed = {"writer": writer, "attempt": target[0], "instant": target[1], "tries": n,
-                               "state_at_kill": sorted(x for x in names if x.startswith(target[1]))}  # fmt: skip
+            if self._kill(writer, proc, target, tries=n):
                 return
         pytest.fail(f"each of {tries} writers finished its big commit before it could be killed")
+
+    def kill_before_commit(self, *, mode: str, rows: int, timeout_s: float = 120) -> None:
+        """Start a writer whose second commit carries ``BIG_ROWS`` more rows and stops, its files
+        written, just before it commits; SIGKILL it there (no race with a commit that completes)."""
+        proc = self.spawn(KILLED, commits=2, rows=rows, mode=mode, big={"from": 1, "rows": BIG_ROWS},
+                          pause_before_commit=1)  # fmt: skip
+        deadline, target = time.monotonic() + timeout_s, None
+        while time.monotonic() < deadline and proc.poll() is None and target is None:
+            paused = [(e["attempt"], e["instant"]) for e in self.events(KILLED) if e["event"] == "paused"]
+            target = paused[0] if paused else None
+            time.sleep(0.02)
+        assert self._kill(KILLED, proc, target, tries=1), "a writer paused before its commit completed it"
+
+    def _kill(
+        self, writer: str, proc: subprocess.Popen[bytes], target: tuple[str, str] | None, *, tries: int
+    ) -> bool:
+        """SIGKILL ``writer``; True when ``target`` (attempt, instant) was left pending."""
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()  # reaped: a zombie would still look alive to the lock's dead-holder check
+        if target is None:
+            err = (self.tmp / f"{writer}.stderr").read_text(errors="replace")
+            pytest.fail(f"{writer} never had a big commit inflight (exit {proc.returncode}):\n{err[-2000:]}")
+        table = self.table()
+        names = {f.name for f in table.storage.list(table.meta_path)}
+        state = sorted(x for x in names if x.startswith(target[1]))
+        ended = any(e["event"] == "end" and e["attempt"] == target[0] for e in self.events(writer))
+        # the commit can complete between the last look and the kill, before its "end" is logged
+        completed = any((i := parse_instant_file_name(x)) is not None and i.is_completed for x in state)
+        if ended or completed:
+            return False
+        self.killed = {"writer": writer, "attempt": target[0], "instant": target[1], "tries": tries,
+                       "state_at_kill": state}  # fmt: skip
+        return True
 
     def settle(self) -> Attempt:
         """Past the heartbeat expiry, one more upsert: the lazy rollback of dead writers is due."""
@@ -430,14 +454,15 @@ def test_single_writer_mode_refuses_the_second_writer(tmp_path: Path, index: str
 
 
 def test_single_writer_mode_takes_over_from_a_killed_writer(tmp_path: Path) -> None:
-    """A writer SIGKILLed mid-commit holds the lease until it expires: the next writers are
-    refused (naming it), then one takes the lease over and rolls the dead attempt back."""
+    """A writer SIGKILLed mid-commit (its files written, just before it commits) holds the lease
+    until it expires: the next writers are refused (naming it), then one takes the lease over and
+    rolls the dead attempt back."""
     run = Run(str(tmp_path / "table"), {**COMMON, **INDEX["BUCKET"]}, tmp_path)
     run.create()
     started = time.monotonic()
     # up to 6 writers: a 100k-row BUCKET commit can end inside the kill's 0.1 s (3 did, once, under
     # a loaded make test); the OCC runs keep 3, their hudi-rs check depends on where the kill lands
-    run.kill_mid_commit(mode="disjoint", rows=100, tries=6)
+    run.kill_before_commit(mode="disjoint", rows=100)
     # refused writers try again half a second later: their 10 attempts outlast the dead lease
     # (interval x misses + 1 s), however fast the refusals come
     procs = {
