@@ -1,5 +1,5 @@
-"""A whole-table read allocates from jemalloc's pool where pyarrow has it and the process kept
-the default (mimalloc), and leaves pyarrow's default pool as it found it."""
+"""A whole-table read and a write allocate from jemalloc's pool where pyarrow has it and the
+process kept the default (mimalloc), and leave pyarrow's default pool as they found it."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hudi_core import HudiTable
 from hudi_core.engine import pool as engine_pool
@@ -41,6 +42,28 @@ def test_a_read_allocates_from_jemalloc_and_restores_the_default(tmp_path: Path,
     assert rows.num_rows == 1000
     assert switches == ["jemalloc", "mimalloc"]  # switched for the read, then back
     assert pa.default_memory_pool().backend_name == "mimalloc"
+
+
+@needs_jemalloc
+@pytest.mark.parametrize("mode", ["single_writer", "optimistic_concurrency_control"])
+def test_a_write_and_a_table_service_allocate_from_jemalloc(tmp_path: Path, mimalloc_default: None,
+                                                             switches: list[str], mode: str) -> None:  # fmt: skip
+    table = _table(tmp_path / "t")
+    options = {"hoodie.write.concurrency.mode": mode}
+    if mode != "single_writer":
+        options["hoodie.write.lock.provider"] = (
+            "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider"
+        )
+    switches.clear()
+    table.upsert(pa.table({"id": ["k1", "k2000"], "ts": [5000, 5001], "p": ["b", "a"]}), options=options)
+    assert switches == ["jemalloc", "mimalloc"]  # the whole write, its post-commit services too
+    switches.clear()
+    table.compact(options)
+    assert switches == ["jemalloc", "mimalloc"]
+    assert pa.default_memory_pool().backend_name == "mimalloc"
+    rows = HudiTable.open(table.base_uri).read()
+    assert rows.num_rows == 1001
+    assert rows.filter(pc.equal(rows["id"], "k1"))["ts"].to_pylist() == [5000]
 
 
 @needs_jemalloc

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from hudi_core.config.concurrency import ConcurrencyOptions, ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
+from hudi_core.engine.pool import arrow_pool
 from hudi_core.errors import WriteConflictError
 from hudi_core.lock.heartbeat import Heartbeat, delete_heartbeats_of, heartbeat_expired
 from hudi_core.lock.lease import WriterLease, check_lease_held, hold_lease
@@ -60,15 +61,16 @@ def writer_guard(
     table: MetaClient, config: HoodieConfig | Mapping[str, Any] | None = None, *, adopt: str | None = None
 ) -> Iterator[WriterLease | None]:
     """Single-writer mode: hold the table's lease for the block (re-entrant in a process;
-    ``adopt``: carry on the lease whose epoch file another process of this write took)."""
+    ``adopt``: carry on the lease whose epoch file another process of this write took). In any
+    mode the block allocates from :func:`~hudi_core.engine.pool.arrow_pool`'s pool."""
     s = ConcurrencySettings.of(_config(table, config))
-    if s.occ:
-        yield None
-        return
-    with hold_lease(
-        table.storage, table.meta_path, interval_s=s.heartbeat_interval_s, expiry_s=s.expiry_s, adopt=adopt
-    ) as lease:
-        yield lease
+    with arrow_pool():
+        if s.occ:
+            yield None
+            return
+        timing = {"interval_s": s.heartbeat_interval_s, "expiry_s": s.expiry_s}
+        with hold_lease(table.storage, table.meta_path, adopt=adopt, **timing) as lease:
+            yield lease
 
 
 @contextmanager
