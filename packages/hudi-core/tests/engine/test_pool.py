@@ -29,14 +29,20 @@ def switches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-@needs_jemalloc
-def test_a_read_allocates_from_jemalloc_and_restores_the_default(tmp_path: Path, mimalloc_default: None,
-                                                                  switches: list[str]) -> None:  # fmt: skip
-    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+def _table(base: Path) -> HudiTable:
+    """A merge-on-read table of 1,000 rows, ids k0..k999 with ts = i, in partitions a and b."""
+    table = HudiTable.create(str(base), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
                              partition_fields="p", ordering_field="ts")  # fmt: skip
     table.bulk_insert(
         pa.table({"id": [f"k{i}" for i in range(1000)], "ts": list(range(1000)), "p": ["a", "b"] * 500})
     )
+    return table
+
+
+@needs_jemalloc
+def test_a_read_allocates_from_jemalloc_and_restores_the_default(tmp_path: Path, mimalloc_default: None,
+                                                                  switches: list[str]) -> None:  # fmt: skip
+    table = _table(tmp_path / "t")
     switches.clear()
     rows = HudiTable.open(table.base_uri).read()
     assert rows.num_rows == 1000

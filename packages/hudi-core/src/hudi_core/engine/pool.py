@@ -1,7 +1,7 @@
 """The memory pool this process's reads and writes allocate from.
 
 pyarrow's default pool is mimalloc's. On the 2-core machines this project is measured on, it
-serves the two kinds of work we do poorly:
+serves our work poorly:
 
 - a read that returns one table keeps every buffer it decodes, so each file's columns need
   memory the process has not used before, and mimalloc hands that out ever more slowly as the
@@ -10,13 +10,15 @@ serves the two kinds of work we do poorly:
 - a write's threads each allocate and free their files' buffers, and mimalloc keeps what one
   thread freed for that thread: the first upsert of 100k rows into a 1M-row table peaked at
   478 MB of RSS from mimalloc against 379 MB from jemalloc and 371 MB from the system allocator,
-  the same 110-130 MB of Arrow buffers live at most (fresh processes, one each).
+  the same 110-130 MB of Arrow buffers live at most (fresh processes, one each);
+- a Spark read task's Python worker peaked at 319-357 MB from mimalloc against 288-300 MB from
+  jemalloc on the 1M-row trips table (hudi_spark's ``read_slices``).
 
-While :func:`arrow_pool` is entered (``HudiTable.read`` and every writer and table service, see
-``hudi_core.write.transaction.writer_guard``), pyarrow's default pool is jemalloc's, if this
-pyarrow has it and the process left the default alone (no ``ARROW_DEFAULT_MEMORY_POOL``, the
-default still mimalloc); the buffers keep their pool, so the switch back changes nothing for
-them. Nested and concurrent callers share one switch.
+While :func:`arrow_pool` is entered (``HudiTable.read``, hudi_spark's read tasks and every writer
+and table service, see ``hudi_core.write.transaction.writer_guard``), pyarrow's default pool is
+jemalloc's, if this pyarrow has it and the process left the default alone (no
+``ARROW_DEFAULT_MEMORY_POOL``, the default still mimalloc); the buffers keep their pool, so the
+switch back changes nothing for them. Nested and concurrent callers share one switch.
 """
 
 from __future__ import annotations
