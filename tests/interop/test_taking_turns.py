@@ -219,3 +219,35 @@ def _kill_hudi_mid_write(t: Turns, data: pa.Table) -> None:
         pytest.fail("Hudi's write never started")
     oracle.kill()
     t.hudi.restart()
+
+
+def test_a_write_of_ours_killed_creating_a_log_file_stays_invisible_to_hudi(hudi, tmp_path: Path) -> None:
+    """Our writer dies between a new log file's bytes (a temporary file) and its name; our next
+    writes roll it back and archive past its instant. Apache Hudi, which once read such a
+    temporary file as a log file of another file group whose blocks count as committed once
+    their instant is older than the active timeline, reads the model."""
+    from hudi_core.testing.crashes import killed_at_log_create
+
+    options = {**_options("MERGE_ON_READ"), "hoodie.parquet.small.file.limit": "0",
+               "hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3",
+               "hoodie.cleaner.commits.retained": "1"}  # fmt: skip
+    path = tmp_path / "killed"
+    table = HudiTable.create(str(path), name="turns", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts", options=options)  # fmt: skip
+    table.bulk_insert(_rows(range(30), ts=1, fare=0.0), options=options)
+    model = {r["uuid"]: r for r in _rows(range(30), ts=1, fare=0.0).to_pylist()}
+    x = killed_at_log_create(table, _rows(range(0, 30, 2), ts=99, fare=99.0), options)
+    for ts in range(2, 8):
+        batch = _rows(range(ts, 30, 7), ts=ts, fare=float(ts))
+        HudiTable.open(str(path), options=options).upsert(batch, options=options)
+        model.update({r["uuid"]: r for r in batch.to_pylist()})
+    assert min(i.timestamp for i in HudiTable.open(str(path)).timeline) > x, (
+        "archival passed the killed write"
+    )
+    expected = pa.Table.from_pylist(sorted(model.values(), key=lambda r: r["uuid"]))
+    for who, answer in {
+        "ours": HudiTable.open(str(path)).read(columns=COLUMNS),
+        "hudi": hudi.oracle.read(path, {"hoodie.metadata.enable": "false"}),
+    }.items():
+        diff = differences(answer.select(COLUMNS), expected.cast(answer.select(COLUMNS).schema))
+        assert not diff, f"{who} differs from the model: {diff}"

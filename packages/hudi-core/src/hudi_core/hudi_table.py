@@ -177,8 +177,10 @@ class HudiTable(MetaClient):
 
     def rollback(self, instant: str, options: Mapping[str, Any] | None = None) -> RollbackResult:
         """Roll back a pending or the latest completed write instant."""
+        from hudi_core.config.concurrency import ConcurrencySettings
         from hudi_core.lock.providers import table_lock
         from hudi_core.write.rollback import rollback_instant
 
-        with self._writer(options), table_lock(self, self.write_config(options)):
-            return rollback_instant(self, instant)
+        config = self.write_config(options)
+        with self._writer(options), table_lock(self, config):
+            return rollback_instant(self, instant, temp_age_s=ConcurrencySettings.of(config).temp_age_s)

@@ -14,6 +14,8 @@ from hudi_core import HudiTable
 from hudi_core.errors import TimelineError
 from hudi_core.log.format import BlockType
 from hudi_core.log.reader import read_log_file
+from hudi_core.storage import TEMP_PREFIX
+from hudi_core.testing.crashes import killed_at_log_create
 from hudi_core.timeline.avro_files import deserialize
 
 
@@ -190,3 +192,40 @@ def test_a_rollback_cut_short_is_finished_by_the_next_writer(
     meta = deserialize("HoodieRollbackMetadata", tl.read_details(rollbacks[0]))
     assert meta["commitsRollback"] == [failed]
     assert _rows(HudiTable.open(t.base_uri)) == sorted([*before, (20, "a", "w")])
+
+
+#: every upsert of a file group goes to its log (no small-file merge); archival keeps 2-3 commits
+_ARCHIVING = {"hoodie.parquet.small.file.limit": "0", "hoodie.keep.min.commits": "2",
+              "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1"}  # fmt: skip
+
+
+def test_a_writer_killed_creating_a_log_file_leaves_nothing_a_reader_takes_for_data(tmp_path: Path) -> None:
+    """Killed between a new log file's bytes (in the storage's temporary file) and its name: the
+    temporary file is no Hudi file, and the rollback deletes it. (Its old name, ``.<log file
+    name>.<uuid>.tmp``, was read by Apache Hudi and hudi-rs as a log file of another file group
+    whose blocks, once archival passed their instant, counted as committed: the killed write's
+    rows came back.)"""
+    t = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                         partition_fields="p", ordering_field="ts", options=_ARCHIVING)  # fmt: skip
+    model = {i: (i % 2, 1) for i in range(20)}
+
+    def rows(ids: range, ts: int) -> pa.Table:
+        return pa.table({"id": list(ids), "p": [f"p{i % 2}" for i in ids], "ts": [ts] * len(ids),
+                         "v": [f"v{ts}"] * len(ids)})  # fmt: skip
+
+    t.bulk_insert(rows(range(20), 1), options=_ARCHIVING)
+    x = killed_at_log_create(t, rows(range(0, 20, 3), 99), _ARCHIVING)
+    temps = [p.name for p in Path(t.base_uri).rglob(f"{TEMP_PREFIX}*")]
+    assert temps, "the killed create left its temporary file"
+    for ts in range(2, 8):  # the first rolls x back; archival then passes x's time
+        t.upsert(rows(range(ts, 20, 5), ts), options=_ARCHIVING)
+        model.update({i: (i % 2, ts) for i in range(ts, 20, 5)})
+    tl = HudiTable.open(t.base_uri).timeline
+    assert min(i.timestamp for i in tl) > x, "archival passed the killed write's instant"
+    assert [str(p) for p in Path(t.base_uri).rglob(f"*{TEMP_PREFIX}*")] == []
+    expected = sorted((i, f"p{p}", ts) for i, (p, ts) in model.items())
+    ours = t.read(columns=["id", "p", "ts"])
+    assert sorted(zip(*(ours.column(c).to_pylist() for c in ("id", "p", "ts")), strict=True)) == expected
+    hudi = pytest.importorskip("hudi")
+    rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(t.base_uri).build().read())
+    assert sorted(zip(*(rs.column(c).to_pylist() for c in ("id", "p", "ts")), strict=True)) == expected

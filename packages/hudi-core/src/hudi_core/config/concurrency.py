@@ -108,6 +108,12 @@ class ConcurrencySettings:
         """A heartbeat or lease not renewed for this long belongs to a dead writer."""
         return self.heartbeat_interval_s * max(1, self.tolerable_misses)
 
+    @property
+    def temp_age_s(self) -> float:
+        """A storage temporary file older than this is a dead writer's (a rollback deletes it):
+        any age under a single writer's lease, the heartbeat expiry where writers run at once."""
+        return self.expiry_s if self.occ else 0.0
+
     @classmethod
     def of(cls, config: HoodieConfig) -> ConcurrencySettings:
         raw = str(config.get_str(ConcurrencyOptions.MODE) or "SINGLE_WRITER").strip().upper()

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from hudi_core.storage.base import FileInfo, FsspecStorage, HdfsStorage, Storage
+from hudi_core.storage.base import (
+    TEMP_PREFIX,
+    FileInfo,
+    FsspecStorage,
+    HdfsStorage,
+    Storage,
+    stale_temp_files,
+)
 from hudi_core.storage.local import LocalStorage, MemoryStorage
 
 __all__ = [
+    "TEMP_PREFIX",
     "FileInfo",
     "FsspecStorage",
     "HdfsStorage",
@@ -15,6 +23,7 @@ __all__ = [
     "MemoryStorage",
     "Storage",
     "normalize_uri",
+    "stale_temp_files",
     "storage_for",
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import posixpath
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,7 +16,11 @@ import pyarrow.fs as pafs
 
 from hudi_core.errors import StorageError
 
-__all__ = ["FileInfo", "FsspecStorage", "Storage"]
+__all__ = ["TEMP_PREFIX", "FileInfo", "FsspecStorage", "Storage", "stale_temp_files"]
+
+#: the name prefix of a storage's temporary files (an exclusive create's bytes before they get
+#: their name): no Hudi reader takes such a name for a base or log file
+TEMP_PREFIX = ".hudi-py-temp-"
 
 
 @dataclass(frozen=True)
@@ -262,3 +267,20 @@ class HdfsStorage(FsspecStorage):
     def delete(self, path: str) -> bool:
         """Delete a file; False when it did not exist (HDFS answers that; fsspec's rm_file hides it)."""
         return bool(self.fs.client.delete(self._p(path), False))
+
+
+#: the temporary files of releases before :data:`TEMP_PREFIX`: ``.<target name>.<uuid hex>.tmp``
+_LEGACY_TEMP = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")
+
+
+def stale_temp_files(storage: Storage, directory: str, older_than_s: float, now: float) -> list[FileInfo]:
+    """The temporary files (:data:`TEMP_PREFIX`, or the older releases' names) in ``directory``
+    last modified more than ``older_than_s`` before ``now`` (epoch seconds): left by a process
+    killed mid-create, since a live create holds its temporary file only for one write."""
+    return [
+        f
+        for f in storage.list(directory)
+        if (f.name.startswith(TEMP_PREFIX) or _LEGACY_TEMP.match(f.name))
+        and not f.is_dir
+        and (f.mtime or 0.0) < now - older_than_s
+    ]

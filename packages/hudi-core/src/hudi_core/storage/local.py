@@ -9,7 +9,7 @@ import fsspec
 import pyarrow.fs as pafs
 from fsspec.implementations.local import LocalFileSystem
 
-from hudi_core.storage.base import FileInfo, Storage
+from hudi_core.storage.base import TEMP_PREFIX, FileInfo, Storage
 
 __all__ = ["LocalStorage", "MemoryStorage"]
 
@@ -38,11 +38,18 @@ class LocalStorage(Storage):
     def create_if_absent(self, path: str, data: bytes = b"") -> bool:
         """The bytes go to a hidden temporary file first, then ``link`` gives it its name
         (failing when the name exists): no reader, in this process or another, ever sees the
-        file without its content, as a concurrent writer reloading the timeline would."""
+        file without its content, as a concurrent writer reloading the timeline would.
+
+        The temporary file's name (:data:`TEMP_PREFIX`) is no Hudi file's: a process killed
+        between the two steps leaves it beside the log files, and a name that kept the target's
+        (``.<log file>.<uuid>.tmp``) was read by Apache Hudi and hudi-rs as a log file of
+        another file group, whose blocks count as committed once their instant is older than
+        the active timeline. Rollback deletes such leftovers
+        (:func:`~hudi_core.storage.base.stale_temp_files`)."""
         p = self._p(path)
-        head, name = os.path.split(p)
+        head = os.path.dirname(p)
         os.makedirs(head or ".", exist_ok=True)
-        tmp = os.path.join(head, f".{name}.{uuid.uuid4().hex}.tmp")
+        tmp = os.path.join(head, f"{TEMP_PREFIX}{uuid.uuid4().hex}.tmp")
         with open(tmp, "wb") as f:
             f.write(data)
         try:

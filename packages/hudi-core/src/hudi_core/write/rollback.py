@@ -20,6 +20,7 @@ from hudi_core.log.blocks import ROLLBACK_COMMAND, encode_command_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.log.reader import first_block_instant
 from hudi_core.log.writer import LogWriter
+from hudi_core.storage.base import stale_temp_files
 from hudi_core.table.file_names import UNKNOWN_WRITE_TOKEN, BaseFileName, LogFileName
 from hudi_core.timeline.avro_files import deserialize, serialize
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -66,6 +67,7 @@ def rollback_failed_writes(
     *,
     expired: Callable[[Instant], bool] | None = None,
     lock: AbstractContextManager[Any] | None = None,
+    temp_age_s: float | None = None,
 ) -> list[RollbackResult]:
     """Roll back failed writes: first finish every rollback a crash cut short (from its saved
     plan, under its own instant, as Hudi does), then roll back pending commits/deltacommits/
@@ -74,7 +76,8 @@ def rollback_failed_writes(
     EAGER (``expired`` None): every pending write instant is a failed one. LAZY: only those for
     which ``expired(instant)`` (their heartbeat stopped); the look is repeated under ``lock``,
     which every rollback of concurrent writers runs under, so a pending rollback seen there is
-    a dead one and an instant is never rolled back twice."""
+    a dead one and an instant is never rolled back twice. ``temp_age_s``: see
+    :func:`rollback_instant`."""
 
     def failed(tl: Any) -> list[Instant]:
         out = []
@@ -92,13 +95,13 @@ def rollback_failed_writes(
         return []  # the common case among concurrent writers: nothing to do, no lock taken
     with lock if lock is not None else nullcontext():
         tl = table.timeline
-        out = [_resume(table, inst) for inst in tl.pending() if inst.action == Action.ROLLBACK]
+        out = [_resume(table, inst, temp_age_s) for inst in tl.pending() if inst.action == Action.ROLLBACK]
         for inst in failed(table.timeline if out else tl):
-            out.append(rollback_instant(table, inst.timestamp))
+            out.append(rollback_instant(table, inst.timestamp, temp_age_s=temp_age_s))
     return out
 
 
-def _resume(table: MetaClient, rollback: Instant) -> RollbackResult:
+def _resume(table: MetaClient, rollback: Instant, temp_age_s: float | None = None) -> RollbackResult:
     """Finish pending rollback ``rollback`` from the plan in its requested file, whether or not
     the instant it rolls back is still on the timeline."""
     tl = table.timeline
@@ -114,7 +117,7 @@ def _resume(table: MetaClient, rollback: Instant) -> RollbackResult:
     if rollback.state is State.REQUESTED:
         tl.transition_to_inflight(rollback, b"")
     inst = Instant(str(target["commitTime"]), str(target["action"]), State.REQUESTED)
-    return _execute(table, rollback.timestamp, inst, reqs, time.monotonic())
+    return _execute(table, rollback.timestamp, inst, reqs, time.monotonic(), temp_age_s)
 
 
 def _is_clustering(tl: Any, inst: Instant) -> bool:
@@ -202,9 +205,17 @@ def _requests_from_listing(table: MetaClient, inst: Instant) -> list[_Request]:
 
 
 def rollback_instant(
-    table: MetaClient, instant_time: str, *, rollback_time: str | None = None
+    table: MetaClient,
+    instant_time: str,
+    *,
+    rollback_time: str | None = None,
+    temp_age_s: float | None = None,
 ) -> RollbackResult:
-    """Roll back write instant ``instant_time`` (pending, or the latest completed one)."""
+    """Roll back write instant ``instant_time`` (pending, or the latest completed one).
+
+    With ``temp_age_s`` (``ConcurrencySettings.temp_age_s``), the storage's temporary files older
+    than that in the partitions it touches are deleted too: a killed writer's exclusive create,
+    cut between its bytes and its name. None keeps them."""
     started = time.monotonic()
     inst = _find(table, instant_time)
     tl = table.timeline
@@ -238,11 +249,16 @@ def rollback_instant(
     }
     requested = tl.create_requested(r, Action.ROLLBACK, serialize("HoodieRollbackPlan", plan))
     tl.transition_to_inflight(requested, b"")
-    return _execute(table, r, inst, reqs, started)
+    return _execute(table, r, inst, reqs, started, temp_age_s)
 
 
 def _execute(
-    table: MetaClient, r: str, inst: Instant, reqs: list[_Request], started: float
+    table: MetaClient,
+    r: str,
+    inst: Instant,
+    reqs: list[_Request],
+    started: float,
+    temp_age_s: float | None = None,
 ) -> RollbackResult:
     """Carry out the plan of inflight rollback ``r`` of ``inst`` and complete it. Every step
     may be repeated (a file already deleted is counted as failed, a second rollback command
@@ -280,6 +296,11 @@ def _execute(
                     size if size >= 0 else (storage.size(path) if storage.exists(path) else 0)
                 )
 
+    if temp_age_s is not None:  # where the write went: its markers (a create cut short has one)
+        now = time.time()
+        for part in sorted({q.partition for q in reqs} | {m.partition_path for m in markers.list()}):
+            for f in stale_temp_files(storage, _partition_uri(table, part), temp_age_s, now):
+                storage.delete(f.path)  # not in the metadata: no Hudi file, no reader listed it
     table.timeline.delete_instant(inst)
     markers.delete_all()
     storage.delete(heartbeat_path(table.meta_path, instant_time))

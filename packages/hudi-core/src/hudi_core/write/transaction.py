@@ -108,12 +108,14 @@ def rollback_failed_writes_for(
     cfg = _config(table, config)
     s = ConcurrencySettings.of(cfg)
     if not s.lazy:
-        return rollback_failed_writes(table)
+        return rollback_failed_writes(table, temp_age_s=s.temp_age_s)
 
     def expired(inst: Instant) -> bool:
         return heartbeat_expired(table.storage, table.meta_path, inst.timestamp, s.expiry_s)
 
-    rolled_back = rollback_failed_writes(table, expired=expired, lock=table_lock(table, cfg))
+    rolled_back = rollback_failed_writes(
+        table, expired=expired, lock=table_lock(table, cfg), temp_age_s=s.temp_age_s
+    )
     delete_heartbeats_of(table.storage, table.meta_path, lambda: _completed_writes(table), s.expiry_s)
     return rolled_back
 
@@ -249,7 +251,7 @@ class WriteTransaction:
                     gone = False
                     pending = self.table.timeline.find(self.instant)
                     if pending is not None and not pending.is_completed:
-                        rollback_instant(self.table, self.instant)
+                        rollback_instant(self.table, self.instant, temp_age_s=self.settings.temp_age_s)
         finally:
             self._stop_heartbeat()
         if gone:
