@@ -43,6 +43,7 @@ import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
 from hudi_core.archival.timeline import read_archived_timeline
+from hudi_core.storage import TEMP_PREFIX
 from hudi_core.testing.s3 import S3Bucket
 from hudi_core.timeline.avro_files import deserialize
 from hudi_core.timeline.instant import parse_instant_file_name
@@ -315,6 +316,9 @@ def verify(
         problems.append(f"heartbeat files left behind: {left}")
     if table.storage.exists(f"{table.meta_path}/lock"):
         problems.append("the table lock file .hoodie/lock is left behind")
+    temps = [f.name for f in table.storage.walk_files(table.base_uri) if f.name.startswith(TEMP_PREFIX)]
+    if temps:
+        problems.append(f"temporary files of killed creates are left behind: {temps[:3]}")
 
     killed_outcome: dict[str, Any] = {}
     if run.killed:

@@ -111,8 +111,10 @@ class ConcurrencySettings:
     @property
     def temp_age_s(self) -> float:
         """A storage temporary file older than this is a dead writer's (a rollback deletes it):
-        any age under a single writer's lease, the heartbeat expiry where writers run at once."""
-        return self.expiry_s if self.occ else 0.0
+        any age under a single writer's lease; where writers run at once, one heartbeat interval
+        (a live create holds its file for one write, and a writer whose heartbeat expired died at
+        least expiry minus one interval ago)."""
+        return self.heartbeat_interval_s if self.occ else 0.0
 
     @classmethod
     def of(cls, config: HoodieConfig) -> ConcurrencySettings:
