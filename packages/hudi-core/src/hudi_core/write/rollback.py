@@ -214,8 +214,9 @@ def rollback_instant(
     """Roll back write instant ``instant_time`` (pending, or the latest completed one).
 
     With ``temp_age_s`` (``ConcurrencySettings.temp_age_s``), the storage's temporary files older
-    than that in the partitions it touches are deleted too: a killed writer's exclusive create,
-    cut between its bytes and its name. None keeps them."""
+    than that in the partitions it touches and in ``.hoodie`` are deleted too: a killed writer's
+    exclusive create (a log file, a timeline file), cut between its bytes and its name. None
+    keeps them."""
     started = time.monotonic()
     inst = _find(table, instant_time)
     tl = table.timeline
@@ -298,8 +299,9 @@ def _execute(
 
     if temp_age_s is not None:  # where the write went: its markers (a create cut short has one)
         now = time.time()
-        for part in sorted({q.partition for q in reqs} | {m.partition_path for m in markers.list()}):
-            for f in stale_temp_files(storage, _partition_uri(table, part), temp_age_s, now):
+        parts = sorted({q.partition for q in reqs} | {m.partition_path for m in markers.list()})
+        for folder in [table.meta_path, *(_partition_uri(table, part) for part in parts)]:
+            for f in stale_temp_files(storage, folder, temp_age_s, now):
                 storage.delete(f.path)  # not in the metadata: no Hudi file, no reader listed it
     table.timeline.delete_instant(inst)
     markers.delete_all()
