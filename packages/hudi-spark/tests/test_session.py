@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pyarrow as pa
 import pytest
+from hudi_core.arrow_env import JEMALLOC_CONF
 from hudi_spark.session import FAST_CONF, REQUIRED_CONF, is_local, session_settings
 
 
@@ -32,3 +36,21 @@ def test_fast_settings_are_optional_and_given_settings_win() -> None:
     assert full["spark.sql.session.timeZone"] == "UTC"
     # a default-parallelism of our own would cap a bigger local machine's write tasks
     assert "spark.default.parallelism" not in quick
+
+
+@pytest.mark.parametrize("master", ["local[2]", "yarn"])
+def test_executors_get_the_jemalloc_setting(master: str) -> None:
+    """On a cluster the executors' Python workers start from their own environment, not ours."""
+    assert session_settings(master)["spark.executorEnv.JE_ARROW_MALLOC_CONF"] == JEMALLOC_CONF
+
+
+def test_a_python_worker_keeps_freed_pages_with_jemalloc(spark: Any) -> None:
+    def task(batches: Any) -> Any:
+        import os
+
+        for _ in batches:
+            pass
+        yield pa.RecordBatch.from_pydict({"conf": [os.environ.get("JE_ARROW_MALLOC_CONF")]})
+
+    (row,) = spark.range(0, 1, 1, 1).mapInArrow(task, "conf string").collect()
+    assert row.conf == JEMALLOC_CONF

@@ -3,6 +3,9 @@ process kept the default (mimalloc), and leave pyarrow's default pool as they fo
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -10,6 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from hudi_core import HudiTable
+from hudi_core.arrow_env import JEMALLOC_CONF
 from hudi_core.engine import pool as engine_pool
 from hudi_core.engine.pool import arrow_pool
 from hudi_core.testing.fixtures import needs_jemalloc
@@ -104,3 +108,47 @@ def test_a_pool_the_process_chose_is_left_alone(
     with arrow_pool():
         assert pa.default_memory_pool().backend_name == "mimalloc"
     assert pa.default_memory_pool().backend_name == "mimalloc"
+
+
+#: in a fresh interpreter: hudi_core first, then 32 MB from jemalloc's pool, freed, allocated again
+#: after Arrow's default decay time (1 s) has passed; prints the setting and the page faults taken
+#: by the second allocation, and by the first
+_REUSE = """
+import os, resource, sys, time
+import hudi_core
+import numpy as np, pyarrow as pa, pyarrow.compute as pc
+pa.set_memory_pool(pa.jemalloc_memory_pool())
+values = pa.array(np.arange(4_000_000))
+def faults_of_a_new_buffer():
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    del_me = pc.add(values, 1)
+    del del_me
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+first = faults_of_a_new_buffer()
+time.sleep(1.5)
+print(os.environ.get("JE_ARROW_MALLOC_CONF"), faults_of_a_new_buffer(), first)
+"""
+
+
+def _reuse(env: dict[str, str]) -> tuple[str, int, int]:
+    clean = {
+        k: v for k, v in os.environ.items() if k not in ("JE_ARROW_MALLOC_CONF", "ARROW_DEFAULT_MEMORY_POOL")
+    }
+    out = subprocess.run([sys.executable, "-c", _REUSE], env={**clean, **env}, capture_output=True, text=True,
+                         check=True).stdout.split()  # fmt: skip
+    return out[0], int(out[1]), int(out[2])
+
+
+@needs_jemalloc
+def test_importing_hudi_core_first_keeps_freed_pages_with_jemalloc() -> None:
+    setting, again, first = _reuse({})
+    assert setting == JEMALLOC_CONF
+    assert first > 4000  # 32 MB of new pages (4 KB each) the first time
+    assert again < first // 10  # the second buffer reuses them: no new pages from the kernel
+
+
+@needs_jemalloc
+def test_a_jemalloc_setting_the_process_was_given_wins() -> None:
+    setting, again, first = _reuse({"JE_ARROW_MALLOC_CONF": "dirty_decay_ms:0"})
+    assert setting == "dirty_decay_ms:0"
+    assert again > first // 2  # freed pages went back to the kernel at once: fresh ones again

@@ -12,6 +12,8 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from hudi_core.arrow_env import JEMALLOC_CONF, JEMALLOC_VAR
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -74,6 +76,8 @@ def session_settings(
 ) -> dict[str, str]:
     """The settings :func:`spark_session` gives a session on ``master`` (``conf`` wins)."""
     settings = dict(FAST_CONF if fast else REQUIRED_CONF)
+    # the Python workers' jemalloc keeps freed pages for the next batches (hudi_core.engine.pool)
+    settings[f"spark.executorEnv.{JEMALLOC_VAR}"] = os.environ.get(JEMALLOC_VAR, JEMALLOC_CONF)
     if is_local(master):
         settings.update(LOCAL_CONF)
     if master.startswith("local-cluster"):
