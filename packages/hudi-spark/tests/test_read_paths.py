@@ -172,6 +172,29 @@ def test_filters_prune_partitions_on_every_read(spark: Any, mixed_table: tuple[s
         spark.conf.set(key, "true")
 
 
+def test_a_session_built_before_the_import_gets_pushdown_from_read_or_write(
+    spark: Any, mixed_table: tuple[str, str]
+) -> None:
+    """A session hudi_spark.register never saw (built after the import, not by spark_session):
+    its first hudi_spark.read turns filter pushdown on, so format("hudi") prunes partitions."""
+    import hudi_spark
+    from hudi_spark.compat import has_data_source_api, pyspark_version
+    from hudi_spark.datasource import PUSHDOWN
+
+    if not has_data_source_api() or pyspark_version() < (4, 1):
+        pytest.skip('format("hudi") takes filters from PySpark 4.1')
+    path, _ = mixed_table
+    spark.conf.unset(PUSHDOWN)
+    try:
+        hudi_spark.read(spark, path)
+        assert spark.conf.get(PUSHDOWN) == "true"
+        one_per_slice = {"hoodie.spark.read.split.bytes": "1"}
+        narrow = spark.read.format("hudi").options(**one_per_slice).load(path).filter("part = 'c'")
+        assert narrow.rdd.getNumPartitions() == 2 and narrow.count() == 40
+    finally:
+        spark.conf.set(PUSHDOWN, "true")
+
+
 def test_core_filters_take_what_core_can_say_the_same_of() -> None:
     from hudi_spark.compat import pyspark_version
     from hudi_spark.reading import core_filters

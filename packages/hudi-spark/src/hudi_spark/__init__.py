@@ -61,6 +61,7 @@ def read(
     """
     from hudi_spark.reading import read_dataframe
 
+    _register_once(spark)
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
     return read_dataframe(spark, path, opts, filters=filters)
 
@@ -69,7 +70,24 @@ def write(*args: Any, **kwargs: Any) -> Any:
     """See :func:`hudi_spark.writer.write`."""
     from hudi_spark.writer import write as _write
 
+    df = args[0] if args else kwargs.get("df")
+    if df is not None and hasattr(df, "sparkSession"):
+        _register_once(df.sparkSession)
     return _write(*args, **kwargs)
+
+
+def _register_once(spark: SparkSession) -> None:
+    """:func:`register` on a PySpark 4 session that has not seen it (filter pushdown still unset):
+    ``format("hudi")`` then takes filters in a session built before ``hudi_spark`` was imported,
+    once :func:`read` or :func:`write` ran in it."""
+    from hudi_spark.compat import has_data_source_api
+
+    if not has_data_source_api():
+        return
+    from hudi_spark.datasource import PUSHDOWN
+
+    if spark.conf.get(PUSHDOWN, None) is None:
+        register(spark)
 
 
 def write_stream(*args: Any, **kwargs: Any) -> Any:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
     from pyspark.sql.types import StructType
 
-__all__ = ["HudiDataSource", "register"]
+__all__ = ["PUSHDOWN", "HudiDataSource", "register"]
 
 
 class SlicePartition(InputPartition):
@@ -145,7 +145,7 @@ class HudiDataSource(DataSource):
         return HudiArrowWriter(dict(self.options), schema, overwrite)
 
 
-_PUSHDOWN = "spark.sql.python.filterPushdown.enabled"
+PUSHDOWN = "spark.sql.python.filterPushdown.enabled"
 
 
 def _pushdown_enabled() -> bool:
@@ -174,5 +174,5 @@ def register(spark: SparkSession) -> None:
     let it take filters (``spark.sql.python.filterPushdown.enabled``, PySpark 4.1+) unless the
     session says otherwise."""
     spark.dataSource.register(HudiDataSource)
-    if _PUSHDOWN not in getattr(spark.conf, "getAll", {}):  # set by nobody yet
-        spark.conf.set(_PUSHDOWN, "true")
+    if PUSHDOWN not in getattr(spark.conf, "getAll", {}):  # set by nobody yet
+        spark.conf.set(PUSHDOWN, "true")
