@@ -18,6 +18,19 @@ __all__ = ["compat_root", "corpus_copy", "mimalloc_default", "spark"]
 SPARK = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that asks for the ``spark`` fixture is a Spark test, marked or not (the Apache Hudi
+    tier's own marker aside): it runs in the Spark tier, never in an xdist worker of the ``not
+    spark`` tier (there, a worker that used HDFS forks the JVM's launcher, and the child hangs in
+    fsspec's after-fork handler)."""
+    for item in items:
+        marked = any(item.get_closest_marker(m) is not None for m in ("spark", "interop"))
+        if "spark" in getattr(item, "fixturenames", ()) and not marked:
+            for mark in SPARK:
+                item.add_marker(mark)
+
+
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from hudi_spark.session import spark_session
