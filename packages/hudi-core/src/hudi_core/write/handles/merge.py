@@ -162,26 +162,23 @@ class _MergeState:
         self.deleted += int(drop.sum())
         if drop.any():
             self.growing.invalidate()
+        meta = [old.column(m) for m in META_FIELDS[:4]]
+        batch = _assemble(meta[:2], old_data, ctx, keys=meta[2], parts=meta[3], name=self.name)
         if not replace.any():  # the whole batch stays as it is (no copy)
-            meta = [old.column(m) for m in META_FIELDS[:4]]
-            return _assemble(meta[:2], old_data, ctx, keys=meta[2], parts=meta[3], name=self.name)
-        kept = np.flatnonzero(~replace)
-        kept_table = _assemble(
-            [old.column(m).take(pa.array(kept)) for m in META_FIELDS[:2]], old_data.take(pa.array(kept)), ctx,
-            keys=old.column(META_FIELDS[2]).take(pa.array(kept)), parts=old.column(META_FIELDS[3]).take(pa.array(kept)),
-            name=self.name,
-        )  # fmt: skip
+            return batch
         if not update.any():
-            return kept_table
+            return batch.filter(pa.array(~replace))
         upd = np.flatnonzero(update)
         new_rows = self._new_rows(in_idx[upd])
         if partial:
             new_rows = coalesce_by_winner(
                 new_rows, old_data.take(pa.array(upd)), pa.array(wins[upd]), ctx.schema.names
             )
-        merged = pa.concat_tables([kept_table, new_rows])
-        position = np.concatenate([kept, upd])  # old row number of every output row
-        return merged.take(pa.array(np.argsort(position, kind="stable")))
+        # one take of the old rows and the new: each update in its old row's place, deletes gone
+        n = old.num_rows
+        rows = np.arange(n, dtype=np.int64)
+        rows[upd] = n + np.arange(len(upd), dtype=np.int64)
+        return pa.concat_tables([batch, new_rows]).take(pa.array(rows[~drop]))
 
     def inserts(self) -> pa.Table:
         """Incoming rows that met no existing key (deletes of them vanish), after the old rows."""
