@@ -44,7 +44,7 @@ def test_executors_get_the_jemalloc_setting(master: str) -> None:
     assert session_settings(master)["spark.executorEnv.JE_ARROW_MALLOC_CONF"] == JEMALLOC_CONF
 
 
-def test_a_python_worker_keeps_freed_pages_with_jemalloc(spark: Any) -> None:
+def test_a_python_worker_gets_the_jemalloc_setting(spark: Any) -> None:
     def task(batches: Any) -> Any:
         import os
 

@@ -84,9 +84,9 @@ def _register_once(spark: SparkSession) -> None:
 
     if not has_data_source_api():
         return
-    from hudi_spark.datasource import PUSHDOWN
+    from hudi_spark.datasource import pushdown_unset
 
-    if spark.conf.get(PUSHDOWN, None) is None:
+    if pushdown_unset(spark):
         register(spark)
 
 

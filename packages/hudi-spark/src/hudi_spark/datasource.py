@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
     from pyspark.sql.types import StructType
 
-__all__ = ["PUSHDOWN", "HudiDataSource", "register"]
+__all__ = ["PUSHDOWN", "HudiDataSource", "pushdown_unset", "register"]
 
 
 class SlicePartition(InputPartition):
@@ -174,5 +174,10 @@ def register(spark: SparkSession) -> None:
     let it take filters (``spark.sql.python.filterPushdown.enabled``, PySpark 4.1+) unless the
     session says otherwise."""
     spark.dataSource.register(HudiDataSource)
-    if PUSHDOWN not in getattr(spark.conf, "getAll", {}):  # set by nobody yet
+    if pushdown_unset(spark):
         spark.conf.set(PUSHDOWN, "true")
+
+
+def pushdown_unset(spark: SparkSession) -> bool:
+    """Whether nobody set ``spark.sql.python.filterPushdown.enabled`` in this session yet."""
+    return spark.conf.get(PUSHDOWN, None) is None
