@@ -1,17 +1,19 @@
-"""``hoodie.parquet.compression.level``: unset, zstd files are written at zstd's fast level -1
-(gzip at zlib's 6); a level set reaches every parquet file a write makes, and a level the codec
-does not take is refused before anything is written."""
+"""``hoodie.parquet.compression.level``: unset, zstd files are written at zstd's fast level -1,
+columns it barely shrinks uncompressed (gzip at zlib's 6); a level set reaches every column of
+every parquet file a write makes, and a level the codec does not take is refused before anything
+is written."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hudi_core import HudiTable
 from hudi_core.errors import ConfigError
-from hudi_core.io.base_file import parquet_codec
+from hudi_core.io.base_file import column_codecs, parquet_codec
 
 DATA = ["uuid", "payload"]
 
@@ -23,6 +25,35 @@ def _rows(n: int) -> pa.Table:
         "payload": [f"{i * 40503 % 65536:04x}" * 4 for i in range(n)],
         "city": ["sf"] * n,
     })  # fmt: skip
+
+
+def _random_rows(n: int) -> pa.Table:
+    """uuid-like random hex keys and random doubles (nothing zstd's fast level can shrink), a
+    repetitive string and an ordering field."""
+    rng = np.random.default_rng(7)
+    hexes = rng.integers(0, 16, (n, 32)).astype(np.uint8)
+    chars = np.where(hexes < 10, hexes + ord("0"), hexes - 10 + ord("a")).astype(np.uint8)
+    keys = [bytes(row).decode() for row in chars]
+    return pa.table({"uuid": keys, "ts": np.arange(n, dtype=np.int64), "fare": rng.random(n),
+                     "note": [f"trip-{i % 7}" for i in range(n)], "city": ["sf"] * n})  # fmt: skip
+
+
+def _codecs(tmp_path: Path, name: str, data: pa.Table, **options: str) -> dict[str, set[str]]:
+    """Each column's codecs in the one base file an insert of ``data`` writes (and the read-back
+    rows equal ``data``)."""
+    table = HudiTable.create(str(tmp_path / name), name=name, table_type="COPY_ON_WRITE", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts", options=options)  # fmt: skip
+    table.insert(data, options=options)
+    (path,) = (tmp_path / name / "sf").glob("*.parquet")
+    meta = pq.ParquetFile(path).metadata
+    back = HudiTable.open(table.base_uri).read(columns=data.column_names).sort_by("ts")
+    assert back.equals(data.select(back.column_names))
+    out: dict[str, set[str]] = {}
+    for rg in range(meta.num_row_groups):
+        for c in range(meta.num_columns):
+            col = meta.row_group(rg).column(c)
+            out.setdefault(col.path_in_schema, set()).add(col.compression)
+    return out
 
 
 def _data_bytes(tmp_path: Path, name: str, **options: str) -> dict[str, int]:
@@ -44,10 +75,33 @@ def _data_bytes(tmp_path: Path, name: str, **options: str) -> dict[str, int]:
 
 
 def test_zstd_files_are_written_at_the_fast_level_unless_a_level_is_set(tmp_path: Path) -> None:
-    default = _data_bytes(tmp_path, "default")
+    default = _data_bytes(tmp_path, "default")  # (these columns repeat: zstd shrinks them)
     assert default == _data_bytes(tmp_path, "fast", **{"hoodie.parquet.compression.level": "-1"})
     smaller = _data_bytes(tmp_path, "level3", **{"hoodie.parquet.compression.level": "3"})
     assert all(smaller[c] < default[c] for c in DATA), (smaller, default)
+
+
+def test_at_the_default_level_columns_zstd_cannot_shrink_are_stored_uncompressed(tmp_path: Path) -> None:
+    data = _random_rows(20_000)
+    default = _codecs(tmp_path, "default", data)
+    # random hex keys (and the record key column, a copy of them) and random doubles: plain
+    assert default["uuid"] == default["_hoodie_record_key"] == default["fare"] == {"UNCOMPRESSED"}
+    # the sequence numbers, event times and repeated strings keep the codec
+    assert default["_hoodie_commit_seqno"] == default["ts"] == default["note"] == {"ZSTD"}
+    # a level set (even the default's) or another codec: that codec for every column
+    for name, options in [("fast", {"hoodie.parquet.compression.level": "-1"}),
+                          ("snappy", {"hoodie.parquet.compression.codec": "snappy"})]:  # fmt: skip
+        codec = options.get("hoodie.parquet.compression.codec", "zstd").upper()
+        assert set().union(*_codecs(tmp_path, name, data, **options).values()) == {codec}
+
+
+def test_the_codec_choice_needs_flat_columns_with_plain_names() -> None:
+    keys = _random_rows(5000).select(["uuid", "fare"])
+    assert column_codecs(keys, "zstd")["compression"] == {"uuid": "none", "fare": "none"}
+    nested = keys.append_column("tags", pa.array([[1, 2]] * keys.num_rows))
+    dotted = keys.rename_columns(["trip.uuid", "fare"])
+    for table in (nested, dotted):
+        assert column_codecs(table, "zstd") == {"compression": "zstd", "compression_level": -1}
 
 
 def test_gzip_files_are_written_at_zlibs_default_unless_a_level_is_set(tmp_path: Path) -> None:

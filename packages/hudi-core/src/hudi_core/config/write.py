@@ -62,7 +62,9 @@ class WriteOptions:
         "none). Unset: zlib's 6 for gzip, as Hudi's Hadoop codec; zstd's fast level -1 for zstd, "
         "whose files are about the size of snappy's (Spark's and deltalake's default codec) and "
         "write ~20% and read ~30% faster than at zstd's level 1, for ~50% more bytes; 1 or 3 "
-        "(parquet-mr's zstd default) write smaller files. An option of ours: Apache Hudi takes its "
+        "(parquet-mr's zstd default) write smaller files. Unset, zstd also stores the columns it "
+        "barely shrinks (random hex keys, random doubles) uncompressed; any level set compresses every "
+        "column. An option of ours: Apache Hudi takes its "
         "zstd level from parquet-mr's Hadoop setting parquet.compression.codec.zstd.level.",
     )
     RECORD_SIZE_ESTIMATE = _w(

@@ -32,6 +32,7 @@ __all__ = [
     "PARQUET_CODECS",
     "PARQUET_DEFAULT_LEVELS",
     "BaseFileResult",
+    "column_codecs",
     "java_min_max",
     "parquet_codec",
     "read_base_file",
@@ -204,7 +205,7 @@ def write_base_file(
             f"a base file needs the meta columns {', '.join(META_FIELDS)} first, got "
             f"{', '.join(data.schema.names[:5])}; use hudi_core.io.meta.add_meta_columns"
         )
-    codec = parquet_codec(compression, compression_level)
+    parquet_codec(compression, compression_level)  # a bad codec or level: before anything is written
     if not populate_meta_fields:
         n = data.num_rows
         for i in range(4):
@@ -225,6 +226,7 @@ def write_base_file(
     footer[AVRO_SCHEMA_KEY] = json.dumps(writer_avro, separators=(",", ":"))
     footer[WRITER_MODEL_KEY] = "avro"
     table = table.replace_schema_metadata(None)
+    codec = column_codecs(table, compression, compression_level)
     with storage.open_write(path) as f:
         writer = pq.ParquetWriter(
             f,
@@ -249,6 +251,75 @@ def write_base_file(
         min_key=min_key,
         max_key=max_key,
     )
+
+
+#: at zstd's default level, a flat column whose first values the codec leaves above this share of
+#: their size is stored uncompressed (:func:`column_codecs`)
+PLAIN_ABOVE = 0.9
+_SAMPLE_ROWS, _SAMPLE_BYTES = 4096, 64 * 1024
+
+
+def column_codecs(table: pa.Table, name: str, level: int | str | None = None) -> dict[str, Any]:
+    """pyarrow's compression settings for writing ``table`` with codec ``name`` at ``level``
+    (:func:`parquet_codec`), column by column at our default, zstd at an unset level: zstd's
+    fast level does not entropy-code literals, so values without repeats (random hex keys such
+    as uuids) come out at ~91% of their size while compressing costs ~60% of their column's
+    write. A flat column whose first 4,096 values (at most 64 KB) the codec leaves above
+    :data:`PLAIN_ABOVE` of their size is therefore written uncompressed, which every parquet
+    reader reads (the codec is a column chunk's own). A level set, another codec, nested columns
+    or names with dots (pyarrow's per-column settings take dotted paths) keep one codec for all."""
+    opts = parquet_codec(name, level)
+    if (level is not None and level != "") or opts["compression"] != "zstd":
+        return opts
+    if any(pa.types.is_nested(f.type) or "." in f.name for f in table.schema):
+        return opts
+    codec = pa.Codec("zstd", compression_level=opts["compression_level"])
+    plain = [f.name for f in table.schema if _incompressible(table.column(f.name), codec)]
+    if not plain:
+        return opts
+    return {
+        "compression": {n: ("none" if n in plain else "zstd") for n in table.column_names},
+        "compression_level": {n: opts["compression_level"] for n in table.column_names if n not in plain},
+    }
+
+
+def _incompressible(column: pa.ChunkedArray, codec: pa.Codec) -> bool:
+    sample = _sample_bytes(column)
+    if sample is None or sample.size < 1024:
+        return False
+    return codec.compress(sample, asbytes=False).size > PLAIN_ABOVE * sample.size
+
+
+def _sample_bytes(column: pa.ChunkedArray) -> pa.Buffer | None:
+    """The column's first values as parquet's PLAIN encoding lays them out (a string is its 4-byte
+    length, then its bytes: fixed-length values compress on their lengths), or None for types
+    without such a layout here (booleans, dictionaries, nested)."""
+    chunks = [c for c in column.chunks if len(c)]
+    if not chunks:
+        return None
+    arr = chunks[0].slice(0, _SAMPLE_ROWS).drop_null()
+    t = arr.type
+    if (
+        pa.types.is_string(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_large_binary(t)
+    ):
+        values = arr.cast(pa.binary()) if pa.types.is_string(t) else arr.cast(pa.large_binary())
+        lengths = pc.binary_length(values).cast(pa.int32()).to_numpy(zero_copy_only=False)
+        prefixes = pa.FixedSizeBinaryArray.from_buffers(
+            pa.binary(4), len(lengths), [None, pa.py_buffer(lengths.astype("<i4").tobytes())]
+        ).cast(values.type)
+        plain = pc.binary_join_element_wise(prefixes, values, pa.scalar(b"", values.type))
+        data = plain.buffers()[2]
+        return None if data is None else data.slice(0, min(data.size, _SAMPLE_BYTES))
+    if pa.types.is_primitive(t) and not pa.types.is_boolean(t) and t.bit_width % 8 == 0 and len(arr):
+        buffer = arr.buffers()[1]
+        if buffer is None:
+            return None
+        size = t.bit_width // 8
+        return buffer.slice(arr.offset * size, min(len(arr) * size, _SAMPLE_BYTES))
+    return None
 
 
 def read_base_file(

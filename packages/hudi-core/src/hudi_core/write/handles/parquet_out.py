@@ -8,6 +8,8 @@ settings chosen for speed.
   ``_hoodie_record_key`` always, data columns when a sample says so. Arrow builds a dictionary
   of up to 1 MB per column chunk before falling back to plain pages; for unique strings and
   random doubles that is wasted work (and a larger file).
+* At zstd's default level, no compression for columns it barely shrinks (random keys, random
+  doubles: :func:`hudi_core.io.base_file.column_codecs`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from hudi_core.io.base_file import (
     _bloom_settings,
     _cast,
     _file_schema,
+    column_codecs,
     java_min_max,
     parquet_codec,
 )
@@ -96,13 +99,13 @@ def dictionary_columns(table: pa.Table) -> list[str]:
     return out
 
 
-def codec_options(config: Any) -> dict[str, Any]:
+def codec_options(config: Any, table: pa.Table | None = None) -> dict[str, Any]:
     """pyarrow's compression settings for a write's ``hoodie.parquet.compression.codec`` and
-    ``hoodie.parquet.compression.level``."""
-    return parquet_codec(
-        str(config.get_str(WriteOptions.PARQUET_COMPRESSION)),
-        config.get_str(WriteOptions.PARQUET_COMPRESSION_LEVEL),
-    )
+    ``hoodie.parquet.compression.level``; with ``table`` (the rows, or the first of them, to
+    write) column by column, as :func:`hudi_core.io.base_file.column_codecs` chooses."""
+    name = str(config.get_str(WriteOptions.PARQUET_COMPRESSION))
+    level = config.get_str(WriteOptions.PARQUET_COMPRESSION_LEVEL)
+    return parquet_codec(name, level) if table is None else column_codecs(table, name, level)
 
 
 def file_table(table: pa.Table, avro_schema: dict[str, Any], *, populate_meta_fields: bool) -> pa.Table:
@@ -211,7 +214,7 @@ def open_writer(sink: Any, table: pa.Table, config: Any) -> pq.ParquetWriter:
     return pq.ParquetWriter(
         sink, table.schema, store_schema=False,  # no ARROW:schema key: the footer key set matches Hudi's
         use_compliant_nested_type=True, coerce_timestamps=None,  # each in its Avro unit
-        write_statistics=True, use_dictionary=dictionary_columns(table), **codec_options(config),
+        write_statistics=True, use_dictionary=dictionary_columns(table), **codec_options(config, table),
     )  # fmt: skip
 
 
@@ -271,7 +274,7 @@ def parquet_block_content(table: pa.Table, config: Any) -> bytes:
     :func:`hudi_core.log.blocks.encode_parquet_data_block` writes it) with this module's encoder
     settings (the write's codec and level, no dictionary for unique columns)."""
     sink = io.BytesIO()
-    pq.write_table(table, sink, use_dictionary=dictionary_columns(table), **codec_options(config))
+    pq.write_table(table, sink, use_dictionary=dictionary_columns(table), **codec_options(config, table))
     return sink.getvalue()
 
 
