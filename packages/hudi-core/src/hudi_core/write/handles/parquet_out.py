@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from hudi_core.bloom import BloomFilter, build_bloom_filter
 from hudi_core.bloom.filter import BloomFilterError, bloom_sizing, deserialize_bloom_filter
@@ -38,6 +37,7 @@ from hudi_core.io.base_file import (
     _cast,
     _file_schema,
     column_codecs,
+    dictionary_columns,
     java_min_max,
     parquet_codec,
 )
@@ -65,38 +65,11 @@ def data_bytes(meta: pq.FileMetaData) -> int:
     )
 
 
-_NEVER_DICT = frozenset(("_hoodie_commit_seqno", "_hoodie_record_key"))
-_ALWAYS_DICT = frozenset(("_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_file_name"))
-_SAMPLE = 4096
-
-
 @dataclass(frozen=True)
 class BaseFileOut:
     path: str
     size: int
     num_records: int
-
-
-def dictionary_columns(table: pa.Table) -> list[str]:
-    """Top-level columns worth dictionary encoding: those whose first rows repeat values."""
-    out = []
-    n = min(table.num_rows, _SAMPLE)
-    for f in table.schema:
-        if f.name in _NEVER_DICT:
-            continue
-        if f.name in _ALWAYS_DICT or n < 64:
-            out.append(f.name)
-            continue
-        t = f.type
-        if not (pa.types.is_floating(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
-                or pa.types.is_binary(t) or pa.types.is_integer(t)):  # fmt: skip
-            out.append(f.name)
-            continue
-        sample = table.column(f.name).slice(0, n)
-        distinct = pc.count_distinct(sample, mode="all").as_py()
-        if distinct * 2 <= n:
-            out.append(f.name)
-    return out
 
 
 def codec_options(config: Any, table: pa.Table | None = None) -> dict[str, Any]:
