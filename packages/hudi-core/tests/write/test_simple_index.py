@@ -11,7 +11,7 @@ import pytest
 from hudi_core import HudiTable
 from hudi_core.fs_view import FileSystemView
 from hudi_core.write.index.simple import existing_key_locations, join_locations
-from hudi_core.write.records import FILE_ID, PARTITION_PATH, RECORD_KEY
+from hudi_core.write.records import FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
 
 
 def _table(tmp_path: Path) -> HudiTable:
@@ -46,6 +46,44 @@ def test_pruned_lookup_equals_full_lookup_restricted_to_the_keys(
     monkeypatch.setattr(simple, "_file_keys", lambda v, file: reads.append(file) or real(v, file))
     existing_key_locations(view, None, keys=pa.array(["k0003", "k0010"]))
     assert len(reads) == 2  # of 6 files: the first insert's file in each partition
+
+
+def test_lookup_over_more_file_groups_than_one_match_takes(tmp_path: Path) -> None:
+    # 20 file groups in one partition (the look-up matches up to 8 files' keys at once), 2 in another
+    t = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                         partition_fields="p", ordering_field="ts",
+                         options={"hoodie.parquet.small.file.limit": "0"})  # fmt: skip
+    for lo in range(0, 2000, 100):
+        ids = range(lo, lo + 100)
+        t.insert(
+            pa.table(
+                {"id": [f"k{i:05d}" for i in ids], "p": ["a" if lo < 1800 else "b"] * 100, "ts": [1] * 100}
+            )
+        )
+    view = FileSystemView(t)
+    full = existing_key_locations(view, None)
+    assert len(set(full.column(FILE_ID).to_pylist())) == 20
+    # every 7th key, some keys of no file, each with its partition (and one in the wrong one)
+    keys = [f"k{i:05d}" for i in range(0, 2100, 7)]
+    parts = ["a" if int(k[1:]) < 1800 else "b" for k in keys]
+    parts[0] = "b"  # k00000 lives in a: a non-global look-up in b does not find it
+    rows = list(zip(*(full.column(c).to_pylist() for c in (RECORD_KEY, LOCATION_PARTITION)), strict=True))
+    by_key = {k: p for k, p in rows}
+    for key_parts in (None, pa.array(parts)):
+        got = existing_key_locations(view, None, keys=pa.array(keys), key_partitions=key_parts)
+        found = sorted(got.column(RECORD_KEY).to_pylist())
+        wanted = {
+            k
+            for k, p in zip(keys, parts, strict=True)
+            if k in by_key and (key_parts is None or by_key[k] == p)
+        }
+        assert found == sorted(wanted) and len(found) > 250
+        expect = {
+            r
+            for r in zip(*(full.column(c).to_pylist() for c in full.column_names), strict=True)
+            if r[0] in wanted
+        }
+        assert set(zip(*(got.column(c).to_pylist() for c in got.column_names), strict=True)) == expect
 
 
 def test_bloom_filter_probed_only_where_cheaper_than_the_key_read(
