@@ -130,6 +130,19 @@ def test_key_in_two_file_groups_is_located_in_both() -> None:
     assert unique.column(FILE_ID).to_pylist() == ["f2", None, "f1"]
 
 
+def test_a_key_stored_in_another_partition_is_new_to_a_partitioned_lookup() -> None:
+    # every stored key at one location: the look-up by key alone, then by partition
+    existing = pa.table({RECORD_KEY: ["a", "b"], LOCATION_PARTITION: ["p1", "p1"], FILE_ID: ["f1", "f2"],
+                         "_hoodie_base_instant": ["1", "1"]})  # fmt: skip
+    data = pa.table({RECORD_KEY: ["a", "b", "c"], PARTITION_PATH: ["p1", "p2", "p1"]})
+    partitioned = join_locations(data, existing, global_=False)
+    assert partitioned.column(FILE_ID).to_pylist() == ["f1", None, None]
+    assert partitioned.column(LOCATION_PARTITION).to_pylist() == ["p1", None, None]
+    stored_anywhere = join_locations(data, existing, global_=True)
+    assert stored_anywhere.column(FILE_ID).to_pylist() == ["f1", "f2", None]
+    assert stored_anywhere.column(LOCATION_PARTITION).to_pylist() == ["p1", "p1", None]
+
+
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_global_index_key_moved_twice_lives_once(tmp_path: Path, table_type: str) -> None:
     """GLOBAL_SIMPLE on MOR: a moved key is deleted from its old file group by a log block while

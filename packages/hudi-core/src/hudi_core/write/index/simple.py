@@ -245,9 +245,21 @@ def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.T
         for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
             out = out.append_column(name, pa.nulls(data.num_rows, pa.string()))
         return out
+    existing = existing.select([RECORD_KEY, FILE_ID, BASE_INSTANT, LOCATION_PARTITION])
+    stored = existing.column(RECORD_KEY).combine_chunks()
+    if pc.count_distinct(stored).as_py() == len(stored):
+        # every key at one location (the usual case): a hash look-up of the keys alone, then,
+        # for a partitioned look-up, only where the location's partition is the row's
+        pos = pc.index_in(data.column(RECORD_KEY), value_set=stored)
+        if not global_:
+            same = pc.equal(existing.column(LOCATION_PARTITION).take(pos), data.column(PARTITION_PATH))
+            pos = pc.if_else(same, pos, pa.scalar(None, pos.type))
+        out = data
+        for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
+            out = out.append_column(name, existing.column(name).take(pos))
+        return out
     # A key inserted twice into one file group (insert does not deduplicate) is one location:
     # the merge handle updates every copy in that file, as Java's merge handle does.
-    existing = existing.select([RECORD_KEY, FILE_ID, BASE_INSTANT, LOCATION_PARTITION])
     existing = existing.group_by(existing.column_names, use_threads=False).aggregate([])
     right_key = _composite(
         existing.column(RECORD_KEY), None if global_ else existing.column(LOCATION_PARTITION)
