@@ -339,7 +339,7 @@ def _sample_bytes(column: pa.ChunkedArray) -> pa.Buffer | None:
         or pa.types.is_large_string(t)
         or pa.types.is_large_binary(t)
     ):
-        values = arr.cast(pa.binary()) if pa.types.is_string(t) else arr.cast(pa.large_binary())
+        values = arr.cast(pa.large_binary())
         lengths = pc.binary_length(values).cast(pa.int32()).to_numpy(zero_copy_only=False)
         prefixes = pa.FixedSizeBinaryArray.from_buffers(
             pa.binary(4), len(lengths), [None, pa.py_buffer(lengths.astype("<i4").tobytes())]
