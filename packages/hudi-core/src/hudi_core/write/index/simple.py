@@ -3,7 +3,6 @@ affected partitions (a pyarrow hash join, no per-record dictionaries)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -190,29 +189,29 @@ def existing_key_locations(
     size = sum(int(s.base_file.size or 0) for s in locs if s.base_file is not None)
     workers = read_parallelism(view.table.options, total_bytes=size)
 
-    if wanted is None:
-        read = ordered_map(functools.partial(_slice_keys, view), locs, workers)
-        tables = [_locations([s], [k], None) for s, k in zip(locs, read, strict=True) if k is not None]
-        return pa.concat_tables(tables) if tables else _EMPTY.empty_table()
     # the files matched against each set of the write's keys (a partition's, or all of them), in
-    # groups of up to 8: a group's key columns are read and matched at once on one thread
-    jobs: list[tuple[list[FileGroupLocation], tuple[pa.Array, tuple[str, str] | None]]] = []
-    by_key: dict[str | None, list[FileGroupLocation]] = {}
-    for s in locs:
-        key = None if key_partitions is None else s.partition_path
-        if key in wanted:
-            by_key.setdefault(key, []).append(s)
-    for key, files in by_key.items():
-        jobs += [(files[i : i + _MATCH_FILES], wanted[key]) for i in range(0, len(files), _MATCH_FILES)]
+    # groups of up to 8 whose key columns are read and matched at once on one thread; without
+    # the write's keys, every file on its own
+    Match = tuple[pa.Array, tuple[str, str] | None] | None
+    jobs: list[tuple[list[FileGroupLocation], Match]] = []
+    if wanted is None:
+        jobs = [([s], None) for s in locs]
+    else:
+        by_key: dict[str | None, list[FileGroupLocation]] = {}
+        for s in locs:
+            key = None if key_partitions is None else s.partition_path
+            if key in wanted:
+                by_key.setdefault(key, []).append(s)
+        for key, files in by_key.items():
+            jobs += [(files[i : i + _MATCH_FILES], wanted[key]) for i in range(0, len(files), _MATCH_FILES)]
 
-    def matched(
-        job: tuple[list[FileGroupLocation], tuple[pa.Array, tuple[str, str] | None]],
-    ) -> pa.Table | None:
-        files, (match, span) = job
-        kept = [(s, k) for s in files if (k := _slice_keys(view, s, match, span)) is not None]
-        return _locations([s for s, _ in kept], [k for _, k in kept], match) if kept else None
+    def located(job: tuple[list[FileGroupLocation], Match]) -> pa.Table | None:
+        files, match = job
+        match_keys, span = match if match is not None else (None, None)
+        kept = [(s, k) for s in files if (k := _slice_keys(view, s, match_keys, span)) is not None]
+        return _locations([s for s, _ in kept], [k for _, k in kept], match_keys) if kept else None
 
-    tables = [t for t in ordered_map(matched, jobs, workers) if t is not None]
+    tables = [t for t in ordered_map(located, jobs, workers) if t is not None]
     return pa.concat_tables(tables) if tables else _EMPTY.empty_table()
 
 
@@ -234,6 +233,18 @@ def _composite(keys: pa.ChunkedArray | pa.Array, parts: pa.ChunkedArray | pa.Arr
     return pc.binary_join_element_wise(parts, keys, "\x00")
 
 
+def _distinct(values: pa.Array | pa.ChunkedArray) -> bool:
+    return bool(pc.count_distinct(values).as_py() == len(values))
+
+
+def _located(data: pa.Table, existing: pa.Table, pos: pa.Array | pa.ChunkedArray) -> pa.Table:
+    """``data`` with the location columns of ``existing``'s rows at ``pos`` (null: a new key)."""
+    out = data
+    for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
+        out = out.append_column(name, existing.column(name).take(pos))
+    return out
+
+
 def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.Table:
     """``data`` with FILE_ID, BASE_INSTANT and LOCATION_PARTITION from ``existing`` (nulls for
     new keys), rows kept in input order."""
@@ -247,32 +258,26 @@ def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.T
         return out
     existing = existing.select([RECORD_KEY, FILE_ID, BASE_INSTANT, LOCATION_PARTITION])
     stored = existing.column(RECORD_KEY).combine_chunks()
-    if pc.count_distinct(stored).as_py() == len(stored):
+    unique = _distinct(stored)
+    if not unique:
+        # A key inserted twice into one file group (insert does not deduplicate) is one location:
+        # the merge handle updates every copy in that file, as Java's merge handle does.
+        existing = existing.group_by(existing.column_names, use_threads=False).aggregate([])
+        stored = existing.column(RECORD_KEY).combine_chunks()
+        unique = _distinct(stored)
+    if unique:
         # every key at one location (the usual case): a hash look-up of the keys alone, then,
         # for a partitioned look-up, only where the location's partition is the row's
         pos = pc.index_in(data.column(RECORD_KEY), value_set=stored)
         if not global_:
             same = pc.equal(existing.column(LOCATION_PARTITION).take(pos), data.column(PARTITION_PATH))
             pos = pc.if_else(same, pos, pa.scalar(None, pos.type))
-        out = data
-        for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
-            out = out.append_column(name, existing.column(name).take(pos))
-        return out
-    # A key inserted twice into one file group (insert does not deduplicate) is one location:
-    # the merge handle updates every copy in that file, as Java's merge handle does.
-    existing = existing.group_by(existing.column_names, use_threads=False).aggregate([])
-    right_key = _composite(
-        existing.column(RECORD_KEY), None if global_ else existing.column(LOCATION_PARTITION)
-    )
-    if len(right_key) == 0 or pc.count_distinct(right_key).as_py() == len(right_key):
-        # every key at one location: a hash lookup, no join and no re-sort
-        left_key = _composite(data.column(RECORD_KEY), None if global_ else data.column(PARTITION_PATH))
-        pos = pc.index_in(left_key, value_set=right_key)
-        out = data
-        for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
-            col = existing.column(name).combine_chunks()
-            out = out.append_column(name, col.take(pos) if len(col) else pa.nulls(data.num_rows, pa.string()))
-        return out
+        return _located(data, existing, pos)
+    if not global_:
+        right_key = _composite(stored, existing.column(LOCATION_PARTITION))
+        if _distinct(right_key):  # a key in several partitions, once in each: look up both
+            left_key = _composite(data.column(RECORD_KEY), data.column(PARTITION_PATH))
+            return _located(data, existing, pc.index_in(left_key, value_set=right_key))
     # a key stored in several file groups (duplicates from inserts): every location is updated
     if global_:
         right = existing
