@@ -206,19 +206,26 @@ def _kill_hudi_mid_write(t: Turns, data: pa.Table) -> None:
     source = oracle.work_dir / "killed.in.parquet"
     pq.write_table(data, source)
     options = {**t.options, "hoodie.datasource.write.operation": "upsert"}
-    oracle.send("write", path=str(t.path), input=str(source), options=options, mode="append")
+    answer = oracle.send_watched("write", path=str(t.path), input=str(source), options=options, mode="append")
     deadline = time.monotonic() + 300
+    failure = "Hudi's write wrote no file within 300 s"
     while time.monotonic() < deadline:
+        got = answer()  # before the files: a write that ended must not be taken for one under way
         new = [(ts, state) for ts, _, state in t.timeline() if ts not in before]
-        if any(state == "COMPLETED" for _, state in new):
-            pytest.fail("Hudi's write completed before it could be killed")
+        if got is not None or any(state == "COMPLETED" for _, state in new):
+            failure = (f"Hudi's write failed: {got.get('error')}" if got is not None and not got.get("ok")
+                       else "Hudi's write completed before it could be killed")  # fmt: skip
+            break
         if new and any(t.path.glob(f"*/*_{new[0][0]}.parquet")):
+            failure = ""
             break  # its first files are there: kill it now
         time.sleep(0.05)
-    else:
-        pytest.fail("Hudi's write never started")
+    if failure:
+        failure += f"\n{oracle.log_tail()}"
     oracle.kill()
-    t.hudi.restart()
+    t.hudi.restart()  # the next test gets a session with no write under way, whatever happened
+    if failure:
+        pytest.fail(failure)
 
 
 def test_a_write_of_ours_killed_creating_a_log_file_stays_invisible_to_hudi(hudi, tmp_path: Path) -> None:

@@ -171,6 +171,24 @@ class HudiOracle:
         self.proc.stdin.write(json.dumps({"op": op, **fields}) + "\n")
         self.proc.stdin.flush()
 
+    def send_watched(self, op: str, **fields: Any) -> Callable[[], dict[str, Any] | None]:
+        """Send a request; the returned function tells its answer once Hudi gave one (None until
+        then) without waiting: a test that kills Hudi mid-write learns at once that the write
+        ended, and why, instead of waiting for files that never come."""
+        self.send(op, **fields)
+        got: list[dict[str, Any]] = []
+        stdout = self.proc.stdout
+        assert stdout is not None
+
+        def read() -> None:
+            for line in stdout:  # ends when the session dies (a kill)
+                if line.startswith("@@oracle "):
+                    got.append(json.loads(line[len("@@oracle ") :]))
+                    return
+
+        threading.Thread(target=read, daemon=True).start()
+        return lambda: got[0] if got else None
+
     def request(self, op: str, **fields: Any) -> dict[str, Any]:
         return self.request_later(op, **fields)()
 
