@@ -1,14 +1,15 @@
 """Our Spark pipeline against Apache Hudi's own (issue 22): the same workload, options and cores.
 
     .venv/bin/python benchmarks/spark_vs_hudi_bench.py                      # 1M rows, SIMPLE and BUCKET
-    .venv/bin/python benchmarks/spark_vs_hudi_bench.py --rows 10000000 --driver-memory 12g --no-arrow  # scaling line (long)
+    .venv/bin/python benchmarks/spark_vs_hudi_bench.py --rows 10000000 --driver-memory 12g --no-arrow --one-at-a-time  # scaling line (long)
 
 Workload: ``defaults_bench.generate``'s trips table (uuid key, ``ts`` ordering field, 9 columns,
 partitioned by ``city`` over 5 values), bulk_insert of ``--rows`` rows, then ``--upserts`` upserts of
 a tenth as many rows (half updates), into a MERGE_ON_READ table; then reads of the table with
 its log files: a snapshot scan into Spark's ``noop`` sink, ``count()``, a ``groupBy`` aggregate,
 the snapshot collected to Arrow, a read_optimized scan, and the count of one city and of one
-record key (each read the median of three; ours through ``hudi_spark.read``). Apache Hudi 0.15 runs in the Apache
+record key (each read the median of three; ours through ``hudi_spark.read``; the engines take
+turns read by read, see :func:`run_in_turns`). Apache Hudi 0.15 runs in the Apache
 Hudi test tier's environment (PySpark 3.5.1 and Hudi's Spark bundle, made by
 ``tests/interop/harness/oracle.py``), ours in the project's (PySpark 4, ``hudi_spark``); each engine
 in its own process and Spark session, ``local[2]``, the same ``hoodie.*`` options (inline
@@ -27,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -57,13 +58,13 @@ def spread_row_groups(path: Path) -> None:
     pq.write_table(table, path, row_group_size=INPUT_ROW_GROUP)
 
 
-def run_engine(engine: str, data: Path, work: Path, index: str, upserts: int, master: str = "local[2]",
-               reads_of: str | None = None, driver_memory: str = "3g", no_arrow: bool = False,
-               spark35: bool = False, cpus: set[int] | None = None) -> dict[str, Any]:  # fmt: skip
-    """One engine's run in its own process: the workload into its own table, or (``reads_of``
-    an engine) only the reads, of the table that engine wrote. ``spark35``: ours in the PySpark
-    3.5 venv of ``make test-spark35`` (``tests/tools/spark35.py``) instead of the project's.
-    ``cpus``: the process (and the JVM and Python workers it starts) pinned to these CPUs."""
+def engine_command(engine: str, data: Path, work: Path, index: str, upserts: int, master: str = "local[2]",
+                   reads_of: str | None = None, driver_memory: str = "3g", no_arrow: bool = False,
+                   spark35: bool = False, cpus: set[int] | None = None) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+    """The command and environment of one engine's process: the workload into its own table, or
+    (``reads_of`` an engine) only the reads, of the table that engine wrote. ``spark35``: ours in
+    the PySpark 3.5 venv of ``make test-spark35`` (``tests/tools/spark35.py``) instead of the
+    project's. ``cpus``: the process (and the JVM and Python workers it starts) pinned to these CPUs."""
     sys.path.insert(0, str(ROOT / "tests" / "interop" / "harness"))
     sys.path.insert(0, str(ROOT / "tests" / "tools"))
     foreign = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "SPARK_", "PYSPARK"))}
@@ -89,20 +90,119 @@ def run_engine(engine: str, data: Path, work: Path, index: str, upserts: int, ma
         cmd.append("--no-arrow")
     if cpus:
         cmd += ["--cpus", ",".join(map(str, sorted(cpus)))]
+    return cmd, env
+
+
+def run_engine(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """One engine's whole run (:func:`engine_command`'s arguments), its reads timed by itself."""
+    cmd, env = engine_command(*args, **kwargs)
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("@@bench ")]
     if done.returncode != 0 or not lines:
-        said = (done.stderr or done.stdout).strip().splitlines()
-        causes = [
-            ln for ln in said if ("Error" in ln or "Exception" in ln) and not ln.lstrip().startswith("at ")
-        ]
-        tail = "\n".join(causes[-8:] + said[-15:])
-        raise SystemExit(f"{engine} {index} failed (exit {done.returncode}):\n{tail}")
-    out: dict[str, Any] = json.loads(lines[-1][len("@@bench ") :])
+        _failed(f"{args[0]} {args[3]}", done.returncode, done.stderr or done.stdout)
+    return _writes(json.loads(lines[-1][len("@@bench ") :]))
+
+
+def _failed(what: str, code: int | None, said: str) -> NoReturn:
+    lines = said.strip().splitlines()
+    causes = [
+        ln for ln in lines if ("Error" in ln or "Exception" in ln) and not ln.lstrip().startswith("at ")
+    ]
+    tail = "\n".join(causes[-8:] + lines[-15:])
+    raise SystemExit(f"{what} failed (exit {code}):\n{tail}")
+
+
+def _writes(out: dict[str, Any]) -> dict[str, Any]:
     ups = out.pop("upserts", None)
     out["first_upsert"] = ups[0] if ups else None
     out["next_upserts"] = statistics.mean(ups[1:]) if ups and len(ups) > 1 else None
     return out
+
+
+class Served:
+    """An engine's process in ``--serve`` mode: it writes (:meth:`wait_ready`), then runs one
+    read per :meth:`read` call, so two engines take turns read by read."""
+
+    def __init__(self, what: str, cmd: list[str], env: dict[str, str], log: Path) -> None:
+        self.what, self.log_path = what, log
+        self._log = open(log, "w")  # Spark's log: a pipe nobody drains would block the JVM
+        self.proc = subprocess.Popen([*cmd, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._log, text=True, env=env)  # fmt: skip
+        self.out: dict[str, Any] = {}
+
+    def _next(self, tag: str) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.startswith(f"@@{tag} "):
+                got: dict[str, Any] = json.loads(line[len(tag) + 3 :])
+                return got
+        self._log.flush()
+        _failed(self.what, self.proc.wait(), self.log_path.read_text(errors="replace"))
+
+    def wait_ready(self) -> list[str]:
+        """Block until the writes are done; the names of the reads this engine runs."""
+        self.out = _writes(self._next("ready"))
+        reads: list[str] = self.out.pop("reads")
+        return reads
+
+    def read(self, name: str) -> float:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(name + "\n")
+        self.proc.stdin.flush()
+        seconds: float = self._next("read")["seconds"]
+        return seconds
+
+    def finish(self) -> dict[str, Any]:
+        """End the reads: the engine's writes, answers and worker peaks."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("\n")
+        self.proc.stdin.flush()
+        done = self._next("bench")
+        self.proc.wait()
+        self._log.close()
+        return {**self.out, "answers": done["answers"], "worker_rss_mb": done["worker_rss_mb"]}
+
+
+#: a read of ours that Apache Hudi answers with its own plain read (the same query)
+HUDI_SAME = {"format_scan_noop": "scan_noop", "format_count": "count", "format_count_city": "count_city",
+             "filters_count_city": "count_city"}  # fmt: skip
+
+
+def run_in_turns(
+    data: Path, work: Path, index: str, upserts: int, **kwargs: Any
+) -> dict[str, dict[str, Any]]:
+    """Both engines' workloads (Apache Hudi's, then ours: the writes one engine at a time), then
+    their reads taking turns: each read's first run on both, then three rounds, the engine that
+    goes first alternating (Hudi, ours; ours, Hudi; Hudi, ours), each figure the median of its
+    three. The box's speed drifts by tens of percent over minutes; taking turns puts each pair of
+    figures a second apart instead of the minutes between two whole runs. A read of ours through
+    another path (``format("hudi")``, ``filters=``) takes turns with Hudi's same query, which is
+    then Hudi's figure for it."""
+    engines = {}
+    for engine in ("hudi", "ours"):
+        cmd, env = engine_command(engine, data, work, index, upserts, **kwargs)
+        engines[engine] = Served(f"{engine} {index}", cmd, env, work / f"{engine}-{index}.log")
+        reads = engines[engine].wait_ready()  # the other engine idles meanwhile
+    times: dict[str, dict[str, list[float]]] = {"hudi": {}, "ours": {}}
+    firsts: dict[str, dict[str, float]] = {"hudi": {}, "ours": {}}
+    for name in reads:  # ours runs every read Hudi runs, and its own paths
+        asked = {"hudi": HUDI_SAME.get(name, name), "ours": name}
+        for rnd in range(4):
+            order = ("hudi", "ours") if rnd % 2 == 0 else ("ours", "hudi")
+            for engine in order:
+                seconds = engines[engine].read(asked[engine])
+                if rnd == 0:
+                    firsts[engine][name] = seconds
+                else:
+                    times[engine].setdefault(name, []).append(seconds)
+    results = {}
+    for engine, served in engines.items():
+        out = served.finish()
+        for name, runs in times[engine].items():
+            out[name] = statistics.median(runs)
+            out[f"{name}_first"] = firsts[engine][name]
+        results[engine] = out
+    return results
 
 
 def report(results: dict[tuple[str, str], dict[str, Any]], indexes: list[str]) -> None:
@@ -119,7 +219,7 @@ def report(results: dict[tuple[str, str], dict[str, Any]], indexes: list[str]) -
         row = phase.ljust(18)
         ratios = []
         for i in indexes:
-            h = results[("hudi", i)].get(phase.removeprefix("format_").removeprefix("filters_"))
+            h = results[("hudi", i)].get(phase, results[("hudi", i)].get(HUDI_SAME.get(phase, phase)))
             o = results[("ours", i)].get(phase)
             row += f"{h:16.2f}" if h is not None else " " * 16
             row += f"{o:16.2f}" if o is not None else " " * 16
@@ -218,6 +318,9 @@ def main(argv: list[str]) -> int:
                    help="skip the collect to Arrow on both sides (the 10M line: 12.5M rows exceed Hudi's driver)")  # fmt: skip
     p.add_argument("--no-spark35", action="store_true",
                    help="skip our reads on PySpark 3.5 (the venv of make test-spark35)")  # fmt: skip
+    p.add_argument("--one-at-a-time", action="store_true",
+                   help="each engine's whole run alone, timing its own reads (two engines' sessions at once "
+                        "would not fit: the 10M line's 12 GB drivers)")  # fmt: skip
     p.add_argument(
         "--scaling",
         action="store_true",
@@ -236,9 +339,16 @@ def main(argv: list[str]) -> int:
         print(f"{a.rows:,} rows, {a.upserts} upserts of {max(1, a.rows // 10):,}; MERGE_ON_READ, local[2]")
         results = {}
         for index in a.index:
+            if a.one_at_a_time:
+                for engine in ("hudi", "ours"):
+                    results[(engine, index)] = run_engine(engine, data, work, index, a.upserts,
+                                                          driver_memory=a.driver_memory, no_arrow=a.no_arrow)  # fmt: skip
+            else:
+                both = run_in_turns(
+                    data, work, index, a.upserts, driver_memory=a.driver_memory, no_arrow=a.no_arrow
+                )
+                results.update({(engine, index): r for engine, r in both.items()})
             for engine in ("hudi", "ours"):
-                results[(engine, index)] = run_engine(engine, data, work, index, a.upserts,
-                                                      driver_memory=a.driver_memory, no_arrow=a.no_arrow)  # fmt: skip
                 r = results[(engine, index)]
                 print(
                     f"  {engine} {index}: bulk {r['bulk_insert']:.1f} s, scan {r['scan_noop']:.1f} s",

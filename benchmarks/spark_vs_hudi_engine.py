@@ -6,6 +6,8 @@ bundle (``df.write.format("hudi")``, Hudi's own reader); ``--engine ours`` in th
 environment (``hudi_spark.write``, ``hudi_spark.read``). Inputs are read from the
 workload's parquet files and cached in Spark before any timing. Prints one JSON object: seconds
 per phase and the answers of the reads (row count, sum of ``ts``), which the caller compares.
+With ``--serve`` the process writes, then runs the reads one at a time as the caller asks, so
+that two engines' processes can take turns read by read (the caller times them).
 """
 
 from __future__ import annotations
@@ -116,11 +118,6 @@ class WorkerPeak:
                 self.peak_kb = max(self.peak_kb, rss)
 
 
-def median3(fn: Any) -> tuple[float, Any]:
-    runs = [timed(fn) for _ in range(3)]
-    return statistics.median(t for t, _ in runs), runs[-1][1]
-
-
 def timed(fn: Any) -> tuple[float, Any]:
     start = time.perf_counter()
     out = fn()
@@ -142,6 +139,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--reads-only", action="store_true",
                    help="no writes: the reads of an existing --table (the other engine's)")  # fmt: skip
     p.add_argument("--cpus", default=None, help="comma-separated CPUs to pin this run to (default: all)")
+    p.add_argument("--serve", action="store_true",
+                   help="after the writes, run one read per name read from stdin (the caller takes turns "
+                        "between engines); an empty line ends")  # fmt: skip
     a = p.parse_args(argv)
     if a.cpus:  # before the JVM starts: it and the Python workers it forks inherit the affinity
         os.sched_setaffinity(0, {int(c) for c in a.cpus.split(",")})
@@ -200,54 +200,81 @@ def main(argv: list[str]) -> int:
         ups = [cached(f"upsert-{k}.parquet") for k in range(a.upserts)]
         out["bulk_insert"], _ = timed(lambda: write(base, "bulk_insert"))
         out["upserts"] = [timed(lambda d=d: write(d, "upsert"))[0] for d in ups]
+    spark.catalog.clearCache()  # the inputs: the reads do not use them
     out["log_files"] = sum(1 for f in Path(a.table).rglob(".*.log.*") if not f.name.endswith(".crc"))
     workers = WorkerPeak()
     out["worker_rss_mb"] = {}
+    answers: dict[str, Any] = {}
 
-    def read(name: str, fn: Any) -> Any:
-        """A read's figure is the median of three runs after a first one, reported apart
-        (``<name>_first``): the JVM compiles a scan's hot loops over its first runs (the same
-        parquet scan, fresh session: 3.8, 1.0, 0.70, 0.67, ... 0.55 s), so a median of the
-        first three measured how warm the engine's earlier phases had left that code."""
-        workers.reset()
-        out[f"{name}_first"], _ = timed(fn)
-        out[name], result = median3(fn)
-        out["worker_rss_mb"][name] = round(workers.peak_kb / 1024)
-        return result
+    def keep(name: str, fn: Any) -> Any:  # a read that also records its answer
+        return lambda: answers.__setitem__(name, fn())
 
-    read("scan_noop", lambda: load().write.format("noop").mode("overwrite").save())
-    rows = read("count", lambda: load().count())
-    groups = read("group_by", lambda: load().groupBy("city").agg({"ts": "sum", "fare": "max"}).collect())
-    table = None if a.no_arrow else read("to_arrow", lambda: to_arrow(load()))
-    read("ro_scan_noop", lambda: load("read_optimized").write.format("noop").mode("overwrite").save())
-    workers.close()
-    # narrower queries, against the full count: one partition of five, one record key
-    out["count_city"], city_rows = median3(lambda: load().filter("city = 'berlin'").count())
-    out["count_key"], key_rows = median3(lambda: load().filter(f"uuid = '{key}'").count())
-    # the same reads through PySpark 4's data source: every slice in Python
+    # the reads, in the order they run; the narrower ones (one partition of five, one record key)
+    # against the full count
+    reads: dict[str, Any] = {
+        "scan_noop": lambda: load().write.format("noop").mode("overwrite").save(),
+        "count": keep("rows", lambda: load().count()),
+        "group_by": keep(
+            "groups", lambda: load().groupBy("city").agg({"ts": "sum", "fare": "max"}).collect()
+        ),
+    }
+    if not a.no_arrow:
+        reads["to_arrow"] = keep("table", lambda: to_arrow(load()))
+    reads["ro_scan_noop"] = lambda: load("read_optimized").write.format("noop").mode("overwrite").save()
+    reads["count_city"] = keep("city_rows", lambda: load().filter("city = 'berlin'").count())
+    reads["count_key"] = keep("key_rows", lambda: load().filter(f"uuid = '{key}'").count())
     if a.engine == "ours" and not a.reads_only:
-        fmt = lambda: spark.read.format("hudi").load(a.table)  # noqa: E731
-        out["format_scan_noop"], _ = median3(lambda: fmt().write.format("noop").mode("overwrite").save())
-        out["format_count"], _ = median3(lambda: fmt().count())
-        out["format_count_city"], _ = median3(lambda: fmt().filter("city = 'berlin'").count())
+        # the same reads through PySpark 4's data source: every slice in Python
         import hudi_spark
 
+        fmt = lambda: spark.read.format("hudi").load(a.table)  # noqa: E731
         berlin = [("city", "=", "berlin")]  # given to hudi_spark.read: every path prunes the partitions
-        out["filters_count_city"], pruned_rows = median3(
-            lambda: hudi_spark.read(spark, a.table, filters=berlin).count()
+        reads["format_scan_noop"] = lambda: fmt().write.format("noop").mode("overwrite").save()
+        reads["format_count"] = lambda: fmt().count()
+        reads["format_count_city"] = lambda: fmt().filter("city = 'berlin'").count()
+        reads["filters_count_city"] = keep(
+            "pruned_rows", lambda: hudi_spark.read(spark, a.table, filters=berlin).count()
         )
-        assert pruned_rows == city_rows, (pruned_rows, city_rows)
+
+    def run(name: str) -> float:
+        """One run of a read; a Python worker's peak RSS kept per read (every run of it)."""
+        if name not in out["worker_rss_mb"]:
+            workers.reset()
+        seconds, _ = timed(reads[name])
+        out["worker_rss_mb"][name] = round(workers.peak_kb / 1024)
+        return seconds
+
+    if a.serve:
+        # the caller times the reads, one run per request, taking turns with the other engine
+        print("@@ready " + json.dumps({**out, "reads": list(reads)}), flush=True)
+        for line in sys.stdin:
+            name = line.strip()
+            if not name:
+                break
+            print("@@read " + json.dumps({"read": name, "seconds": run(name)}), flush=True)
+    else:
+        for name in reads:
+            # a read's figure is the median of three runs after a first one, reported apart
+            # (``<name>_first``): the JVM compiles a scan's hot loops over its first runs (the
+            # same parquet scan, fresh session: 3.8, 1.0, 0.70, 0.67, ... 0.55 s), so a median of
+            # the first three measured how warm the engine's earlier phases had left that code
+            out[f"{name}_first"] = run(name)
+            out[name] = statistics.median(run(name) for _ in range(3))
+    workers.close()
+    if "pruned_rows" in answers:
+        assert answers["pruned_rows"] == answers["city_rows"], answers
     import pyarrow.compute as pc
 
+    table, groups = answers.get("table"), answers["groups"]
     out["answers"] = {
-        "rows": rows,
-        "arrow_rows": rows if table is None else table.num_rows,
+        "rows": answers["rows"],
+        "arrow_rows": answers["rows"] if table is None else table.num_rows,
         "ts_sum": sum(int(r["sum(ts)"]) for r in groups)
         if table is None
         else pc.sum(table.column("ts")).as_py(),
         "groups": sorted([r[0], int(r["sum(ts)"])] for r in groups),
-        "city_rows": city_rows,
-        "key_rows": key_rows,
+        "city_rows": answers["city_rows"],
+        "key_rows": answers["key_rows"],
     }
     spark.stop()
     print("@@bench " + json.dumps(out))
