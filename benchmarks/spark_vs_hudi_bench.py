@@ -1,7 +1,7 @@
 """Our Spark pipeline against Apache Hudi's own (issue 22): the same workload, options and cores.
 
     .venv/bin/python benchmarks/spark_vs_hudi_bench.py                      # 1M rows, SIMPLE and BUCKET
-    .venv/bin/python benchmarks/spark_vs_hudi_bench.py --rows 10000000 --driver-memory 12g --no-arrow --one-at-a-time  # scaling line (long)
+    .venv/bin/python benchmarks/spark_vs_hudi_bench.py --rows 10000000 --index SIMPLE --driver-memory 12g --no-arrow --one-at-a-time --no-crossed --no-spark35  # scaling line (50 min)
 
 Workload: ``defaults_bench.generate``'s trips table (uuid key, ``ts`` ordering field, 9 columns,
 partitioned by ``city`` over 5 values), bulk_insert of ``--rows`` rows, then ``--upserts`` upserts of
@@ -316,6 +316,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--work", default=None, help="folder for the data and tables (default: a temporary one)")
     p.add_argument("--no-arrow", action="store_true",
                    help="skip the collect to Arrow on both sides (the 10M line: 12.5M rows exceed Hudi's driver)")  # fmt: skip
+    p.add_argument("--no-crossed", action="store_true", help="skip each engine's reads of the other's table")
     p.add_argument("--no-spark35", action="store_true",
                    help="skip our reads on PySpark 3.5 (the venv of make test-spark35)")  # fmt: skip
     p.add_argument("--one-at-a-time", action="store_true",
@@ -355,12 +356,13 @@ def main(argv: list[str]) -> int:
                     flush=True,
                 )
         report(results, a.index)
-        crossed = {}
-        for index in a.index:
-            for engine, writer in (("hudi", "ours"), ("ours", "hudi")):
-                crossed[(engine, index)] = run_engine(engine, data, work, index, a.upserts, reads_of=writer,
-                                                      driver_memory=a.driver_memory, no_arrow=a.no_arrow)  # fmt: skip
-        report_same_table(results, crossed, a.index)
+        if not a.no_crossed:
+            crossed = {}
+            for index in a.index:
+                for engine, writer in (("hudi", "ours"), ("ours", "hudi")):
+                    crossed[(engine, index)] = run_engine(engine, data, work, index, a.upserts, reads_of=writer,
+                                                          driver_memory=a.driver_memory, no_arrow=a.no_arrow)  # fmt: skip
+            report_same_table(results, crossed, a.index)
         if not a.no_spark35:
             on35 = {index: run_engine("ours", data, work, index, a.upserts, reads_of="ours", driver_memory=a.driver_memory,
                                       no_arrow=a.no_arrow, spark35=True) for index in a.index}  # fmt: skip
