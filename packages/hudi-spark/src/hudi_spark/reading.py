@@ -293,13 +293,18 @@ def read_dataframe(
     plain, merged = jvm_readable(spec, splits, schema)
     taken = {id(s) for s in (*plain, *merged)}
     rest = [s for s in splits if id(s) not in taken]
+    # the Python merges first: Spark starts a stage's tasks in the order of the union's
+    # partitions, so the long merge tasks start at once and the parquet scan's short tasks fill
+    # the cores beside them (the 1M-row SIMPLE and BUCKET tables, alternating, medians of 9,
+    # three sittings: count() 2-6% and groupBy 3-8% quicker, the noop scan the same; to Arrow,
+    # whose driver takes the partitions in that order, 0-3% slower)
     frames = []
-    if plain:
-        frames.append(_parquet(spark, [s.base_file.path for s in plain], schema))
+    if rest or not (plain or merged):
+        frames += _python_frames(spark, spec, rest, schema)
     if merged:
         frames += _merged_in_jvm(spark, spec, merged, schema)
-    if rest or not frames:
-        frames += _python_frames(spark, spec, rest, schema)
+    if plain:
+        frames.append(_parquet(spark, [s.base_file.path for s in plain], schema))
     df = functools.reduce(lambda a, b: a.union(b), frames)
     return df.where(_condition(filters)) if filters else df
 
