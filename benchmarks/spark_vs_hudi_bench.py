@@ -93,13 +93,15 @@ def engine_command(engine: str, data: Path, work: Path, index: str, upserts: int
     return cmd, env
 
 
-def run_engine(*args: Any, **kwargs: Any) -> dict[str, Any]:
+def run_engine(
+    engine: str, data: Path, work: Path, index: str, upserts: int, **kwargs: Any
+) -> dict[str, Any]:
     """One engine's whole run (:func:`engine_command`'s arguments), its reads timed by itself."""
-    cmd, env = engine_command(*args, **kwargs)
+    cmd, env = engine_command(engine, data, work, index, upserts, **kwargs)
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("@@bench ")]
     if done.returncode != 0 or not lines:
-        _failed(f"{args[0]} {args[3]}", done.returncode, done.stderr or done.stdout)
+        _failed(f"{engine} {index}", done.returncode, done.stderr or done.stdout)
     return _writes(json.loads(lines[-1][len("@@bench ") :]))
 
 
@@ -178,14 +180,14 @@ def run_in_turns(
     figures a second apart instead of the minutes between two whole runs. A read of ours through
     another path (``format("hudi")``, ``filters=``) takes turns with Hudi's same query, which is
     then Hudi's figure for it."""
-    engines = {}
+    engines, reads = {}, {}
     for engine in ("hudi", "ours"):
         cmd, env = engine_command(engine, data, work, index, upserts, **kwargs)
         engines[engine] = Served(f"{engine} {index}", cmd, env, work / f"{engine}-{index}.log")
-        reads = engines[engine].wait_ready()  # the other engine idles meanwhile
+        reads[engine] = engines[engine].wait_ready()  # the other engine idles meanwhile
     times: dict[str, dict[str, list[float]]] = {"hudi": {}, "ours": {}}
     firsts: dict[str, dict[str, float]] = {"hudi": {}, "ours": {}}
-    for name in reads:  # ours runs every read Hudi runs, and its own paths
+    for name in reads["ours"]:  # every read Hudi runs, and ours through its other paths
         asked = {"hudi": HUDI_SAME.get(name, name), "ours": name}
         for rnd in range(4):
             order = ("hudi", "ours") if rnd % 2 == 0 else ("ours", "hudi")

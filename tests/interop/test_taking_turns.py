@@ -15,6 +15,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -207,25 +208,30 @@ def _kill_hudi_mid_write(t: Turns, data: pa.Table) -> None:
     pq.write_table(data, source)
     options = {**t.options, "hoodie.datasource.write.operation": "upsert"}
     answer = oracle.send_watched("write", path=str(t.path), input=str(source), options=options, mode="append")
-    deadline = time.monotonic() + 300
-    failure = "Hudi's write wrote no file within 300 s"
-    while time.monotonic() < deadline:
-        got = answer()  # before the files: a write that ended must not be taken for one under way
-        new = [(ts, state) for ts, _, state in t.timeline() if ts not in before]
-        if got is not None or any(state == "COMPLETED" for _, state in new):
-            failure = (f"Hudi's write failed: {got.get('error')}" if got is not None and not got.get("ok")
-                       else "Hudi's write completed before it could be killed")  # fmt: skip
-            break
-        if new and any(t.path.glob(f"*/*_{new[0][0]}.parquet")):
-            failure = ""
-            break  # its first files are there: kill it now
-        time.sleep(0.05)
+    failure = _first_files(t, before, answer)
     if failure:
         failure += f"\n{oracle.log_tail()}"
     oracle.kill()
     t.hudi.restart()  # the next test gets a session with no write under way, whatever happened
     if failure:
         pytest.fail(failure)
+
+
+def _first_files(t: Turns, before: set[str], answer: Callable[[], dict[str, Any] | None]) -> str | None:
+    """Wait until Hudi's write under way has written its first files (None), or say why it never
+    will: it ended (failed or completed) first, or wrote nothing within 300 s."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        got = answer()  # before the files: a write that ended must not be taken for one under way
+        new = [(ts, state) for ts, _, state in t.timeline() if ts not in before]
+        if got is not None and not got.get("ok"):
+            return f"Hudi's write failed: {got.get('error')}"
+        if got is not None or any(state == "COMPLETED" for _, state in new):
+            return "Hudi's write completed before it could be killed"
+        if new and any(t.path.glob(f"*/*_{new[0][0]}.parquet")):
+            return None  # its first files are there: kill it now
+        time.sleep(0.05)
+    return "Hudi's write wrote no file within 300 s"
 
 
 def test_a_write_of_ours_killed_creating_a_log_file_stays_invisible_to_hudi(hudi, tmp_path: Path) -> None:

@@ -143,18 +143,25 @@ class HudiOracle:
         self.spark_version = ready["ready"]
 
     # -- the protocol ---------------------------------------------------------------------------
-    def _answer(self, timeout_s: float) -> dict[str, Any]:
+    def _read_answer(self) -> tuple[threading.Thread, list[dict[str, Any]]]:
+        """A thread reading the session's next answer into the returned list (it ends when the
+        session dies)."""
         result: list[dict[str, Any]] = []
+        stdout = self.proc.stdout
+        assert stdout is not None
 
         def read() -> None:
-            assert self.proc.stdout is not None
-            for line in self.proc.stdout:
+            for line in stdout:
                 if line.startswith("@@oracle "):
                     result.append(json.loads(line[len("@@oracle ") :]))
                     return
 
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
+        return reader, result
+
+    def _answer(self, timeout_s: float) -> dict[str, Any]:
+        reader, result = self._read_answer()
         reader.join(timeout_s)
         if not result:
             alive = self.proc.poll() is None
@@ -176,17 +183,7 @@ class HudiOracle:
         then) without waiting: a test that kills Hudi mid-write learns at once that the write
         ended, and why, instead of waiting for files that never come."""
         self.send(op, **fields)
-        got: list[dict[str, Any]] = []
-        stdout = self.proc.stdout
-        assert stdout is not None
-
-        def read() -> None:
-            for line in stdout:  # ends when the session dies (a kill)
-                if line.startswith("@@oracle "):
-                    got.append(json.loads(line[len("@@oracle ") :]))
-                    return
-
-        threading.Thread(target=read, daemon=True).start()
+        _, got = self._read_answer()
         return lambda: got[0] if got else None
 
     def request(self, op: str, **fields: Any) -> dict[str, Any]:
