@@ -132,6 +132,42 @@ def test_mor_log_append_rolled_back_with_command_block(
     assert _rows(t) == before
 
 
+@pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_a_failed_write_whose_markers_were_cut_short_leaves_none_of_its_base_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ttype: str
+) -> None:
+    """Apache Hudi's timeline server rewrites a whole ``MARKERS<n>`` file for each batch of
+    markers, so a writer killed during a rewrite leaves that file cut short (here: empty), and its
+    handle that had just created a base file (here: empty, its bytes not yet flushed) has no
+    marker left. Apache Hudi's next writer lists every file, empty ones refused, to rebuild the
+    metadata table we drop: the rollback must leave no base file of the failed instant."""
+    t = _table(tmp_path, ttype)
+    before = _rows(t)
+    with monkeypatch.context() as m:
+        _fail_before_commit(m)
+        with pytest.raises(Boom):
+            t.upsert(_update())
+    x = next(i.timestamp for i in t.timeline.commits() if not i.is_completed)
+    marker_dir = Path(t.base_uri) / ".hoodie" / ".temp" / x
+    written = sorted(Path(t.base_uri).rglob(f"*_{x}.parquet"))
+    assert written and marker_dir.is_dir()
+    for p in sorted(marker_dir.rglob("*"), reverse=True):
+        p.unlink() if p.is_file() else p.rmdir()
+    (marker_dir / "MARKERS.type").write_text("TIMELINE_SERVER_BASED")
+    (marker_dir / "MARKERS0").write_text("")
+    (Path(t.base_uri) / "b" / f"{'0' * 8}-0000-0000-0000-{'0' * 12}-0_1-9-9_{x}.parquet").write_bytes(b"")
+
+    r = t.upsert(_update())  # rolls back x first
+    assert r.updated == 2 and r.inserted == 2
+    assert list(Path(t.base_uri).rglob(f"*_{x}.parquet")) == []
+    data_files = [p for part in ("a", "b") for p in (Path(t.base_uri) / part).iterdir()]
+    assert [p.name for p in data_files if p.stat().st_size == 0] == []
+    assert _rows(t) == sorted(
+        [(1, "a", "y"), (2, "a", "x"), (3, "b", "y"), (4, "b", "x"), (9, "b", "y"), (10, "a", "y")]
+    )
+    assert before != _rows(t)
+
+
 def test_rollback_latest_completed_commit(tmp_path: Path) -> None:
     t = _table(tmp_path, "COPY_ON_WRITE")
     before = _rows(t)

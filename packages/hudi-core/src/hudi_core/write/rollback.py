@@ -1,5 +1,6 @@
 """Rolling back a write instant (spec 10.2): by markers while they exist, else by the commit's
-write stats (a completed instant) or a listing of its base files.
+write stats (a completed instant) or a listing of its base files. A pending instant's base files
+that its markers miss are found by the listing too.
 
 New base files of the instant are deleted; log appends to existing slices are cancelled with a
 rollback command block (new log version, write token ``1-0-1``); log-only slices the instant
@@ -194,14 +195,26 @@ def _requests_from_listing(table: MetaClient, inst: Instant) -> list[_Request]:
             elif name:
                 reqs.append(_Request(part, files_to_delete=[f"{puri}/{name}"]))
         return reqs
+    return _unmarked_base_files(table, x, reqs)
+
+
+def _unmarked_base_files(table: MetaClient, x: str, reqs: list[_Request]) -> list[_Request]:
+    """``reqs`` and a request for each base file named with pending instant ``x`` that no request
+    deletes yet. Markers can miss some: Apache Hudi's timeline server rewrites a whole
+    ``MARKERS<n>`` file per batch, so a writer killed mid-rewrite leaves it cut short, while a
+    handle of that batch has already created its (maybe still empty) file. Left in place, such a
+    file is taken for committed once archival passes ``x``, and Apache Hudi's next metadata table
+    bootstrap refuses an empty one."""
     from hudi_core.fs_view import list_partitions
 
+    known = {path.rsplit("/", 1)[-1] for q in reqs for path in q.files_to_delete}
+    out = list(reqs)
     for part in list_partitions(table.storage, table.base_uri, partitioned=table.config.is_partitioned):
         for info in table.storage.list(_partition_uri(table, part)):
             b = BaseFileName.parse(info.name)
-            if b is not None and b.instant_time == x:
-                reqs.append(_Request(part, files_to_delete=[info.path]))
-    return reqs
+            if b is not None and b.instant_time == x and info.name not in known:
+                out.append(_Request(part, files_to_delete=[info.path]))
+    return out
 
 
 def rollback_instant(
@@ -228,11 +241,12 @@ def rollback_instant(
                 "depend on it; roll those back first (newest first)"
             )
     markers = MarkerFiles(table.storage, table.meta_path, instant_time)
-    reqs = (
-        _requests_from_markers(table, instant_time, markers)
-        if markers.exists()
-        else _requests_from_listing(table, inst)
-    )
+    if not markers.exists():
+        reqs = _requests_from_listing(table, inst)
+    elif inst.is_completed:
+        reqs = _requests_from_markers(table, instant_time, markers)
+    else:
+        reqs = _unmarked_base_files(table, instant_time, _requests_from_markers(table, instant_time, markers))
     r = rollback_time or tl.new_instant_time()
     plan = {
         "instantToRollback": {"commitTime": instant_time, "action": inst.action},
