@@ -178,11 +178,20 @@ def test_hudi_and_we_take_turns_on_one_table(hudi, tmp_path: Path, table_type: s
     t.check("Hudi's write after rolling back ours")
 
     # a Hudi write killed mid-way (the JVM dies while it writes files); our next write rolls it back
-    _kill_hudi_mid_write(t, _rows(range(0, 60_000), ts=60, fare=8000.0))
+    killed = _kill_hudi_mid_write(t, _rows(range(0, 60_000), ts=60, fare=8000.0))
     t.check("Hudi's killed write (pending, invisible)")
     time.sleep(3.5)  # our killed writer's lease (held since its crash above) has surely expired
     t.we_write("upsert", _rows(range(95, 99), ts=8, fare=0.0))
     assert all(state == "COMPLETED" for _, _, state in t.timeline()), t.timeline()
+    assert list(t.path.glob(f"*/*_{killed}.parquet")) == [], (
+        "our rollback left a base file of Hudi's killed write"
+    )
+    empty = [
+        p.name
+        for p in t.path.glob("*/*")
+        if p.parent.name != ".hoodie" and p.is_file() and not p.stat().st_size
+    ]
+    assert empty == [], "Hudi's next metadata table bootstrap refuses empty files"
     t.check("our write after rolling back Hudi's")
 
     # a Hudi write killed mid-way that Hudi's own next write rolls back
@@ -201,7 +210,9 @@ def test_hudi_and_we_take_turns_on_one_table(hudi, tmp_path: Path, table_type: s
     t.check("our rollback of Hudi's latest commit")
 
 
-def _kill_hudi_mid_write(t: Turns, data: pa.Table) -> None:
+def _kill_hudi_mid_write(t: Turns, data: pa.Table) -> str:
+    """Start an upsert of ``data`` on Apache Hudi, kill its JVM once the first files are written,
+    and return the pending instant it left."""
     before = {ts for ts, _, _ in t.timeline()}
     oracle = t.hudi.oracle
     source = oracle.work_dir / "killed.in.parquet"
@@ -215,6 +226,8 @@ def _kill_hudi_mid_write(t: Turns, data: pa.Table) -> None:
     t.hudi.restart()  # the next test gets a session with no write under way, whatever happened
     if failure:
         pytest.fail(failure)
+    (killed,) = [ts for ts, _, state in t.timeline() if ts not in before and state != "COMPLETED"]
+    return killed
 
 
 def _first_files(t: Turns, before: set[str], answer: Callable[[], dict[str, Any] | None]) -> str | None:

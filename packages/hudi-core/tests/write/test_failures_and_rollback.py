@@ -15,6 +15,7 @@ from hudi_core.errors import TimelineError
 from hudi_core.log.format import BlockType
 from hudi_core.log.reader import read_log_file
 from hudi_core.storage import TEMP_PREFIX
+from hudi_core.table.file_names import BaseFileName
 from hudi_core.testing.crashes import killed_at_log_create
 from hudi_core.timeline.avro_files import deserialize
 
@@ -58,6 +59,15 @@ def _fail_before_commit(monkeypatch: pytest.MonkeyPatch) -> None:
         raise Boom("injected failure before the commit file")
 
     monkeypatch.setattr(transaction_mod, "commit", boom)
+
+
+def _failed_upsert(t: HudiTable, monkeypatch: pytest.MonkeyPatch, data: pa.Table) -> str:
+    """An upsert of ``data`` that fails before its commit file; returns its pending instant."""
+    with monkeypatch.context() as m:
+        _fail_before_commit(m)
+        with pytest.raises(Boom):
+            t.upsert(data)
+    return next(i.timestamp for i in t.timeline.commits() if not i.is_completed)
 
 
 @pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
@@ -116,11 +126,7 @@ def test_mor_log_append_rolled_back_with_command_block(
 ) -> None:
     t = _table(tmp_path, "MERGE_ON_READ")
     before = _rows(t)
-    with monkeypatch.context() as m:
-        _fail_before_commit(m)
-        with pytest.raises(Boom):
-            t.upsert(pa.table({"id": [1], "p": ["a"], "ts": [5], "v": ["z"]}))
-    x = next(i.timestamp for i in t.timeline.commits() if not i.is_completed)
+    x = _failed_upsert(t, monkeypatch, pa.table({"id": [1], "p": ["a"], "ts": [5], "v": ["z"]}))
     logs = sorted(Path(t.base_uri, "a").glob(".*.log.*"))
     assert len(logs) == 1
     res = t.rollback(x)
@@ -133,21 +139,18 @@ def test_mor_log_append_rolled_back_with_command_block(
 
 
 @pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
-def test_a_failed_write_whose_markers_were_cut_short_leaves_none_of_its_base_files(
+def test_a_failed_write_whose_markers_were_cut_short_leaves_none_of_its_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ttype: str
 ) -> None:
     """Apache Hudi's timeline server rewrites a whole ``MARKERS<n>`` file for each batch of
     markers, so a writer killed during a rewrite leaves that file cut short (here: empty), and its
-    handle that had just created a base file (here: empty, its bytes not yet flushed) has no
-    marker left. Apache Hudi's next writer lists every file, empty ones refused, to rebuild the
-    metadata table we drop: the rollback must leave no base file of the failed instant."""
+    handles that had just created a base file or a log file (here: empty, their bytes not yet
+    flushed) have no marker left. Apache Hudi's next writer lists every file, empty ones refused,
+    to rebuild the metadata table we drop: the rollback leaves no base file of the failed instant
+    and no empty file."""
     t = _table(tmp_path, ttype)
     before = _rows(t)
-    with monkeypatch.context() as m:
-        _fail_before_commit(m)
-        with pytest.raises(Boom):
-            t.upsert(_update())
-    x = next(i.timestamp for i in t.timeline.commits() if not i.is_completed)
+    x = _failed_upsert(t, monkeypatch, _update())
     marker_dir = Path(t.base_uri) / ".hoodie" / ".temp" / x
     written = sorted(Path(t.base_uri).rglob(f"*_{x}.parquet"))
     assert written and marker_dir.is_dir()
@@ -156,16 +159,48 @@ def test_a_failed_write_whose_markers_were_cut_short_leaves_none_of_its_base_fil
     (marker_dir / "MARKERS.type").write_text("TIMELINE_SERVER_BASED")
     (marker_dir / "MARKERS0").write_text("")
     (Path(t.base_uri) / "b" / f"{'0' * 8}-0000-0000-0000-{'0' * 12}-0_1-9-9_{x}.parquet").write_bytes(b"")
+    (first,) = [f for f in Path(t.base_uri, "a").glob("*.parquet") if x not in f.name]  # the first commit's
+    slice_ = BaseFileName.parse(first.name)
+    assert slice_ is not None
+    empty_log = first.with_name(f".{slice_.file_id}_{slice_.instant_time}.log.7_0-9-8")
+    empty_log.write_bytes(b"")
 
     r = t.upsert(_update())  # rolls back x first
     assert r.updated == 2 and r.inserted == 2
-    assert list(Path(t.base_uri).rglob(f"*_{x}.parquet")) == []
+    assert list(Path(t.base_uri).rglob(f"*_{x}.parquet")) == [] and not empty_log.exists()
     data_files = [p for part in ("a", "b") for p in (Path(t.base_uri) / part).iterdir()]
     assert [p.name for p in data_files if p.stat().st_size == 0] == []
     assert _rows(t) == sorted(
         [(1, "a", "y"), (2, "a", "x"), (3, "b", "y"), (4, "b", "x"), (9, "b", "y"), (10, "a", "y")]
     )
     assert before != _rows(t)
+
+
+def test_a_log_file_a_failed_write_left_empty_is_deleted_by_its_rollback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer killed between creating a log file and writing its first block leaves it empty
+    beside the slice its APPEND marker names. The rollback deletes it (it holds nothing to cancel;
+    Apache Hudi's metadata table bootstrap refuses an empty file) before it cancels the attempt's
+    blocks with a command block in the slice's next log version."""
+    t = _table(tmp_path, "MERGE_ON_READ")
+    before = _rows(t)
+    x = _failed_upsert(t, monkeypatch, pa.table({"id": [1], "p": ["a"], "ts": [5], "v": ["z"]}))
+    (marker,) = (Path(t.base_uri) / ".hoodie" / ".temp" / x / "a").glob("*.marker.APPEND")
+    slice_ = BaseFileName.parse(marker.name.split(".marker.")[0])
+    assert slice_ is not None
+    (written,) = Path(t.base_uri, "a").glob(".*.log.*")
+    assert written.stat().st_size > 0
+    empty = written.with_name(f".{slice_.file_id}_{slice_.instant_time}.log.9_{slice_.write_token}")
+    empty.write_bytes(b"")
+
+    res = t.rollback(x)
+    assert not empty.exists() and str(empty) in res.deleted_files
+    logs = sorted(Path(t.base_uri, "a").glob(".*.log.*"))
+    assert [p.name for p in logs] == [written.name, f".{slice_.file_id}_{slice_.instant_time}.log.2_1-0-1"]
+    blocks = read_log_file(t.storage, str(logs[1]))
+    assert [(b.block_type, b.target_instant_time) for b in blocks] == [(BlockType.COMMAND, x)]
+    assert _rows(t) == before
 
 
 def test_rollback_latest_completed_commit(tmp_path: Path) -> None:
@@ -192,11 +227,7 @@ def test_a_rollback_cut_short_is_finished_by_the_next_writer(
 
     t = _table(tmp_path, ttype)
     before = _rows(t)
-    with monkeypatch.context() as m:
-        _fail_before_commit(m)
-        with pytest.raises(Boom):
-            t.upsert(_update())
-    failed = next(i.timestamp for i in t.timeline.commits() if not i.is_completed)
+    failed = _failed_upsert(t, monkeypatch, _update())
     with monkeypatch.context() as m:
         if cut == "before_the_target_is_removed":
 

@@ -1,6 +1,6 @@
 """Rolling back a write instant (spec 10.2): by markers while they exist, else by the commit's
-write stats (a completed instant) or a listing of its base files. A pending instant's base files
-that its markers miss are found by the listing too.
+write stats (a completed instant). A pending instant's base files, and empty files its dead
+writer left, are also found by listing the partitions (markers can miss them).
 
 New base files of the instant are deleted; log appends to existing slices are cancelled with a
 rollback command block (new log version, write token ``1-0-1``); log-only slices the instant
@@ -150,9 +150,9 @@ def _requests_from_markers(table: MetaClient, x: str, markers: MarkerFiles) -> l
         logs = _slice_logs(table, m.partition_path, parsed.file_id, parsed.instant_time)
         if parsed.instant_time == x:
             reqs.append(_Request(m.partition_path, files_to_delete=[lf.path for lf in logs]))
-        elif logs:
+        elif written := [lf for lf in logs if lf.size]:  # an empty one is a leftover (_with_leftovers)
             reqs.append(_Request(m.partition_path, file_id=parsed.file_id, base_instant=parsed.instant_time,
-                                 log_blocks={logs[-1].path: -1}))  # fmt: skip
+                                 log_blocks={written[-1].path: -1}))  # fmt: skip
     return reqs
 
 
@@ -172,13 +172,13 @@ def _slice_logs(table: MetaClient, partition: str, file_id: str, base_instant: s
     return sorted(out, key=lambda x: x.name.sort_key())
 
 
-def _requests_from_listing(table: MetaClient, inst: Instant) -> list[_Request]:
+def _requests_from_commit(table: MetaClient, inst: Instant) -> list[_Request]:
+    """A completed instant's files from its write stats (a pending one has none: the listing of
+    ``_with_leftovers`` finds its files)."""
     reqs: list[_Request] = []
     x = inst.timestamp
-    meta: CommitMetadata | None = None
     if inst.is_completed:
         meta = CommitMetadata.from_json(table.timeline.read_details(inst))
-    if meta is not None:
         for stat in meta.all_write_stats():
             part = stat.partition_path or ""
             puri = _partition_uri(table, part)
@@ -194,27 +194,42 @@ def _requests_from_listing(table: MetaClient, inst: Instant) -> list[_Request]:
                                          log_blocks={f"{puri}/{name}": size}))  # fmt: skip
             elif name:
                 reqs.append(_Request(part, files_to_delete=[f"{puri}/{name}"]))
-        return reqs
-    return _unmarked_base_files(table, x, reqs)
+    return reqs
 
 
-def _unmarked_base_files(table: MetaClient, x: str, reqs: list[_Request]) -> list[_Request]:
-    """``reqs`` and a request for each base file named with pending instant ``x`` that no request
-    deletes yet. Markers can miss some: Apache Hudi's timeline server rewrites a whole
-    ``MARKERS<n>`` file per batch, so a writer killed mid-rewrite leaves it cut short, while a
-    handle of that batch has already created its (maybe still empty) file. Left in place, such a
-    file is taken for committed once archival passes ``x``, and Apache Hudi's next metadata table
-    bootstrap refuses an empty one."""
+def _with_leftovers(
+    table: MetaClient, x: str, reqs: list[_Request], temp_age_s: float | None
+) -> list[_Request]:
+    """A request for each file pending instant ``x``'s dead writer left that no request of
+    ``reqs`` deletes, then ``reqs`` (so a rollback command block's new log version is chosen
+    after the deletes). Found by listing every partition:
+    - its base files. Markers can miss some: Apache Hudi's timeline server rewrites a whole
+      ``MARKERS<n>`` file per batch of markers, so a JVM killed mid-rewrite leaves it cut short,
+      while a handle of that batch has already created its file. Left in place, such a file is
+      taken for committed once archival passes ``x``;
+    - with ``temp_age_s``, every empty base or log file last modified before that: a writer
+      killed between creating a file and writing its first bytes (no committed file is empty,
+      the age spares a live writer's fresh file, as for temporary files), which Apache Hudi's
+      metadata table bootstrap refuses."""
     from hudi_core.fs_view import list_partitions
 
     known = {path.rsplit("/", 1)[-1] for q in reqs for path in q.files_to_delete}
-    out = list(reqs)
+    found, now = [], time.time()
     for part in list_partitions(table.storage, table.base_uri, partitioned=table.config.is_partitioned):
         for info in table.storage.list(_partition_uri(table, part)):
-            b = BaseFileName.parse(info.name)
-            if b is not None and b.instant_time == x and info.name not in known:
-                out.append(_Request(part, files_to_delete=[info.path]))
-    return out
+            if info.is_dir or info.name in known:
+                continue
+            base = BaseFileName.parse(info.name)
+            ours = base is not None and base.instant_time == x
+            empty = (
+                temp_age_s is not None
+                and info.size == 0
+                and (base is not None or LogFileName.parse(info.name) is not None)
+                and (info.mtime or 0.0) < now - temp_age_s
+            )
+            if ours or empty:
+                found.append(_Request(part, files_to_delete=[info.path]))
+    return [*found, *reqs]
 
 
 def rollback_instant(
@@ -241,12 +256,13 @@ def rollback_instant(
                 "depend on it; roll those back first (newest first)"
             )
     markers = MarkerFiles(table.storage, table.meta_path, instant_time)
-    if not markers.exists():
-        reqs = _requests_from_listing(table, inst)
-    elif inst.is_completed:
-        reqs = _requests_from_markers(table, instant_time, markers)
-    else:
-        reqs = _unmarked_base_files(table, instant_time, _requests_from_markers(table, instant_time, markers))
+    reqs = (
+        _requests_from_markers(table, instant_time, markers)
+        if markers.exists()
+        else _requests_from_commit(table, inst)
+    )
+    if not inst.is_completed:
+        reqs = _with_leftovers(table, instant_time, reqs, temp_age_s)
     r = rollback_time or tl.new_instant_time()
     plan = {
         "instantToRollback": {"commitTime": instant_time, "action": inst.action},
