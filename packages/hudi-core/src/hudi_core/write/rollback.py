@@ -243,8 +243,9 @@ def rollback_instant(
 
     With ``temp_age_s`` (``ConcurrencySettings.temp_age_s``), the storage's temporary files older
     than that in the partitions it touches and in ``.hoodie`` are deleted too: a killed writer's
-    exclusive create (a log file, a timeline file), cut between its bytes and its name. None
-    keeps them."""
+    exclusive create (a log file, a timeline file), cut between its bytes and its name; and,
+    when the instant is pending, the empty base and log files that old in every partition
+    (``_with_leftovers``). None keeps them."""
     started = time.monotonic()
     inst = _find(table, instant_time)
     tl = table.timeline
