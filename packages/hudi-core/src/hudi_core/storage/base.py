@@ -33,6 +33,12 @@ class FileInfo:
     is_dir: bool
     mtime: float | None = None
 
+    def stale(self, older_than_s: float, now: float) -> bool:
+        """Last modified more than ``older_than_s`` before ``now`` (epoch seconds): what a live
+        writer's fresh file never is, so the leftover of a dead one. A store that reports no
+        time counts as stale."""
+        return (self.mtime or 0.0) < now - older_than_s
+
 
 class Storage:
     """File operations on one file system. Paths are the URIs (or plain paths) the caller built
@@ -282,5 +288,5 @@ def stale_temp_files(storage: Storage, directory: str, older_than_s: float, now:
         for f in storage.list(directory)
         if (f.name.startswith(TEMP_PREFIX) or _LEGACY_TEMP.match(f.name))
         and not f.is_dir
-        and (f.mtime or 0.0) < now - older_than_s
+        and f.stale(older_than_s, now)
     ]

@@ -225,7 +225,7 @@ def _with_leftovers(
                 temp_age_s is not None
                 and info.size == 0
                 and (base is not None or LogFileName.parse(info.name) is not None)
-                and (info.mtime or 0.0) < now - temp_age_s
+                and info.stale(temp_age_s, now)
             )
             if ours or empty:
                 found.append(_Request(part, files_to_delete=[info.path]))
