@@ -374,6 +374,34 @@ def test_global_index_key_moved_twice_lives_once_as_locally(
     assert _rows(remote) == _rows(local) == [("a", 5, "sf", 5.0), ("b", 4, "la", 4.0), ("c", 1, "sf", 1.0)]
 
 
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+@pytest.mark.parametrize("extra", [JOIN_LOOKUP, TASK_LOOKUP], ids=["join", "task-lookup"])
+def test_a_stale_record_moves_no_key_as_locally(
+    spark: Any, tmp_path: Path, extra: dict[str, str], table_type: str
+) -> None:
+    """GLOBAL_SIMPLE with EventTimeAvroPayload through Spark: a record older than the stored one,
+    with another partition, is merged with the stored record first (the stored one wins), so the
+    key stays where it is, once (Apache Hudi's answer, tests/interop/test_write_semantics.py)."""
+    import hudi_spark
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = {**_opts(table_type, "GLOBAL_SIMPLE"), **extra,
+            "hoodie.datasource.write.payload.class": "org.apache.hudi.common.model.EventTimeAvroPayload"}  # fmt: skip
+
+    def rows(ids: list[str], city: str, ts: int) -> pa.Table:
+        return pa.table(
+            {"uuid": ids, "ts": [ts] * len(ids), "city": [city] * len(ids), "fare": [float(ts)] * len(ids)}
+        )
+
+    for data in (rows(["a", "b"], "sf", 1), rows(["a"], "sf", 10), rows(["a", "b"], "nyc", 5)):
+        if not HudiTable.exists(local):
+            HudiTable.create(local, name="trips", table_type=table_type, record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
+        WriteClient(HudiTable.open(local), opts).write(data, operation="upsert")
+        hudi_spark.write(spark.createDataFrame(data), remote, operation="upsert", options=opts)
+    assert _rows(remote) == _rows(local) == [("a", 10, "sf", 10.0), ("b", 5, "nyc", 5.0)]
+
+
 @pytest.mark.parametrize("index", ["SIMPLE", "BUCKET"])
 def test_input_of_unknown_size_as_locally(spark: Any, tmp_path: Path, index: str) -> None:
     """An RDD-backed DataFrame: Spark cannot size it (it reports Long.MaxValue); the write plans

@@ -66,7 +66,7 @@ def join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema:
     )
     g = (F.abs(F.xxhash64(F.col(RECORD_KEY))) % groups).alias("_g")
     fn = functools.partial(stages.join_task, config=conf, record_key_fields=table.config.record_key_fields, out_schema=schema,
-                           base_uri=table.base_uri if table.config.is_mor else None, view_key=view_key)  # fmt: skip
+                           base_uri=table.base_uri, view_key=view_key)  # fmt: skip
     return (
         keyed.withColumn("_g", g).groupBy("_g")
         .cogroup(existing.withColumn("_g", g).groupBy("_g"))

@@ -409,9 +409,10 @@ def join_task(
     view_key: str | None = None,
 ) -> pa.Table:
     """Stage 3 for SIMPLE / GLOBAL_SIMPLE: one co-group (records and existing key locations that
-    hash to the same group) tagged by core's ``tag_with_locations``. A global index on a MOR table
-    (``base_uri`` given) first drops the stale copies of moved keys (core's ``live_locations``):
-    every location of a key is in its co-group."""
+    hash to the same group) tagged by core's ``tag_with_locations``. A global index reads the
+    table at ``base_uri``: on a MOR table it first drops the stale copies of moved keys (core's
+    ``live_locations``: every location of a key is in its co-group), and a key that changes
+    partition is merged with its stored record before it moves (``split_partition_changes``)."""
     from hudi_core.config.property import HoodieConfig
     from hudi_core.write.index import index_for, tag_with_locations
 

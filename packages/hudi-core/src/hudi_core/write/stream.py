@@ -151,7 +151,7 @@ class StreamWriter:
             del records
             self._flush_inserts_moved_by(tagged)
             tagged = self._tag_in_instant(tagged, probe_all=True)
-            tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)
+            tagged = split_partition_changes(tagged, index, view)
         else:
             tagged = tag_locations(records, index, view, drop_orphan_deletes=False)
             del records

@@ -27,7 +27,13 @@ from hudi_core.write.handles.context import (
     meta_columns,
 )
 from hudi_core.write.payload import Payload, coalesce_by_winner, incoming_wins
-from hudi_core.write.records import DELETE_FLAG, PARTITION_PATH, RECORD_KEY, conform_to_schema
+from hudi_core.write.records import (
+    DELETE_FLAG,
+    NATURAL_DELETE,
+    PARTITION_PATH,
+    RECORD_KEY,
+    conform_to_schema,
+)
 
 __all__ = ["merge_file_group"]
 
@@ -122,6 +128,16 @@ class _MergeState:
         )
         order = ctx.ordering_field
         self.payload = payload
+        # a delete without ordering value (the delete operation, a key moved away) always wins,
+        # as Java's EmptyHoodieRecordPayload does; so does any delete of EventTimeAvroPayload,
+        # which checks for a delete before it compares ordering values
+        natural = records.column(NATURAL_DELETE) if NATURAL_DELETE in records.column_names else None
+        if payload is Payload.EVENT_TIME:
+            self.always_wins = self.is_delete
+        elif natural is not None:
+            self.always_wins = self.is_delete & natural.combine_chunks().to_numpy(zero_copy_only=False)
+        else:
+            self.always_wins = np.zeros(records.num_rows, dtype=bool)
         self.order = order if (payload.honours_ordering_on_update and order and order in records.column_names
                                and order in ctx.schema.names) else None  # fmt: skip
         self.incoming_order = records.column(self.order).combine_chunks() if self.order else None
@@ -151,6 +167,7 @@ class _MergeState:
             stored = old_data.column(self.order).combine_chunks()
             inc = self.incoming_order.take(pa.array(in_idx))  # type: ignore[union-attr]
             wins = incoming_wins(self.payload, stored, inc).to_numpy(zero_copy_only=False)
+            wins |= self.always_wins[in_idx]
         partial = self.payload is Payload.PARTIAL_UPDATE
         # a partial update merges with the stored row whichever wins (and takes the new meta fields)
         replace = has_match if partial else has_match & wins

@@ -10,10 +10,12 @@ import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import IndexOptions, WriteBehaviourOptions
 from hudi_core.errors import ConfigError
+from hudi_core.write.dedupe import ordering_field
 from hudi_core.write.index.bucket import BucketIndex, bucket_file_id, bucket_id_of_file
 from hudi_core.write.index.global_simple import live_locations, split_partition_changes
 from hudi_core.write.index.simple import SimpleIndex, existing_key_locations, join_locations
 from hudi_core.write.index.slices import FileGroupLocation, file_group_locations
+from hudi_core.write.payload import payload_for
 from hudi_core.write.records import (
     BASE_INSTANT,
     DELETE_FLAG,
@@ -60,12 +62,10 @@ def index_for(config: HoodieConfig, record_key_fields: list[str]) -> Index:
     # and key range before it reads keys, so their answers and semantics are Hudi's.
     if kind in ("SIMPLE", "BLOOM"):
         return SimpleIndex(kind)
-    if kind == "GLOBAL_SIMPLE":
-        return SimpleIndex(kind, True, bool(config.get(IndexOptions.GLOBAL_UPDATE_PARTITION_PATH)))
-    if kind == "GLOBAL_BLOOM":
-        return SimpleIndex(
-            kind, True, bool(config.get(WriteBehaviourOptions.BLOOM_INDEX_UPDATE_PARTITION_PATH))
-        )
+    if kind in ("GLOBAL_SIMPLE", "GLOBAL_BLOOM"):
+        update = IndexOptions.GLOBAL_UPDATE_PARTITION_PATH if kind == "GLOBAL_SIMPLE" else (
+            WriteBehaviourOptions.BLOOM_INDEX_UPDATE_PARTITION_PATH)  # fmt: skip
+        return SimpleIndex(kind, True, bool(config.get(update)), payload_for(config), ordering_field(config))
     raise ConfigError(f"hoodie.index.type={kind!r} is not supported; use one of {', '.join(KINDS)}")
 
 
@@ -112,7 +112,7 @@ def tag_with_locations(
         existing = live_locations(view, existing)
     tagged = join_locations(data, existing, global_=index.is_global)
     if index.is_global and split:
-        tagged = split_partition_changes(tagged, update_partition_path=index.update_partition_path)
+        tagged = split_partition_changes(tagged, index, view)
     return tagged if not drop_orphan_deletes else _drop_orphan_deletes(tagged)
 
 

@@ -1,8 +1,8 @@
 """GLOBAL_SIMPLE index: keys are unique across partitions.
 
 A key that arrives with a new partition is, with ``hoodie.simple.index.update.partition.path``
-(default true), deleted from its old partition and inserted into the new one; otherwise the
-update goes to the old partition.
+(default true), merged with its stored record and, unless the stored one wins, deleted from its
+old partition and inserted into the new one; otherwise the update goes to the old partition.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from hudi_core.write.payload import Payload, coalesce_by_winner, incoming_wins
 from hudi_core.write.records import (
     BASE_INSTANT,
     DELETE_FLAG,
@@ -19,10 +20,12 @@ from hudi_core.write.records import (
     NATURAL_DELETE,
     PARTITION_PATH,
     RECORD_KEY,
+    data_columns,
 )
 
 if TYPE_CHECKING:
     from hudi_core.fs_view import FileSystemView
+    from hudi_core.write.index.simple import SimpleIndex
 
 __all__ = ["live_locations", "split_partition_changes"]
 
@@ -70,36 +73,113 @@ def live_locations(view: FileSystemView, existing: pa.Table) -> pa.Table:
     return existing.filter(pc.invert(pc.is_in(ids(existing), value_set=ids(gone))))
 
 
-def split_partition_changes(tagged: pa.Table, *, update_partition_path: bool) -> pa.Table:
-    """Rewrite rows whose located partition differs from their incoming partition."""
+def split_partition_changes(tagged: pa.Table, index: SimpleIndex, view: FileSystemView | None) -> pa.Table:
+    """Rewrite rows whose located partition differs from their incoming partition.
+
+    Without ``update_partition_path`` the row goes to the key's partition. With it, as Java's
+    ``HoodieIndexUtils.mergeForPartitionUpdatesIfNeeded`` does:
+
+    - an incoming delete goes to the key's location (its payload then decides, as any delete's);
+    - other rows are first merged with the key's stored record (the latest of its file slice,
+      read from ``view``) by the index's payload. Where the stored record wins (a greater
+      ordering value), the key does not move: the merged record is an update at its location.
+      Where the incoming one wins, the key moves: a delete at the old location and the merged
+      record (PartialUpdate fills its null fields from the stored one) inserted in the new
+      partition. A key its file slice no longer holds (deleted by a log block) is an insert.
+
+    A row located in a file group ``view`` does not show (written earlier in this instant) moves
+    unmerged."""
     loc = tagged.column(LOCATION_PARTITION)
     moved = pc.fill_null(pc.and_(pc.is_valid(loc), pc.not_equal(loc, tagged.column(PARTITION_PATH))), False)
     if not pc.any(moved).as_py():
         return tagged
     stay = tagged.filter(pc.invert(moved))
     moved_rows = tagged.filter(moved)
-    if not update_partition_path:
-        fixed = moved_rows.set_column(
-            moved_rows.column_names.index(PARTITION_PATH),
-            PARTITION_PATH,
-            moved_rows.column(LOCATION_PARTITION),
-        )
-        return pa.concat_tables([stay, fixed])
-    # delete at the old location ...
-    deletes = moved_rows.set_column(
-        moved_rows.column_names.index(PARTITION_PATH), PARTITION_PATH, moved_rows.column(LOCATION_PARTITION)
-    )
-    deletes = deletes.set_column(
-        deletes.column_names.index(DELETE_FLAG), DELETE_FLAG, pa.array([True] * deletes.num_rows, pa.bool_())
-    )
-    deletes = deletes.set_column(
-        deletes.column_names.index(NATURAL_DELETE),
-        NATURAL_DELETE,
-        pa.array([True] * deletes.num_rows, pa.bool_()),
-    )
-    # ... and, unless the incoming row is itself a delete, an insert into the new partition
-    inserts = moved_rows.filter(pc.invert(moved_rows.column(DELETE_FLAG)))
-    null = pa.nulls(inserts.num_rows, pa.string())
+    if not index.update_partition_path:
+        return pa.concat_tables([stay, _at_location(moved_rows)])
+    flag = moved_rows.column(DELETE_FLAG)
+    deletes = _at_location(moved_rows.filter(flag))
+    movers = moved_rows.filter(pc.invert(flag))
+    kept, movers, found = _merged_with_stored(movers, index, view)
+    # a delete at the old location (written without ordering value: it always wins) ...
+    old_copies = _at_location(movers.filter(found))
+    old_copies = _set(old_copies, DELETE_FLAG, pa.array([True] * old_copies.num_rows, pa.bool_()))
+    old_copies = _set(old_copies, NATURAL_DELETE, pa.array([True] * old_copies.num_rows, pa.bool_()))
+    # ... and the merged record inserted into the new partition
+    null = pa.nulls(movers.num_rows, pa.string())
     for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
-        inserts = inserts.set_column(inserts.column_names.index(name), name, null)
-    return pa.concat_tables([stay, deletes, inserts])
+        movers = _set(movers, name, null)
+    return pa.concat_tables([stay, deletes, kept, old_copies, movers])
+
+
+def _set(table: pa.Table, name: str, column: pa.Array | pa.ChunkedArray) -> pa.Table:
+    return table.set_column(table.column_names.index(name), name, column)
+
+
+def _at_location(rows: pa.Table) -> pa.Table:
+    """``rows`` sent to the partition their key is stored in."""
+    return _set(rows, PARTITION_PATH, rows.column(LOCATION_PARTITION))
+
+
+def _merged_with_stored(
+    movers: pa.Table, index: SimpleIndex, view: FileSystemView | None
+) -> tuple[pa.Table, pa.Table, pa.Array]:
+    """The movers merged with their stored records: (the rows whose stored record won, as
+    updates at their location; the rows that move; per moving row, whether a stored copy is
+    left to delete)."""
+    everywhere = pa.array([True] * movers.num_rows, pa.bool_())
+    if view is None or movers.num_rows == 0:
+        return movers.slice(0, 0), movers, everywhere
+    stored, looked, latest = _stored_records(view, movers)
+    keys = movers.column(RECORD_KEY).combine_chunks().cast(pa.string())
+    at = pc.index_in(keys, value_set=stored.column(RECORD_KEY).combine_chunks().cast(pa.string()))
+    has = pc.is_valid(at)
+    # a row located in a file slice the view does not show (one this instant wrote: its base
+    # instant is newer) moves the old way, with a delete behind it
+    group = pc.binary_join_element_wise(movers.column(LOCATION_PARTITION), movers.column(FILE_ID), "\x00")
+    shown = pc.less_equal(movers.column(BASE_INSTANT), latest.take(pc.index_in(group, value_set=looked)))
+    found = pc.or_(has, pc.invert(pc.fill_null(shown, False)))
+    if not pc.any(has).as_py():
+        return movers.slice(0, 0), movers, found
+    theirs = stored.take(pc.fill_null(at, 0))
+    order = index.ordering_field
+    if order and order in movers.column_names and order in theirs.column_names:
+        wins = incoming_wins(index.payload, theirs.column(order).combine_chunks(),
+                             movers.column(order).combine_chunks())  # fmt: skip
+    else:  # no ordering values: the incoming record wins
+        wins = everywhere
+    wins = pc.or_(wins, pc.invert(has))  # nothing stored: the incoming record as it is
+    names = [n for n in data_columns(movers) if n in theirs.column_names]
+    if index.payload is Payload.PARTIAL_UPDATE:
+        merged = coalesce_by_winner(movers, theirs, wins, names)
+    else:
+        merged = movers
+        for name in names:
+            mine, other = movers.column(name), theirs.column(name)
+            merged = _set(merged, name, pc.if_else(wins, mine, other.cast(mine.type)))
+    kept = _at_location(merged.filter(pc.invert(wins)))
+    return kept, merged.filter(wins), found.filter(wins)
+
+
+def _stored_records(view: FileSystemView, movers: pa.Table) -> tuple[pa.Table, pa.Array, pa.Array]:
+    """The latest stored record of each mover's key in the file group it was located in (its
+    file slice merged), the groups read (partition and file id joined by a NUL) and the newest
+    instant of each group's slice read."""
+    from hudi_core.read.merge import merge_file_slice
+
+    located = movers.group_by([LOCATION_PARTITION, FILE_ID]).aggregate([])
+    groups = set(zip(located.column(LOCATION_PARTITION).to_pylist(), located.column(FILE_ID).to_pylist(),
+                     strict=True))  # fmt: skip
+    keys = movers.column(RECORD_KEY)
+    found, looked, latest = [], [], []
+    for s in view.latest_merged_file_slices(partitions=sorted({p for p, _ in groups})):
+        if (s.partition_path, s.file_id) not in groups:
+            continue
+        looked.append(f"{s.partition_path}\x00{s.file_id}")
+        latest.append(s.latest_instant)
+        rows = merge_file_slice(view.table, s)
+        found.append(rows.filter(pc.is_in(rows.column(RECORD_KEY), value_set=keys)))
+    stored = pa.concat_tables(found, promote_options="permissive") if found else None
+    if stored is None:
+        stored = pa.table({RECORD_KEY: pa.array([], pa.string())})
+    return stored, pa.array(looked, pa.string()), pa.array(latest, pa.string())

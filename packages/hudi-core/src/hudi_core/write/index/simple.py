@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from hudi_core.read.parallel import ordered_map, read_parallelism
 from hudi_core.write.index.slices import FileGroupLocation, file_group_locations
+from hudi_core.write.payload import Payload
 from hudi_core.write.records import BASE_INSTANT, FILE_ID, LOCATION_PARTITION, PARTITION_PATH, RECORD_KEY
 
 if TYPE_CHECKING:
@@ -300,3 +301,7 @@ class SimpleIndex:
     kind: str = "SIMPLE"
     is_global: bool = False
     update_partition_path: bool = True
+    #: a global index merges a key's incoming record with its stored one before moving it
+    #: (``split_partition_changes``): the payload and ordering field that merge follows
+    payload: Payload = Payload.OVERWRITE_WITH_LATEST
+    ordering_field: str | None = None
