@@ -262,11 +262,22 @@ def generate(seed: int, **layout: Any) -> Workload:
     return w
 
 
-def model_snapshot(w: Workload) -> pa.Table:
+def model_snapshot(w: Workload, *, log_windows: bool = False) -> pa.Table:
     """What a snapshot query must return (data columns, by uuid) after every step of ``w``:
     precombine by greatest ordering value, Hudi's payload rule against the stored row, deletes
-    always win, overwrites replace whole partitions (or the table)."""
+    always win, overwrites replace whole partitions (or the table).
+
+    ``log_windows`` (merge-on-read with OverwriteWithLatest): Java's log scanner combines a key's
+    log records with ``preCombine``, which keeps the greatest ordering value even for that payload,
+    so an update in a log file loses to an earlier one still in the logs with a greater ordering
+    value; a compaction (every second delta commit when the workload compacts) folds the logs into
+    the base, after which the next update wins again. Whether an update goes to a log file or is
+    merged into a base file (a small file taking inserts) depends on file sizes, so a row may
+    equal either model (:func:`closest_model`)."""
     rows: dict[str, dict[str, Any]] = {}
+    #: log_windows: the key's value in log files written since the last compaction
+    window: dict[str, dict[str, Any]] = {}
+    deltas = 0
     honours_ordering = w.payload in ("default", "event_time")
     for step in w.steps:
         batch = step.data.to_pylist()
@@ -277,11 +288,17 @@ def model_snapshot(w: Workload) -> pa.Table:
                     latest[r["uuid"]] = r
             for k, r in latest.items():
                 old = rows.get(k)
+                if log_windows and old is not None and k in window and window[k]["ts"] > r["ts"]:
+                    continue  # preCombine in the log scanner: the logged greater ordering value stays
                 if old is None or not honours_ordering or step.operation != "upsert" or r["ts"] >= old["ts"]:
                     rows[k] = r
+                    if old is not None or w.index == "BUCKET":  # an update (or a bucket's insert) is logged
+                        window[k] = r
+            deltas += 1
         elif step.operation == "delete":
             for r in batch:
                 rows.pop(r["uuid"], None)
+            deltas += 1
         elif step.operation == "insert_overwrite_table" or (
             step.operation == "insert_overwrite" and w.keygen == "nonpartitioned"
         ):
@@ -292,8 +309,25 @@ def model_snapshot(w: Workload) -> pa.Table:
             rows.update({r["uuid"]: r for r in batch})
         elif step.operation == "delete_partition":
             rows = {k: r for k, r in rows.items() if _partition_of_row(w, r) not in set(step.partitions)}
+        window = {k: r for k, r in window.items() if k in rows}
+        if w.compaction != "none" and deltas >= 2:  # hoodie.compact.inline.max.delta.commits=2
+            window, deltas = {}, 0
     table = pa.Table.from_pylist(sorted(rows.values(), key=lambda r: r["uuid"]), schema=SCHEMA)
     return table
+
+
+def closest_model(ours: pa.Table, w: Workload) -> pa.Table:
+    """The workload's model; for merge-on-read with OverwriteWithLatest, per key the row of
+    either model of :func:`model_snapshot` that ``ours`` holds (see ``log_windows``)."""
+    latest = model_snapshot(w)
+    if w.table_type != "MERGE_ON_READ" or w.payload != "overwrite":
+        return latest
+    logged = {r["uuid"]: r for r in model_snapshot(w, log_windows=True).to_pylist()}
+    held = {r["uuid"]: r for r in ours.select(latest.column_names).to_pylist()}
+    rows = [
+        logged[r["uuid"]] if held.get(r["uuid"]) == logged.get(r["uuid"]) else r for r in latest.to_pylist()
+    ]
+    return pa.Table.from_pylist(rows, schema=latest.schema)
 
 
 def _partition_of_row(w: Workload, r: dict[str, Any]) -> str:
