@@ -5,6 +5,7 @@ then every query against Hudi's answer on our table) and by Apache Hudi (our ans
 on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
 
     .venv/bin/python tests/interop/harness/explore.py 5000 30 --work /tmp/explore
+    .venv/bin/python tests/interop/harness/explore.py 6000 20 --spark   # ours through hudi_spark.write
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -20,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from oracle import HudiOracle, ensure_oracle
-from runner import compare_all, hudi_write, model_differences, our_write
+from runner import compare_all, hudi_write, model_differences, our_write, spark_write
 from workloads import generate
 
 
@@ -29,10 +30,20 @@ def main(argv: list[str]) -> int:
     p.add_argument("start", type=int, help="first seed")
     p.add_argument("count", type=int, help="how many seeds")
     p.add_argument("--work", default="/tmp/hudi-py-explore", help="folder for the tables (emptied per write)")
+    p.add_argument(
+        "--spark", action="store_true", help="our writes through hudi_spark.write (PySpark 4, local[2])"
+    )
     a = p.parse_args(argv)
     root = Path(a.work)
     root.mkdir(parents=True, exist_ok=True)
     oracle = HudiOracle(ensure_oracle(), root / "jvm")
+    spark = None
+    if a.spark:
+        from hudi_spark.session import spark_session
+
+        spark = spark_session(
+            "local[2]", app_name="hudi-explore", conf={"spark.local.dir": str(root / "spark")}
+        )
     bad = 0
     try:
         for seed in range(a.start, a.start + a.count):
@@ -42,7 +53,9 @@ def main(argv: list[str]) -> int:
                 shutil.rmtree(path, ignore_errors=True)
                 try:
                     for step in w.steps:
-                        if writer == "ours":
+                        if writer == "ours" and spark is not None:
+                            spark_write(spark, path, w, step)
+                        elif writer == "ours":
                             our_write(path, w, step)
                         else:
                             hudi_write(oracle, path, w, step)
@@ -56,6 +69,8 @@ def main(argv: list[str]) -> int:
                 print(f"{seed} {writer} {w.name} hive={w.hive_style} {ops} {status[:2000]}", flush=True)
     finally:
         oracle.close()
+        if spark is not None:
+            spark.stop()
     return 1 if bad else 0
 
 
