@@ -14,6 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
+from hudi_spark.table_ops import open_or_create
 
 pytestmark = pytest.mark.interop
 
@@ -93,8 +94,6 @@ def test_hudi_and_we_keep_the_same_records(hudi, tmp_path: Path, case: str, tabl
             if writer == "hudi":
                 hudi.oracle.write(path, rows, options)
                 continue
-            from hudi_spark.table_ops import open_or_create
-
             table, _ = open_or_create(str(path), options, rows.schema)
             getattr(table, operation)(rows, options=options)
         commits = list(HudiTable.open(str(path)).timeline.completed_commits().timestamps())

@@ -16,7 +16,7 @@ from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError
 
-__all__ = ["Payload", "coalesce_by_winner", "incoming_wins", "payload_for"]
+__all__ = ["Payload", "coalesce_by_winner", "incoming_wins", "merged_by_winner", "payload_for"]
 
 
 class Payload(enum.Enum):
@@ -76,4 +76,20 @@ def coalesce_by_winner(
             theirs = theirs.cast(mine.type)
         merged = pc.if_else(incoming_won, pc.coalesce(mine, theirs), pc.coalesce(theirs, mine))
         out = out.set_column(out.column_names.index(name), name, merged)
+    return out
+
+
+def merged_by_winner(
+    payload: Payload, incoming: pa.Table, stored: pa.Table, incoming_won: pa.Array, names: list[str]
+) -> pa.Table:
+    """The record each pair of versions merges into, row by row, on ``incoming``'s other columns:
+    the winner's fields (PartialUpdate: :func:`coalesce_by_winner`, the winner's nulls filled)."""
+    if payload is Payload.PARTIAL_UPDATE:
+        return coalesce_by_winner(incoming, stored, incoming_won, names)
+    out = incoming
+    for name in names:
+        mine, theirs = incoming.column(name), stored.column(name)
+        out = out.set_column(
+            out.column_names.index(name), name, pc.if_else(incoming_won, mine, theirs.cast(mine.type))
+        )
     return out

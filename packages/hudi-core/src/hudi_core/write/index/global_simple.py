@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from hudi_core.write.payload import Payload, coalesce_by_winner, incoming_wins
+from hudi_core.write.payload import incoming_wins, merged_by_winner
 from hudi_core.write.records import (
     BASE_INSTANT,
     DELETE_FLAG,
@@ -103,8 +104,8 @@ def split_partition_changes(tagged: pa.Table, index: SimpleIndex, view: FileSyst
     kept, movers, found = _merged_with_stored(movers, index, view)
     # a delete at the old location (written without ordering value: it always wins) ...
     old_copies = _at_location(movers.filter(found))
-    old_copies = _set(old_copies, DELETE_FLAG, pa.array([True] * old_copies.num_rows, pa.bool_()))
-    old_copies = _set(old_copies, NATURAL_DELETE, pa.array([True] * old_copies.num_rows, pa.bool_()))
+    old_copies = _set(old_copies, DELETE_FLAG, _all_true(old_copies.num_rows))
+    old_copies = _set(old_copies, NATURAL_DELETE, _all_true(old_copies.num_rows))
     # ... and the merged record inserted into the new partition
     null = pa.nulls(movers.num_rows, pa.string())
     for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
@@ -114,6 +115,10 @@ def split_partition_changes(tagged: pa.Table, index: SimpleIndex, view: FileSyst
 
 def _set(table: pa.Table, name: str, column: pa.Array | pa.ChunkedArray) -> pa.Table:
     return table.set_column(table.column_names.index(name), name, column)
+
+
+def _all_true(n: int) -> pa.Array:
+    return pa.array(np.ones(n, dtype=bool))
 
 
 def _at_location(rows: pa.Table) -> pa.Table:
@@ -127,7 +132,7 @@ def _merged_with_stored(
     """The movers merged with their stored records: (the rows whose stored record won, as
     updates at their location; the rows that move; per moving row, whether a stored copy is
     left to delete)."""
-    everywhere = pa.array([True] * movers.num_rows, pa.bool_())
+    everywhere = _all_true(movers.num_rows)
     if view is None or movers.num_rows == 0:
         return movers.slice(0, 0), movers, everywhere
     stored, looked, latest = _stored_records(view, movers)
@@ -150,13 +155,7 @@ def _merged_with_stored(
         wins = everywhere
     wins = pc.or_(wins, pc.invert(has))  # nothing stored: the incoming record as it is
     names = [n for n in data_columns(movers) if n in theirs.column_names]
-    if index.payload is Payload.PARTIAL_UPDATE:
-        merged = coalesce_by_winner(movers, theirs, wins, names)
-    else:
-        merged = movers
-        for name in names:
-            mine, other = movers.column(name), theirs.column(name)
-            merged = _set(merged, name, pc.if_else(wins, mine, other.cast(mine.type)))
+    merged = merged_by_winner(index.payload, movers, theirs, wins, names)
     kept = _at_location(merged.filter(pc.invert(wins)))
     return kept, merged.filter(wins), found.filter(wins)
 
@@ -171,15 +170,16 @@ def _stored_records(view: FileSystemView, movers: pa.Table) -> tuple[pa.Table, p
     groups = set(zip(located.column(LOCATION_PARTITION).to_pylist(), located.column(FILE_ID).to_pylist(),
                      strict=True))  # fmt: skip
     keys = movers.column(RECORD_KEY)
-    found, looked, latest = [], [], []
+    records, looked, latest = [], [], []
     for s in view.latest_merged_file_slices(partitions=sorted({p for p, _ in groups})):
         if (s.partition_path, s.file_id) not in groups:
             continue
         looked.append(f"{s.partition_path}\x00{s.file_id}")
         latest.append(s.latest_instant)
         rows = merge_file_slice(view.table, s)
-        found.append(rows.filter(pc.is_in(rows.column(RECORD_KEY), value_set=keys)))
-    stored = pa.concat_tables(found, promote_options="permissive") if found else None
-    if stored is None:
+        records.append(rows.filter(pc.is_in(rows.column(RECORD_KEY), value_set=keys)))
+    if records:
+        stored = pa.concat_tables(records, promote_options="permissive")
+    else:
         stored = pa.table({RECORD_KEY: pa.array([], pa.string())})
     return stored, pa.array(looked, pa.string()), pa.array(latest, pa.string())
