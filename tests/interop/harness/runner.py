@@ -28,19 +28,33 @@ def hudi_write(
         oracle.sql(f"CALL run_compaction(op => 'run', path => '{path}')")
 
 
-def our_write(path: Path | str, w: Workload, step: Step, extra: dict[str, str] | None = None) -> Any:
-    """One step through our local engine, with the option dict Hudi's job would use."""
+#: a streamed write cut small: chunks of a few rows, buffers flushed every few records
+STREAMED = {
+    "hoodie.write.stream.chunk.max.bytes": "1024",
+    "hoodie.write.buffer.bucket.max.bytes": "2048",
+    "hoodie.write.buffer.total.max.bytes": "6144",
+    "hoodie.write.buffer.record.size.sample.rate": "1",
+}
+
+
+def our_write(
+    path: Path | str, w: Workload, step: Step, extra: dict[str, str] | None = None, *, stream: bool = False
+) -> Any:
+    """One step through our local engine, with the option dict Hudi's job would use. ``stream``:
+    the rows go in as an iterator of small record batches (the streamed write path, chunked and
+    buffered as :data:`STREAMED` sets), one instant as before."""
     from hudi_spark.table_ops import open_or_create
 
-    options = {**w.options(), **(extra or {})}
+    options = {**w.options(), **(STREAMED if stream else {}), **(extra or {})}
     table, _ = open_or_create(str(path), options, step.data.schema)
     op = step.operation
+    data: Any = iter(step.data.to_batches(max_chunksize=7)) if stream else step.data
     if op == "delete":
-        result = table.delete(step.data, options=options)
+        result = table.delete(data, options=options)
     elif op == "delete_partition":
         result = table.delete_partition(step.partitions, options=options)
     else:
-        result = getattr(table, op)(step.data, options=options)
+        result = getattr(table, op)(data, options=options)
     if w.compaction == "async":
         table = HudiTable.open(str(path), options=options)
         for instant in table.timeline.pending_compactions().timestamps():

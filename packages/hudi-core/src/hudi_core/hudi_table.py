@@ -6,9 +6,9 @@ service; the handle underneath (base URI, storage, config, timeline, schema) is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pyarrow as pa
 
@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from hudi_core.write.rollback import RollbackResult
 
 __all__ = ["HudiTable"]
+
+#: what a write takes: a table, or a stream of record batches (or tables) written as one instant
+#: with bounded memory (:mod:`hudi_core.write.stream`)
+Rows: TypeAlias = "pa.Table | pa.RecordBatch | Iterable[pa.RecordBatch | pa.Table]"
 
 
 class HudiTable(MetaClient):
@@ -128,7 +132,7 @@ class HudiTable(MetaClient):
 
     def _write(
         self,
-        data: pa.Table,
+        data: Rows,
         operation: str,
         options: Mapping[str, Any] | None,
         *,
@@ -138,29 +142,27 @@ class HudiTable(MetaClient):
 
         return WriteClient(self, options, progress=progress).write(data, operation=operation)
 
-    def insert(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+    def insert(self, data: Rows, *, options: Mapping[str, Any] | None = None) -> WriteResult:
         """Insert records (no index lookup; small base files are filled first)."""
         return self._write(data, "insert", options)
 
-    def upsert(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+    def upsert(self, data: Rows, *, options: Mapping[str, Any] | None = None) -> WriteResult:
         """Update records whose key exists, insert the others; ``_hoodie_is_deleted`` rows delete."""
         return self._write(data, "upsert", options)
 
-    def bulk_insert(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+    def bulk_insert(self, data: Rows, *, options: Mapping[str, Any] | None = None) -> WriteResult:
         """Insert records sorted by partition and key into new file groups (no index lookup)."""
         return self._write(data, "bulk_insert", options)
 
-    def insert_overwrite(self, data: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+    def insert_overwrite(self, data: Rows, *, options: Mapping[str, Any] | None = None) -> WriteResult:
         """Replace the partitions ``data`` touches with ``data``."""
         return self._write(data, "insert_overwrite", options)
 
-    def insert_overwrite_table(
-        self, data: pa.Table, *, options: Mapping[str, Any] | None = None
-    ) -> WriteResult:
+    def insert_overwrite_table(self, data: Rows, *, options: Mapping[str, Any] | None = None) -> WriteResult:
         """Replace the whole table with ``data``."""
         return self._write(data, "insert_overwrite_table", options)
 
-    def delete(self, keys: pa.Table, *, options: Mapping[str, Any] | None = None) -> WriteResult:
+    def delete(self, keys: Rows, *, options: Mapping[str, Any] | None = None) -> WriteResult:
         """Delete the records named by ``keys`` (record key fields and partition fields)."""
         from hudi_core.client.write_client import WriteClient
 

@@ -54,3 +54,22 @@ def test_delete_of_key_inserted_earlier_in_the_stream_wins(
     t.upsert(stream(), options=opts)
     got = sorted(t.read(columns=["id"]).column("id").to_pylist())
     assert got == [f"k{i:04d}" for i in range(40, 180)]
+
+
+@pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
+def test_the_delete_operation_takes_a_stream_of_key_batches(tmp_path: Path, table_type: str) -> None:
+    """``HudiTable.delete`` takes an iterator of batches as every write does (it raised
+    AttributeError on the iterator before), one instant for the whole stream."""
+    t = HudiTable.create(str(tmp_path / "t"), name="t", table_type=table_type, record_key_fields="id",
+                         partition_fields="part", ordering_field="ts")  # fmt: skip
+    t.insert(pa.Table.from_batches([batch(range(0, 100), 1, False)]))
+    keys = pa.table(
+        {"id": [f"k{i:04d}" for i in range(10, 90)], "part": [f"p{i % 2}" for i in range(10, 90)]}
+    )
+    result = HudiTable.open(str(tmp_path / "t")).delete(iter(keys.to_batches(max_chunksize=7)), options=SMALL)
+    assert result.deleted == 80
+    t = HudiTable.open(str(tmp_path / "t"))
+    assert len(t.timeline.completed_commits()) == 2
+    assert sorted(t.read(columns=["id"]).column("id").to_pylist()) == [
+        f"k{i:04d}" for i in [*range(10), *range(90, 100)]
+    ]

@@ -201,10 +201,10 @@ class WriteClient:
                 return self._run(whole[0], op) if whole else WriteResult("", op)
             return self._run_stream(iter(data), op)
 
-    def delete(self, keys: pa.Table) -> WriteResult:
-        """Delete the records whose key (record key fields + partition fields) is in ``keys``."""
-        with writing(self.table, self.config):
-            return retrying(lambda: self._run(keys, "delete"), self.config)
+    def delete(self, keys: pa.Table | pa.RecordBatch | Iterable[pa.RecordBatch | pa.Table]) -> WriteResult:
+        """Delete the records whose key (record key fields + partition fields) is in ``keys``: a
+        table, or a stream of batches as :meth:`write` takes them."""
+        return self.write(keys, "delete")
 
     def delete_partitions(self, partitions: Sequence[str]) -> WriteResult:
         """Replace every file group of ``partitions`` (the data disappears; files stay until cleaned)."""
