@@ -739,3 +739,37 @@ def test_bulk_insert_orders_each_file_as_the_sort_mode_says(
     (f,) = (tmp_path / "t" / "sf").glob("*.parquet")  # one task, one file group
     written = pq.read_table(f, columns=["uuid"]).column(0).to_pylist()
     assert written == (sorted(keys) if mode else keys)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"hoodie.index.type": "BUCKET"},
+        {"hoodie.index.type": "SIMPLE", **JOIN_LOOKUP},
+        {"hoodie.index.type": "SIMPLE", **TASK_LOOKUP},
+    ],
+    ids=["bucket", "simple-join", "simple-task-lookup"],
+)
+def test_an_update_of_a_clustered_file_group_is_refused(
+    spark: Any, tmp_path: Path, extra: dict[str, str]
+) -> None:
+    """A pending clustering plan (Apache Hudi schedules one; tests/interop/test_pending_clustering.py
+    runs Hudi's own): an update of one of its file groups raises core's ClusteringUpdateError from
+    the driver's plan or from the write tasks, and nothing of the write is visible."""
+    import hudi_spark
+    from hudi_core.errors import ClusteringUpdateError
+    from hudi_core.testing.clustering import schedule_clustering
+
+    path = str(tmp_path / "t")
+    opts = {**_opts("MERGE_ON_READ"), **extra}
+    first = _batches()[0][1]
+    hudi_spark.write(spark.createDataFrame(first), path, operation="upsert", options=opts)
+    schedule_clustering(HudiTable.open(path), "sf")
+    before = _rows(path)
+    update = pa.table({"uuid": ["k0"], "ts": [200], "city": ["sf"], "fare": [1.0]})
+    with pytest.raises(ClusteringUpdateError, match="in partition 'sf'"):
+        hudi_spark.write(spark.createDataFrame(update), path, operation="upsert", options=opts)
+    assert _rows(path) == before
+    elsewhere = pa.table({"uuid": ["k1"], "ts": [200], "city": ["nyc"], "fare": [1.0]})
+    hudi_spark.write(spark.createDataFrame(elsewhere), path, operation="upsert", options=opts)
+    assert ("k1", 200, "nyc", 1.0) in _rows(path)

@@ -6,6 +6,7 @@ Messages name the offending value and say what to do about it.
 from __future__ import annotations
 
 __all__ = [
+    "ClusteringUpdateError",
     "CommitConflictError",
     "ConfigError",
     "CorruptedLogBlockError",
@@ -81,6 +82,13 @@ class SchemaMismatchError(HudiError):
 
 class InvalidRecordKeyError(HudiError):
     """A record key is null or empty (or otherwise unusable)."""
+
+
+class ClusteringUpdateError(HudiError):
+    """A write would update (or delete from) a file group that a pending clustering plan holds.
+    Apache Hudi's default ``hoodie.clustering.updates.strategy`` refuses such writes: the
+    clustering, once it completes, replaces the file group with what it read at planning time.
+    The write is rolled back; nothing of it is visible."""
 
 
 class UnknownComponentError(HudiError):

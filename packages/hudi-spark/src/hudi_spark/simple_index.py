@@ -75,13 +75,15 @@ def join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema:
 
 
 def plan_buckets(
-    tagged: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str
+    tagged: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, *, clustered: frozenset[tuple[str, str]]
 ) -> tuple[Any, dict[tuple[int, str], int], Any]:
     """Workload profile from counts (one aggregation, collected), core's bucket plan, and each
-    task's insert offset within every partition path."""
+    task's insert offset within every partition path. Updates of ``clustered`` file groups (a
+    pending clustering's) refuse the write, as core's."""
     from hudi_core.client.write_client import recent_commits, small_files
     from hudi_core.fs_view import FileSystemView
     from hudi_core.write.bucket_assigner import WorkloadProfile, assign, average_record_size
+    from hudi_core.write.clustering import reject_clustered_updates
     from hudi_core.write.records import BASE_INSTANT, DELETE_FLAG, FILE_ID, PARTITION_PATH
     from pyspark.sql import functions as F
 
@@ -101,6 +103,7 @@ def plan_buckets(
             key = (part, r[FILE_ID], r[BASE_INSTANT])
             upd, dels = prof.updates.get(key, (0, 0))
             prof.updates[key] = (upd + n - d, dels + d)
+    reject_clustered_updates(prof, clustered)
     pack = op in ("insert", "upsert")
     smalls = []
     if pack and prof.inserts and table.timeline.completed_commits():

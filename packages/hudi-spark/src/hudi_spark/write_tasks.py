@@ -87,13 +87,14 @@ def write_hash_task(batches: Iterator[pa.RecordBatch], *, ctx: Any) -> Iterator[
     """Stages 4-6 in a task for the BUCKET index: this task holds every record of its
     (partition, hash bucket) groups, so core plans and labels them here."""
     from hudi_core.write.bucket_assigner import assign, assign_buckets, profile_of
+    from hudi_core.write.clustering import reject_clustered_updates
 
     table = stages.table_of(batches)
     if table is None:
         return
-    plan = assign(
-        profile_of(table), [], ctx.config, is_mor=ctx.is_mor, avg_record_size=1, pack_small_files=False
-    )
+    profile = profile_of(table)
+    reject_clustered_updates(profile, ctx.clustered)
+    plan = assign(profile, [], ctx.config, is_mor=ctx.is_mor, avg_record_size=1, pack_small_files=False)
     yield from write_labelled(assign_buckets(table, plan), ctx, plan.buckets)
 
 

@@ -236,7 +236,7 @@ def _run_pipeline(
     tagged = tagged.persist()
     try:
         # 4. bucket assignment on the driver from counts; records labelled in tasks
-        plan, offsets, profile = simple_index.plan_buckets(tagged, table, cfg, op)
+        plan, offsets, profile = simple_index.plan_buckets(tagged, table, cfg, op, clustered=ctx.clustered)
         job.inflight(profile)
         assigned_schema = _with(tagged_schema, pa.field(BUCKET, pa.int64()))
         assigned = tagged.mapInArrow(
@@ -519,13 +519,17 @@ def _arrow(df: DataFrame) -> pa.Schema:
 
 
 def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa.Schema) -> Any:
+    from hudi_core.fs_view import FileSystemView
     from hudi_core.schema.avro_schema import arrow_to_avro
+    from hudi_core.write.clustering import clustered_file_groups
     from hudi_core.write.dedupe import ordering_field
     from hudi_core.write.handles import WriteContext
     from hudi_core.write.payload import payload_for
 
+    view = FileSystemView(table) if table.timeline.completed_commits() else None
     return WriteContext(
         base_uri=table.base_uri, instant=instant, is_mor=table.config.is_mor,
         avro_schema=arrow_to_avro(schema, table.name), schema=schema, options=cfg.to_dict(),
         ordering_field=ordering_field(cfg), payload=payload_for(cfg).value,
+        clustered=clustered_file_groups(view, cfg),
     )  # fmt: skip

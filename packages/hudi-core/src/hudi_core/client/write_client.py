@@ -33,6 +33,7 @@ from hudi_core.write.bucket_assigner import (
     partition_codes,
     profile_of,
 )
+from hudi_core.write.clustering import clustered_file_groups, reject_clustered_updates
 from hudi_core.write.commit import OPERATION_TYPES, write_inflight
 from hudi_core.write.dedupe import deduplicate, ordering_field
 from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket
@@ -306,6 +307,7 @@ class WriteClient:
                 )
             partitions = partition_codes(tagged)
             profile = profile_of(tagged, partitions)
+            reject_clustered_updates(profile, clustered_file_groups(view if has_data else None, cfg))
             small: list[SmallFile] = []
             pack = op in ("insert", "upsert") and not isinstance(index, BucketIndex)
             if pack and profile.inserts and has_data:
@@ -371,13 +373,13 @@ class WriteClient:
         try:
             inflight = write_inflight(table, requested, WorkloadProfile(), op)
             has_data = bool(table.timeline.completed_commits())
+            view = FileSystemView(table) if has_data else None
             ctx = WriteContext(
                 base_uri=table.base_uri, instant=requested.timestamp, is_mor=table.config.is_mor,
                 avro_schema=avro, schema=schema, options=dict(cfg.to_dict()), ordering_field=ordering_field(cfg),
-                payload=payload_for(cfg).value,
+                payload=payload_for(cfg).value, clustered=clustered_file_groups(view, cfg),
             )  # fmt: skip
             lookup = has_data and (op in ("upsert", "delete") or isinstance(index, BucketIndex))
-            view = FileSystemView(table) if has_data else None
             # new records go into small files first, as in _run (listed per partition on demand)
             pack = view is not None and op in ("insert", "upsert") and not isinstance(index, BucketIndex)
             is_mor = table.config.is_mor
@@ -523,10 +525,14 @@ def _small_files(
         return []
     known = set(view.partitions())
     parts = [p for p in partitions if p in known]
+    # file groups a pending compaction or clustering plan holds take no new records (Hudi)
     pending = {op.file_id for op in view.pending_compaction_operations()}
+    clustered = view.pending_clustering_file_groups()
     out = []
     for s in view.latest_file_slices(partitions=parts) if parts else []:
         if s.base_file is None or s.file_id in pending or s.base_file.size >= limit:
+            continue
+        if (s.partition_path, s.file_id) in clustered:
             continue
         if is_mor and s.log_files:
             continue

@@ -86,10 +86,11 @@ def build_plan(
     timeline: Timeline,
     config: HoodieConfig,
 ) -> CompactionPlan:
-    """One operation per latest file slice with log files that no pending compaction holds,
+    """One operation per latest file slice with log files that no pending compaction or clustering holds,
     filtered and ordered by the strategy."""
     view = FileSystemView(table, timeline=timeline)
     busy = {(op.partition_path, op.file_id) for op in view.pending_compaction_operations()}
+    busy |= set(view.pending_clustering_file_groups())  # Hudi's plan generator leaves them out too
     default_size = int(config.get(WriteOptions.PARQUET_MAX_FILE_SIZE))
     candidates = []
     for group in view.all_file_groups(partitions=strategy.filter_partitions(view.partitions())):

@@ -145,6 +145,13 @@ class WriteBehaviourOptions:
         "A commit counts for the record size estimate once it wrote more than this fraction "
         "of hoodie.parquet.small.file.limit bytes.",
     )
+    CLUSTERING_UPDATES_STRATEGY = _w(
+        "hoodie.clustering.updates.strategy",
+        "org.apache.hudi.client.clustering.update.strategy.SparkRejectUpdateStrategy",
+        "Updates to file groups of a pending clustering plan: ...RejectUpdateStrategy (Hudi's "
+        "default) refuses the write; ...AllowUpdateStrategy writes them (a clustering that "
+        "completes later drops them unless its commit detects the conflict).",
+    )
     BLOOM_INDEX_UPDATE_PARTITION_PATH = _w(
         "hoodie.bloom.index.update.partition.path",
         True,

@@ -101,6 +101,7 @@ class FileSystemView:
         self._listing: dict[str, tuple[list[BaseFile], list[LogFile]]] = {}
         self._replaced: list[tuple[str, str, str]] | None = None
         self._pending_ops: list[CompactionOperation] | None = None
+        self._clustering: dict[tuple[str, str], str] | None = None
 
     # -- listing ---------------------------------------------------------------------------------
 
@@ -154,6 +155,17 @@ class FileSystemView:
                 ops.extend(_compaction_operations(self.timeline, inst))
             self._pending_ops = ops
         return self._pending_ops
+
+    def pending_clustering_file_groups(self) -> dict[tuple[str, str], str]:
+        """``(partition, file id) -> instant`` of every file group that a requested or inflight
+        clustering plan holds: Apache Hudi's writers leave them alone until the clustering
+        completes (no updates, no small-file packing, no compaction)."""
+        if self._clustering is None:
+            out: dict[tuple[str, str], str] = {}
+            for inst in self.timeline.pending().filter(actions=[Action.REPLACE_COMMIT]):
+                out.update(dict.fromkeys(clustering_file_groups(self.timeline, inst), inst.timestamp))
+            self._clustering = out
+        return self._clustering
 
     # -- file groups -----------------------------------------------------------------------------
 
@@ -257,6 +269,29 @@ def _read_details(timeline: Timeline, inst: Instant) -> bytes:
     if not isinstance(timeline, ActiveTimeline):
         raise TimelineError(f"cannot read the details of {inst}: the timeline has no storage")
     return timeline.read_details(inst)
+
+
+def clustering_file_groups(timeline: Timeline, inst: Instant) -> set[tuple[str, str]]:
+    """``(partition, file id)`` of the slices in a replacecommit's clustering plan (its requested
+    file, ``HoodieRequestedReplaceMetadata.clusteringPlan.inputGroups``); empty for a
+    replacecommit without one (insert_overwrite, delete_partition) or whose file is gone."""
+    from hudi_core.timeline.avro_files import deserialize
+
+    try:
+        raw = _read_details(timeline, inst.with_state(inst.state.__class__.REQUESTED))
+    except FileNotFoundError:
+        return set()
+    if not raw:
+        return set()
+    try:
+        plan = deserialize("HoodieRequestedReplaceMetadata", raw).get("clusteringPlan") or {}
+    except TimelineError:
+        return set()
+    return {
+        (s.get("partitionPath") or "", s["fileId"])
+        for group in plan.get("inputGroups") or []
+        for s in group.get("slices") or []
+    }
 
 
 def _compaction_operations(timeline: Timeline, inst: Instant) -> list[CompactionOperation]:

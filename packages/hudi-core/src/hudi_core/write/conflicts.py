@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from hudi_core.errors import TimelineError, WriteConflictError
-from hudi_core.timeline.avro_files import deserialize
+from hudi_core.errors import WriteConflictError
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.timeline.timeline import ActiveTimeline
@@ -96,7 +95,11 @@ def _metadata(timeline: ActiveTimeline, inst: Instant) -> CommitMetadata:
 
 def _planned_file_groups(timeline: ActiveTimeline, inst: Instant) -> set[FileGroup]:
     """File groups of a compaction or clustering plan scheduled while this write ran."""
-    if inst.action not in (Action.COMPACTION, Action.LOG_COMPACTION, Action.REPLACE_COMMIT):
+    from hudi_core.fs_view.view import _compaction_operations, clustering_file_groups
+
+    if inst.action == Action.REPLACE_COMMIT:
+        return clustering_file_groups(timeline, inst)
+    if inst.action not in (Action.COMPACTION, Action.LOG_COMPACTION):
         return set()
     try:
         raw = timeline.read_details(inst.with_state(State.REQUESTED))
@@ -104,18 +107,6 @@ def _planned_file_groups(timeline: ActiveTimeline, inst: Instant) -> set[FileGro
         return set()
     if not raw:
         return set()
-    if inst.action == Action.REPLACE_COMMIT:
-        try:
-            plan = deserialize("HoodieRequestedReplaceMetadata", raw).get("clusteringPlan") or {}
-        except TimelineError:
-            return set()
-        return {
-            (s.get("partitionPath") or "", s["fileId"])
-            for group in plan.get("inputGroups") or []
-            for s in group.get("slices") or []
-        }
-    from hudi_core.fs_view.view import _compaction_operations
-
     return {(op.partition_path, op.file_id) for op in _compaction_operations(timeline, inst)}
 
 

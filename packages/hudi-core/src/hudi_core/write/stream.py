@@ -39,8 +39,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteBufferOptions
-from hudi_core.write.bucket_assigner import SmallFile, WorkloadProfile, assign
+from hudi_core.write.bucket_assigner import SmallFile, WorkloadProfile, assign, profile_of
 from hudi_core.write.buffer import WriteBuffer
+from hudi_core.write.clustering import reject_clustered_updates
 from hudi_core.write.dedupe import deduplicate
 from hudi_core.write.handles.append import append_to_file_group
 from hudi_core.write.handles.context import TaskAttempt, WriteContext, WriteStatus
@@ -158,6 +159,8 @@ class StreamWriter:
             tagged = self._tag_in_instant(tagged, probe_all=False)
         if tagged.num_rows == 0:
             return
+        if self.ctx.clustered:  # file groups of pending clustering plans take no updates
+            reject_clustered_updates(profile_of(tagged), self.ctx.clustered)
         keys, codes = _destinations(tagged)
         # the destination key carries the location: buffer only what the handles read
         tagged = tagged.drop_columns([c for c in _LOCATION_COLUMNS if c in tagged.column_names])

@@ -105,6 +105,9 @@ class WriteContext:
     payload: str = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
     #: the stage id in write tokens of local tasks (Spark passes its own with TaskAttempt)
     stage_id: int = 1
+    #: (partition, file id) of the file groups pending clustering plans hold, which this write
+    #: may not update (:mod:`hudi_core.write.clustering`)
+    clustered: frozenset[tuple[str, str]] = frozenset()
 
     @cached_property
     def config(self) -> HoodieConfig:
