@@ -758,7 +758,7 @@ def test_an_update_of_a_clustered_file_group_is_refused(
     the driver's plan or from the write tasks, and nothing of the write is visible."""
     import hudi_spark
     from hudi_core.errors import ClusteringUpdateError
-    from hudi_core.testing.clustering import schedule_clustering
+    from hudi_core.testing.hudi_actions import schedule_clustering
 
     path = str(tmp_path / "t")
     opts = {**_opts("MERGE_ON_READ"), **extra}

@@ -7,7 +7,9 @@ import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
 from hudi_core.clean import CleanerPlan, CleanError, CleanMetadata, clean, plan_clean
+from hudi_core.clean.planner import savepointed_files
 from hudi_core.compaction import schedule_compaction
+from hudi_core.testing.hudi_actions import create_savepoint
 
 SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("val", pa.int64())])
 
@@ -98,3 +100,34 @@ def test_bad_policy_is_refused(tmp_path: Path) -> None:
     t, _ = make(tmp_path, "COPY_ON_WRITE", 1)
     with pytest.raises(CleanError, match="KEEP_NEWEST"):
         clean(t, config={"hoodie.cleaner.policy": "KEEP_NEWEST"})
+
+
+@pytest.mark.parametrize("kind", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+@pytest.mark.parametrize(
+    "policy",
+    [
+        {"hoodie.cleaner.commits.retained": "1"},
+        {"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.cleaner.fileversions.retained": "1"},
+    ],
+    ids=["commits", "file-versions"],
+)
+def test_a_savepoints_files_are_never_cleaned(tmp_path: Path, kind: str, policy: dict[str, str]) -> None:
+    """A savepoint (Apache Hudi's ``create_savepoint``) keeps its commit's files from every
+    clean, so Hudi's restore to it finds them (tests/interop/test_savepoints.py); before, the
+    cleaner deleted them like any old slice (Hudi's restore then gave an empty table)."""
+    t, instants = make(tmp_path, kind, 2)
+    saved = instants[1] if kind == "COPY_ON_WRITE" else instants[0]  # MOR: the slice with a log
+    expected = vals(t, saved)
+    create_savepoint(t, saved)
+    kept = {n for names in savepointed_files(HudiTable.open(t.base_uri).timeline).values() for n in names}
+    assert kept and kept <= data_files(t)
+    for c in range(3, 6):
+        t.upsert(batch(10, c))
+        if kind == "MERGE_ON_READ":
+            t.compact()
+    meta = clean(HudiTable.open(t.base_uri), config=policy)
+    assert meta is not None and meta.total_files_deleted > 0  # the other old slices went
+    assert kept <= data_files(t)
+    if "hoodie.cleaner.policy" in policy:  # time travel past a clean's retained commits is refused
+        assert vals(HudiTable.open(t.base_uri), saved) == expected
+    assert vals(HudiTable.open(t.base_uri)) == [500 + i for i in range(10)]

@@ -17,7 +17,7 @@ from hudi_core import HudiTable
 from hudi_core.compaction.errors import CompactionValidationError
 from hudi_core.errors import ClusteringUpdateError, ConfigError
 from hudi_core.fs_view import FileSystemView
-from hudi_core.testing.clustering import schedule_clustering
+from hudi_core.testing.hudi_actions import schedule_clustering
 
 ALLOW = "org.apache.hudi.client.clustering.update.strategy.SparkAllowUpdateStrategy"
 

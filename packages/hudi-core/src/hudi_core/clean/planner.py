@@ -32,7 +32,7 @@ from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
 from hudi_core.fs_view.partitions import is_ignored_name
 from hudi_core.fs_view.view import FileSystemView
 from hudi_core.timeline.instant import Instant
-from hudi_core.timeline.timeline import Timeline
+from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
@@ -110,6 +110,28 @@ def _protected(view: FileSystemView, table: MetaClient) -> set[str]:
     return out
 
 
+def savepointed_files(timeline: ActiveTimeline) -> dict[str, set[str]]:
+    """partition -> names of the files every completed savepoint keeps (its
+    ``HoodieSavepointMetadata.partitionMetadata[...].savepointDataFile``: the latest slices'
+    base and log files at the savepointed commit, as Apache Hudi records them). Hudi's cleaner
+    never deletes them, so a restore to the savepoint finds its files."""
+    from hudi_core.timeline.avro_files import SAVEPOINT_METADATA, deserialize
+    from hudi_core.timeline.instant import Action
+
+    out: dict[str, set[str]] = {}
+    for inst in timeline.filter(actions=[Action.SAVEPOINT]).completed():
+        meta = deserialize(SAVEPOINT_METADATA, timeline.read_details(inst))
+        for part, pm in (meta.get("partitionMetadata") or {}).items():
+            names = {name.rsplit("/", 1)[-1] for name in pm.get("savepointDataFile") or []}
+            out.setdefault(pm.get("partitionPath") or part or "", set()).update(names)
+    return out
+
+
+def _is_savepointed(s: FileSlice, saved: set[str]) -> bool:
+    names = [*([s.base_file.name] if s.base_file is not None else []), *(lf.name for lf in s.log_files)]
+    return any(name in saved for name in names)
+
+
 def _replaced_group_files(table: MetaClient, partition: str, file_ids: set[str]) -> list[str]:
     uri = table.partition_uri(partition) if partition else table.base_uri
     out = []
@@ -174,14 +196,17 @@ def plan_clean(
         for inst_ts, part, fid in view.replaced_file_groups():
             if inst_ts < ectr:
                 replaced.setdefault(part, set()).add(fid)
+    saved = savepointed_files(table.timeline)  # every savepoint, whatever ``timeline`` shows
     for part in parts:
         doomed: list[str] = []
+        kept = saved.get(part, set())
         for group in view.file_groups(part):
             for sl in _to_delete_in_group(group.slices, s, ectr):
-                doomed.extend(_slice_files(sl))
+                if not _is_savepointed(sl, kept):  # a savepoint's slice stays whole (Hudi)
+                    doomed.extend(_slice_files(sl))
         if part in replaced:
             doomed.extend(_replaced_group_files(table, part, replaced[part]))
-        doomed = sorted({p for p in doomed if p not in protected})
+        doomed = sorted({p for p in doomed if p not in protected and p.rsplit("/", 1)[-1] not in kept})
         if doomed:
             plan.files_per_partition[part] = doomed
     return plan

@@ -25,6 +25,7 @@ __all__ = [
     "REQUESTED_REPLACE_METADATA",
     "ROLLBACK_METADATA",
     "ROLLBACK_PLAN",
+    "SAVEPOINT_METADATA",
     "deserialize",
     "java_schema_json",
     "load_schema",
@@ -40,6 +41,7 @@ COMPACTION_PLAN = "HoodieCompactionPlan"
 CLEANER_PLAN = "HoodieCleanerPlan"
 CLEAN_METADATA = "HoodieCleanMetadata"
 REQUESTED_REPLACE_METADATA = "HoodieRequestedReplaceMetadata"
+SAVEPOINT_METADATA = "HoodieSavepointMetadata"
 
 _BY_INSTANT_FILE: dict[tuple[str, State], str] = {
     (Action.ROLLBACK, State.REQUESTED): ROLLBACK_PLAN,
@@ -50,6 +52,7 @@ _BY_INSTANT_FILE: dict[tuple[str, State], str] = {
     (Action.CLEAN, State.INFLIGHT): CLEANER_PLAN,
     (Action.CLEAN, State.COMPLETED): CLEAN_METADATA,
     (Action.REPLACE_COMMIT, State.REQUESTED): REQUESTED_REPLACE_METADATA,
+    (Action.SAVEPOINT, State.COMPLETED): SAVEPOINT_METADATA,
 }
 
 
