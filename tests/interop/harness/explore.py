@@ -7,6 +7,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 5000 30 --work /tmp/explore
     .venv/bin/python tests/interop/harness/explore.py 6000 20 --spark   # ours through hudi_spark.write
     .venv/bin/python tests/interop/harness/explore.py 7000 20 --stream  # ours streamed in small chunks
+    .venv/bin/python tests/interop/harness/explore.py 8000 20 --cluster # Hudi clusters the table midway
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -35,6 +36,11 @@ def main(argv: list[str]) -> int:
         "--spark", action="store_true", help="our writes through hudi_spark.write (PySpark 4, local[2])"
     )
     p.add_argument(
+        "--cluster",
+        action="store_true",
+        help="Apache Hudi clusters the table (run_clustering scheduleAndExecute) after the third step",
+    )
+    p.add_argument(
         "--stream",
         action="store_true",
         help="our writes as iterators of small batches (runner.STREAMED); Hudi's writes are not repeated",
@@ -53,12 +59,16 @@ def main(argv: list[str]) -> int:
     bad = 0
     try:
         for seed in range(a.start, a.start + a.count):
-            w = generate(seed)
+            w = generate(seed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
+            if a.cluster and w.index == "BUCKET":
+                w = generate(seed, index="GLOBAL_BLOOM")  # Hudi does not cluster a simple bucket index
             for writer in ("ours",) if a.stream else ("ours", "hudi"):
                 path = root / f"{w.name}-{writer}"
                 shutil.rmtree(path, ignore_errors=True)
                 try:
-                    for step in w.steps:
+                    for n, step in enumerate(w.steps):
+                        if a.cluster and n == 3:
+                            oracle.sql(f"CALL run_clustering(path => '{path}', op => 'scheduleAndExecute')")
                         if writer == "ours" and spark is not None:
                             spark_write(spark, path, w, step)
                         elif writer == "ours":

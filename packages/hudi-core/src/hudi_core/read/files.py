@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from hudi_core.storage.base import Storage
 
-__all__ = ["iter_parquet", "parquet_batches", "read_parquet", "same_columns"]
+__all__ = ["iter_parquet", "parquet_batches", "parquet_metadata", "read_parquet", "same_columns"]
 
 
 def read_parquet(storage: Storage, path: str, columns: Sequence[str] | None = None) -> pa.Table:
@@ -32,6 +32,12 @@ def read_parquet(storage: Storage, path: str, columns: Sequence[str] | None = No
         return _with_copies(
             pf, pf.read(columns=[c for c in _names(pf, wanted) if c not in copies]), wanted, copies
         )
+
+
+def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
+    """The footer of a parquet file (row groups, their column statistics)."""
+    with storage.arrow_filesystem().open_input_file(storage.arrow_path(path)) as f:
+        return pq.ParquetFile(f).metadata
 
 
 def iter_parquet(

@@ -19,7 +19,7 @@ from hudi_core.errors import CorruptedLogBlockError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
 from hudi_core.read.align import align_table
-from hudi_core.read.files import iter_parquet, read_parquet
+from hudi_core.read.files import iter_parquet, parquet_metadata, read_parquet
 from hudi_core.read.keys import KEY_COLUMN, record_keys
 from hudi_core.read.partial import PARTIAL_UPDATE_PAYLOAD, merge_partial
 from hudi_core.schema.avro_schema import META_FIELDS, meta_arrow_fields
@@ -71,9 +71,12 @@ def merge_file_slice(
     """The rows of a file slice as of an instant: its base file merged with its log blocks.
 
     ``since`` (an incremental query over ``(since, as_of]``) merges as Hudi's incremental
-    relation does: only base rows and log blocks of commits inside the range take part, so a
-    log record is not combined with an older base row (it matters for payloads that honour
-    ordering values or fill fields, not for OverwriteWithLatest).
+    relation does: log blocks of commits inside the range, and the base rows of the row groups
+    that Spark's parquet reader does not skip for the range filter Hudi pushes down (see
+    :func:`_base_rows_in_range`); the query's range filter then drops what nothing in the range
+    changed. So a log record meets the base row of a file a commit of the range wrote (a
+    compaction), not one of a file written before the range (it matters for payloads that
+    honour ordering values or fill fields, not for OverwriteWithLatest).
 
     Returns the meta columns then the table's columns (``schema``, default the table's schema
     as of ``as_of``). Compaction calls this too, with ``every_copy``.
@@ -84,7 +87,9 @@ def merge_file_slice(
     handle merges it into ``every_copy``.
     """
     schema = schema if schema is not None else slice_schema(table, as_of)
-    base = _since(_read_base(table, file_slice, schema), since)
+    base = _base_in_range(
+        _read_base(table, file_slice, schema), _base_rows_in_range(table, file_slice, since)
+    )
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
     if not blocks:
         return base
@@ -108,8 +113,9 @@ def merge_file_slice_batches(
     slice (a partial update payload, which fills base rows field by field, merges it whole)."""
     schema = schema if schema is not None else slice_schema(table, as_of)
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
+    in_range = _base_rows_in_range(table, file_slice, since)
     if blocks and _is_partial(table):
-        base = _since(_read_base(table, file_slice, schema), since)
+        base = _base_in_range(_read_base(table, file_slice, schema), in_range)
         merged = _merge(table, base, blocks, schema, every_copy=False)
         if merged.num_rows:
             yield merged
@@ -120,8 +126,11 @@ def merge_file_slice_batches(
         logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
         probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=False)
     if file_slice.base_file is not None:
+        offset = 0
         for raw in iter_parquet(table.storage, file_slice.base_file.path, schema.names, batch_rows):
-            base = _since(align_table(raw, schema), since)
+            rows = None if in_range is None else in_range[offset : offset + raw.num_rows]
+            offset += raw.num_rows
+            base = _base_in_range(align_table(raw, schema), rows)
             if probe is not None:
                 base = _without_deleted(_kept(base, probe.keep(base)))
             if base.num_rows:
@@ -200,11 +209,34 @@ def _slice_blocks(table: MetaClient, file_slice: FileSlice, as_of: str | None,
     return blocks if since is None else [b for b in blocks if (b.instant_time or "") > since]
 
 
-def _since(base: pa.Table, since: str | None) -> pa.Table:
-    """An incremental merge's base rows: those committed after ``since``."""
-    if since is None or not base.num_rows:
-        return base
-    return base.filter(pc.fill_null(pc.greater(base.column(META_FIELDS[0]), since), False))
+def _base_rows_in_range(table: MetaClient, file_slice: FileSlice, since: str | None) -> np.ndarray | None:
+    """Which base rows an incremental merge over ``(since, ...]`` takes (None: every row, as a
+    snapshot does). Hudi 0.15's incremental relation hands the range filter on
+    ``_hoodie_commit_time`` to Spark's parquet reader as a pushed-down filter, which skips whole
+    row groups by their statistics and filters no single row: every row of a row group whose
+    greatest commit time is after ``since`` takes part in the merge, none of the others. A base
+    file written before the range is skipped whole; one a compaction in the range wrote takes
+    part with its rows of older commits (checked against Apache Hudi: tests/interop/
+    test_incremental_merges.py)."""
+    if since is None or file_slice.base_file is None:
+        return None
+    meta = parquet_metadata(table.storage, file_slice.base_file.path)
+    names = meta.schema.names
+    if META_FIELDS[0] not in names:
+        return None
+    col = names.index(META_FIELDS[0])
+    keep = []
+    for i in range(meta.num_row_groups):
+        stats = meta.row_group(i).column(col).statistics
+        known = stats is not None and stats.has_min_max
+        keep.append(not known or str(stats.max) > since)
+    if all(keep):
+        return None
+    return np.repeat(np.array(keep), [meta.row_group(i).num_rows for i in range(meta.num_row_groups)])
+
+
+def _base_in_range(base: pa.Table, rows: np.ndarray | None) -> pa.Table:
+    return base if rows is None or not base.num_rows else base.filter(pa.array(rows))
 
 
 def _payload_is_event_time(table: MetaClient) -> bool:
