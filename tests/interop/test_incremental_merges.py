@@ -66,7 +66,9 @@ def _answer(table: pa.Table) -> list[tuple[Any, ...]]:
 
 @pytest.mark.parametrize("payload", ["partial", "default"])
 @pytest.mark.parametrize("writer", ["hudi", "ours"])
-def test_incremental_after_a_compaction_in_the_range(hudi: Any, tmp_path: Path, writer: str, payload: str) -> None:
+def test_incremental_after_a_compaction_in_the_range(
+    hudi: Any, tmp_path: Path, writer: str, payload: str
+) -> None:
     oracle, path = hudi.oracle, str(tmp_path / "t")
     for op, data in STEPS:
         if op == "compact" and writer == "hudi":

@@ -111,12 +111,15 @@ class ReadSpec:
 def table_arrow_schema(table: HudiTable, as_of: str | None = None) -> pa.Schema:
     """Meta columns (unless the table does not populate them, as core's reader) then the
     table's columns, all nullable: the declared read schema."""
+    from hudi_core.read import with_path_partition_columns
+
     data = table.schema(as_of)
     meta = META_FIELDS if table.config.populate_meta_fields else ()
     fields = [pa.field(name, pa.string()) for name in meta]
     if data is not None:
         fields += [f for f in data if f.name not in META_FIELDS]
-    return pa.schema([f.with_nullable(True) for f in fields])
+    schema = with_path_partition_columns(table, pa.schema(fields))
+    return pa.schema([f.with_nullable(True) for f in schema])
 
 
 def group_slices(splits: Sequence[Any], split_bytes: int) -> list[list[Any]]:
@@ -449,6 +452,8 @@ def jvm_readable(spec: ReadSpec, splits: Sequence[Any], schema: pa.Schema) -> tu
     if scheme not in _JVM_SCHEMES or any(_nested(f.type) for f in schema):
         return [], []
     table = spec.open_table()
+    if table.config.drops_partition_columns:  # the partition columns come from the path: in Python
+        return [], []
     delta = spec.query_type == "snapshot" and conf.get(ReadOptions.JVM_DELTA) and tells_delta(table)
     candidates = [s for s in splits if s.base_file is not None and (delta or not s.log_files)]
     if not candidates:

@@ -89,6 +89,7 @@ _CONFLICTS = (
 
 def check_option_conflicts(table: MetaClient, options: Mapping[str, Any]) -> None:
     """A write option that contradicts the table's config is an error (not silently ignored)."""
+    table.config.check_writable()
     given = HoodieConfig(options)
     for opt in (TableOptions.NAME, WriteOptions.TABLE_NAME):
         name = given.raw(opt)

@@ -267,6 +267,7 @@ def run_compaction(
     """Execute and commit one pending compaction (the oldest when ``instant`` is None)."""
     from hudi_core.read.merge import slice_schema
 
+    table.config.check_writable()
     cfg = table.write_config(dict(config or {}))
     tl = table.timeline
     pending = list(tl.pending_compactions())

@@ -4,7 +4,7 @@ read splits (``plan_splits`` / ``read_split``, streamed by ``iter_split``) share
 from __future__ import annotations
 
 from hudi_core.read.filters import FilterError
-from hudi_core.read.merge import merge_file_slice, tells_delta
+from hudi_core.read.merge import merge_file_slice, tells_delta, with_path_partition_columns
 from hudi_core.read.query import (
     QUERY_TYPES,
     QueryError,
@@ -32,4 +32,5 @@ __all__ = [
     "read_split_delta",
     "read_table",
     "tells_delta",
+    "with_path_partition_columns",
 ]

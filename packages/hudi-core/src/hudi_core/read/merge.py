@@ -55,7 +55,19 @@ def slice_schema(
     meta = meta_arrow_fields()
     names = {f.name for f in meta}
     fields = [f for f in (data or pa.schema([])) if f.name not in names]
-    return pa.schema(meta + fields)
+    return with_path_partition_columns(table, pa.schema(meta + fields))
+
+
+def with_path_partition_columns(table: MetaClient, schema: pa.Schema) -> pa.Schema:
+    """``schema`` with the partition columns a reader takes from the partition path: for a table
+    Apache Hudi wrote with ``hoodie.datasource.write.drop.partition.columns`` its writer left them
+    out of the schema and the files, and its reader adds them, as strings, after the table's
+    columns (the splits fill them in: ``read.splits``)."""
+    cfg = table.config
+    if not cfg.drops_partition_columns:
+        return schema
+    missing = [f for f in cfg.partition_fields if f not in schema.names]
+    return pa.schema([*schema, *(pa.field(f, pa.string()) for f in missing)])
 
 
 def merge_file_slice(

@@ -95,6 +95,22 @@ class TableConfig(HoodieConfig):
         return bool(self.get(TableOptions.URL_ENCODE_PARTITIONING))
 
     @property
+    def drops_partition_columns(self) -> bool:
+        """``hoodie.datasource.write.drop.partition.columns``: Apache Hudi wrote the base files
+        without the partition columns; readers take their values from the partition path."""
+        return bool(self.get(TableOptions.DROP_PARTITION_COLUMNS))
+
+    def check_writable(self) -> None:
+        """Refuse to write data files into a table whose base files must not hold the partition
+        columns (``drop.partition.columns``): this writer keeps them in every file it writes."""
+        if self.drops_partition_columns:
+            raise ConfigError(
+                f"table {self.name!r} was written with hoodie.datasource.write.drop.partition.columns=true "
+                "(its base files do not hold the partition columns): it can be read here, but writes and "
+                "compactions are not supported; write it with Apache Hudi"
+            )
+
+    @property
     def populate_meta_fields(self) -> bool:
         return bool(self.get(TableOptions.POPULATE_META_FIELDS))
 
