@@ -32,6 +32,11 @@ class TableOptions:
     URL_ENCODE_PARTITIONING = _t(
         "hoodie.datasource.write.partitionpath.urlencode", False, "Escape partition values like Hive."
     )
+    CDC_ENABLED = _t(
+        "hoodie.table.cdc.enabled",
+        False,
+        "Apache Hudi writes CDC log files beside each write (not this writer).",
+    )
     DROP_PARTITION_COLUMNS = _t(
         "hoodie.datasource.write.drop.partition.columns", False, "Must stay false for hudi-rs."
     )

@@ -22,6 +22,10 @@ __all__ = ["CommitSet", "CompactionOperation", "FileSystemView", "VisibleTimelin
 
 log = logging.getLogger(__name__)
 
+#: the suffix of the CDC log files Apache Hudi writes beside a write on a table with
+#: ``hoodie.table.cdc.enabled`` (``.<fileId>_<instant>.log.<version>_<token>.cdc``)
+_CDC_SUFFIX = ".cdc"
+
 
 @dataclass(frozen=True)
 class CompactionOperation:
@@ -128,6 +132,8 @@ class FileSystemView:
                 lf = LogFile.from_path(info.path, info.size)
                 if lf is not None:
                     logs.append(lf)
+                    continue
+                if info.name.endswith(_CDC_SUFFIX):  # Hudi's CDC log files: only CDC queries read them
                     continue
                 log.warning("ignoring %s: not a Hudi base or log file name", info.path)
             self._listing[partition] = (bases, logs)

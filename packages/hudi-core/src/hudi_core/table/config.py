@@ -101,8 +101,15 @@ class TableConfig(HoodieConfig):
         return bool(self.get(TableOptions.DROP_PARTITION_COLUMNS))
 
     def check_writable(self) -> None:
-        """Refuse to write data files into a table whose base files must not hold the partition
-        columns (``drop.partition.columns``): this writer keeps them in every file it writes."""
+        """Refuse to write data files into a table this writer cannot keep as Apache Hudi expects
+        it: one with CDC logging (Hudi's CDC readers need a CDC log file per write) or whose base
+        files must not hold the partition columns (``drop.partition.columns``)."""
+        if self.get(TableOptions.CDC_ENABLED):
+            raise ConfigError(
+                f"table {self.name!r} has hoodie.table.cdc.enabled=true: Apache Hudi's CDC queries expect "
+                "the CDC log files its writers add to every write, which this writer does not write; it "
+                "can be read here, but writes and compactions are not supported; write it with Apache Hudi"
+            )
         if self.drops_partition_columns:
             raise ConfigError(
                 f"table {self.name!r} was written with hoodie.datasource.write.drop.partition.columns=true "

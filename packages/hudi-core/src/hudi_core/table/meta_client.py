@@ -112,6 +112,10 @@ class MetaClient:
                                "hoodie.keygen.timebased.", "hoodie.compaction.payload.class")):  # fmt: skip
                 if key == TableOptions.DROP_PARTITION_COLUMNS.key and value.lower() == "true":
                     raise ConfigError("hoodie.datasource.write.drop.partition.columns=true is not supported")
+                if key == TableOptions.CDC_ENABLED.key and value.lower() == "true":
+                    raise ConfigError(
+                        "hoodie.table.cdc.enabled=true is not supported: CDC log files are not written here"
+                    )
                 props[key] = value
         if HoodieConfig(props).get(TableOptions.POPULATE_META_FIELDS):
             props.pop(TableOptions.POPULATE_META_FIELDS.key, None)  # only written when false

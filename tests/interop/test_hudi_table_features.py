@@ -1,5 +1,7 @@
-"""Tables Apache Hudi wrote with ``hoodie.datasource.write.drop.partition.columns=true``: its base
-files do not hold the partition columns, and readers take their values from the partition path.
+"""Tables Apache Hudi wrote with table features this writer does not write, read as Hudi reads them.
+
+``hoodie.datasource.write.drop.partition.columns=true``: the base files do not hold the partition
+columns, and readers take their values from the partition path.
 
 Before, our readers returned nulls for them in every row read from a base file (found by hand
 with the oracle), and left them out of the answer where the commit's schema lacks them (COW). Now
@@ -85,3 +87,24 @@ def test_we_read_a_table_without_partition_columns_in_its_files(
     with pytest.raises(ConfigError, match=r"drop\.partition\.columns"):
         HudiTable.open(path).upsert(_rows(["a"], "sf", 1, 3), options=_options(table_type, "upsert"))
     assert _answer(HudiTable.open(path).read()) == expected
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_a_cdc_table_is_read_and_our_writes_refuse_it(hudi: Any, tmp_path: Path, table_type: str) -> None:
+    """``hoodie.table.cdc.enabled=true``: Hudi writes a CDC log file (``....log.1_<token>.cdc``)
+    beside each COW write, and its CDC query fails ("There should be a cdc log file") on a
+    commit without one. Before, our reader warned about every such file on every read and our
+    writer wrote commits without them (found by hand with the oracle); now the reader passes
+    them by, and writes refuse the table, which Hudi's CDC query then still reads."""
+    oracle, path = hudi.oracle, str(tmp_path / "t")
+    opts = {**_options(table_type, "insert"), "hoodie.datasource.write.drop.partition.columns": "false",
+            "hoodie.table.cdc.enabled": "true"}  # fmt: skip
+    oracle.write(path, _rows(["a", "b"], "sf", 1, 1), opts)
+    oracle.write(path, _rows(["a"], "sf", 1, 2), {**opts, "hoodie.datasource.write.operation": "upsert"})
+    expected = _answer(oracle.read(path, {"hoodie.datasource.query.type": "snapshot"}))
+    assert _answer(HudiTable.open(path).read()) == expected
+    with pytest.raises(ConfigError, match=r"hoodie\.table\.cdc\.enabled"):
+        HudiTable.open(path).upsert(_rows(["b"], "sf", 1, 3), options=opts)
+    cdc = oracle.read(path, {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": "000",
+                             "hoodie.datasource.query.incremental.format": "cdc"})  # fmt: skip
+    assert sorted(cdc.column("op").to_pylist()) == ["i", "i", "u"]
