@@ -7,7 +7,8 @@ replaced them with what it had read at planning time, and the acknowledged updat
 (``HoodieClusteringUpdateException``, its default ``SparkRejectUpdateStrategy``); so do ours now,
 through the local engine and ``hudi_spark.write``, and they write everything else: updates in
 other file groups, new keys in new file groups (not in the plan's small files). After Hudi's
-clustering runs, its snapshot and ours hold every write we acknowledged.
+clustering runs, its snapshot and ours hold every write we acknowledged, and our next update of
+a clustered key lands in the clustering's new file group.
 """
 
 from __future__ import annotations
@@ -100,3 +101,7 @@ def test_our_writes_beside_a_pending_hudi_clustering(
     after = HudiTable.open(path)
     assert _answer(after.read()) == expected
     assert not {s.file_id for s in after.file_slices() if s.partition_path == "p1"} & clustered  # replaced
+    write(_rows(["a"], "p1", 6, "after"))  # the clustered file groups take updates again
+    expected[0] = ("a", "p1", "after")
+    assert _answer(oracle.read(path, {"hoodie.datasource.query.type": "snapshot"})) == expected
+    assert _answer(HudiTable.open(path).read()) == expected
