@@ -4,9 +4,11 @@ use (``harness/oracle.py``) and a failure to make it fails the tests, never skip
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,3 +44,15 @@ def hudi(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OracleHandle]:
     handle = OracleHandle(tmp_path_factory.mktemp("oracle"))
     yield handle
     handle.oracle.close()
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The module's PySpark 4 session (``local[2]``) for our Spark engine, beside the Hudi JVM."""
+    from hudi_spark.session import spark_session
+
+    local_dir = tmp_path_factory.mktemp("spark-local")
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    session = spark_session("local[2]", app_name="hudi-interop", conf={"spark.local.dir": str(local_dir)})
+    yield session
+    session.stop()

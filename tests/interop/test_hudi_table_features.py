@@ -13,7 +13,6 @@ such a table with a clear error instead of writing files Hudi's layout does not 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,16 +50,6 @@ def _rows(ids: list[str], city: str, zone: int, ts: int) -> pa.Table:
 
 def _answer(table: pa.Table) -> list[tuple[Any, ...]]:
     return sorted(tuple(r.values()) for r in table.select(COLUMNS).to_pylist())
-
-
-@pytest.fixture(scope="module")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from hudi_spark.session import spark_session
-
-    session = spark_session("local[2]", app_name="hudi-interop-dropped",
-                            conf={"spark.local.dir": str(tmp_path_factory.mktemp("spark-local"))})  # fmt: skip
-    yield session
-    session.stop()
 
 
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])

@@ -13,7 +13,6 @@ a clustered key lands in the clustering's new file group.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,16 +46,6 @@ def _rows(ids: list[str], part: str, ts: int, v: str) -> pa.Table:
 
 def _answer(table: pa.Table) -> list[tuple[str, str, str]]:
     return sorted((r["id"], r["p"], r["v"]) for r in table.select(["id", "p", "v"]).to_pylist())
-
-
-@pytest.fixture(scope="module")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from hudi_spark.session import spark_session
-
-    session = spark_session("local[2]", app_name="hudi-interop-clustering",
-                            conf={"spark.local.dir": str(tmp_path_factory.mktemp("spark-local"))})  # fmt: skip
-    yield session
-    session.stop()
 
 
 @pytest.mark.parametrize("engine", ["local", "spark"])

@@ -3,10 +3,7 @@ Hudi reads: Hudi Spark's answers equal ours, and our snapshot equals the workloa
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from layouts import BASE_SEED, LAYOUTS
@@ -14,17 +11,6 @@ from runner import compare_all, model_differences, spark_write
 from workloads import generate
 
 pytestmark = pytest.mark.interop
-
-
-@pytest.fixture(scope="module")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from hudi_spark.session import spark_session
-
-    local_dir = tmp_path_factory.mktemp("spark-local")
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    session = spark_session("local[2]", app_name="hudi-interop", conf={"spark.local.dir": str(local_dir)})
-    yield session
-    session.stop()
 
 
 @pytest.mark.parametrize("n", range(len(LAYOUTS)), ids=lambda n: f"layout{n}")
