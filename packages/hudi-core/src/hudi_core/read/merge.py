@@ -241,7 +241,8 @@ def _base_rows_in_range(table: MetaClient, file_slice: FileSlice, since: str | N
     for i in range(meta.num_row_groups):
         stats = meta.row_group(i).column(col).statistics
         known = stats is not None and stats.has_min_max
-        keep.append(not known or str(stats.max) > since)
+        top = stats.max if known else None
+        keep.append(top is None or (top.decode() if isinstance(top, bytes) else str(top)) > since)
     if all(keep):
         return None
     return np.repeat(np.array(keep), [meta.row_group(i).num_rows for i in range(meta.num_row_groups)])
