@@ -4,7 +4,7 @@ Hudi's restore (``rollback_to_savepoint``).
 Before, our cleaner deleted the savepointed files like any old file slice, and Hudi's restore
 then gave an empty table (COW and MOR, found by hand with the oracle). Hudi's cleaner keeps every
 file a savepoint lists; so does ours now, and the restore gives the savepoint's rows to Hudi's
-reader and to ours.
+reader and to ours, and our next write after the restore is read by both.
 """
 
 from __future__ import annotations
@@ -62,5 +62,11 @@ def test_our_cleaner_keeps_a_hudi_savepoint_restorable(hudi: Any, tmp_path: Path
     oracle.sql("SET hoodie.metadata.enable=false")  # the procedure's client would bootstrap one
     oracle.sql(f"CALL rollback_to_savepoint(path => '{path}', instant_time => '{saved}')")
     expected = [("a", "two"), ("b", "one")]
+    assert _answer(oracle.read(path, {"hoodie.datasource.query.type": "snapshot"})) == expected
+    assert _answer(HudiTable.open(path).read()) == expected
+
+    # the table goes on after the restore: our next write, read by both
+    HudiTable.open(path).upsert(_rows(["b", "c"], 9, "after"), options=_options(table_type, "upsert"))
+    expected = [("a", "two"), ("b", "after"), ("c", "after")]
     assert _answer(oracle.read(path, {"hoodie.datasource.query.type": "snapshot"})) == expected
     assert _answer(HudiTable.open(path).read()) == expected
