@@ -108,3 +108,18 @@ def test_compaction_leaves_the_clustered_file_groups_alone(tmp_path: Path) -> No
     assert HudiTable.open(t.base_uri).schedule_compaction(occ, force=True) is not None
     ops = FileSystemView(HudiTable.open(t.base_uri)).pending_compaction_operations()
     assert {op.partition_path for op in ops} == {"p2"}
+
+
+def test_inline_compaction_waits_for_a_pending_clustering(tmp_path: Path) -> None:
+    """A single writer cannot schedule a compaction after a pending clustering; Apache Hudi's
+    write then schedules none and succeeds (checked with the oracle). Ours raised
+    CompactionValidationError after its commit, so an acknowledged write looked failed."""
+    t = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                         partition_fields="p", ordering_field="ts")  # fmt: skip
+    t.insert(pa.concat_tables([rows(["a"], "p1", 1, "one"), rows(["x"], "p2", 1, "one")]))
+    schedule_clustering(HudiTable.open(t.base_uri), "p1")
+    inline = {"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "1"}
+    HudiTable.open(t.base_uri).upsert(rows(["x"], "p2", 2, "two"), options=inline)
+    after = HudiTable.open(t.base_uri)
+    assert not after.timeline.pending_compactions() and ("x", "two") in snapshot(after)
+    assert [i.action for i in after.timeline.pending()] == ["replacecommit"]

@@ -35,7 +35,10 @@ def run_post_commit_services(table: MetaClient, options: Mapping[str, Any], *, d
     concurrent = ConcurrencySettings.of(table.write_config(opts)).occ
     table.reload()  # a pinned timeline too: an async compaction of this process may have moved it
     services: list[Callable[[MetaClient, dict[str, Any]], Any]] = [_automatic_clean, maybe_archive]
-    if delta_commit:
+    if delta_commit and (concurrent or not _pending_clustering(table)):
+        # a single writer cannot schedule a compaction after a pending clustering (Hudi's check:
+        # every pending write is later than the compaction); Hudi's own write then schedules
+        # none and succeeds, checked with the oracle; so does ours
         services.insert(0, maybe_compact_inline)
     for service in services:
         try:
@@ -44,6 +47,12 @@ def run_post_commit_services(table: MetaClient, options: Mapping[str, Any], *, d
             if not concurrent:
                 raise
             log.warning("%s after the commit left to another writer: %s", service.__name__, e)
+
+
+def _pending_clustering(table: MetaClient) -> bool:
+    from hudi_core.fs_view import FileSystemView
+
+    return bool(FileSystemView(table).pending_clustering_file_groups())
 
 
 def _automatic_clean(table: MetaClient, opts: dict[str, Any]) -> None:
