@@ -65,8 +65,16 @@ class _Plan:
             query_type=self.query_type, schema=self.schema, output=self.output, needed=tuple(needed),
             merge_schema=self._merge_schema(needed), filters=tuple(self.filters),
             commits=self.view.visible.commit_set(), as_of=self.as_of, start=self.start, end=self.end,
-            path_partitioning=_path_partitioning(self.table.config),
+            path_values=self._path_values(),
         )  # fmt: skip
+
+    def _path_values(self) -> dict[str, dict[str, str]] | None:
+        """Per partition of the plan, the partition columns' values its path tells, for a table
+        whose base files do not hold them (``drop.partition.columns``); None for every other."""
+        cfg = self.table.config
+        if not cfg.drops_partition_columns:
+            return None
+        return {p: path_partition_values(cfg, p) for p in {s.partition_path for s in self.slices}}
 
     def _merge_schema(self, needed: list[str]) -> pa.Schema:
         """The columns a merge must carry: the wanted ones plus keys, ordering and delete flag."""
@@ -133,14 +141,6 @@ def _check_time_travel(table: MetaClient, timeline: ActiveTimeline, as_of: str) 
             f"as_of {as_of} is before the earliest commit still active and uncleaned ({first.timestamp}); "
             "retain more commits (uncleaned and un-archived) for time travel that far back"
         )
-
-
-def _path_partitioning(cfg: Any) -> tuple[tuple[str, ...], bool, bool] | None:
-    """What a split needs to set the partition columns from its path, for a table whose base
-    files do not hold them; None for every other table."""
-    if not (cfg.drops_partition_columns and cfg.partition_fields):
-        return None
-    return tuple(cfg.partition_fields), cfg.hive_style, cfg.url_encode
 
 
 def incremental_schema_instant(completed: Timeline, start: str | None, end: str | None) -> str | None:

@@ -17,9 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
-from hudi_core.fs_view.partitions import partition_values
 from hudi_core.fs_view.view import CommitSet
-from hudi_core.keygen.partition import DEFAULT_PARTITION_PATH
 from hudi_core.read.align import align_table
 from hudi_core.read.files import iter_parquet, read_parquet
 from hudi_core.read.filters import Filter, apply_filters, to_expression
@@ -47,9 +45,9 @@ class ReadContext:
     as_of: str | None = None  # snapshot / read_optimized instant
     start: str | None = None  # incremental range (start, end]
     end: str | None = None
-    #: (fields, hive style, url encoded) when the partition columns' values come from the
-    #: partition path (a table written with hoodie.datasource.write.drop.partition.columns)
-    path_partitioning: tuple[tuple[str, ...], bool, bool] | None = None
+    #: partition -> {column: text} where the partition columns' values come from the partition
+    #: path (a table written with hoodie.datasource.write.drop.partition.columns), else None
+    path_values: dict[str, dict[str, str]] | None = None
 
     @property
     def merge_as_of(self) -> str | None:
@@ -109,26 +107,20 @@ def iter_split(
 def _with_path_values(split: Split, parts: Iterator[pa.Table]) -> Iterator[pa.Table]:
     """``parts`` with the partition columns set from the split's partition path, where the base
     files do not hold them (Hudi's ``drop.partition.columns``; its reader does the same). A value
-    the path cannot give as the column's type (a formatted timestamp partition) stays as read."""
-    spec = split.context.path_partitioning
-    if spec is None:
+    the path cannot give as the column's type stays as read."""
+    values = (split.context.path_values or {}).get(split.partition_path)
+    if not values:
         yield from parts
         return
-    fields, hive_style, url_encoded = spec
-    values = partition_values(
-        split.partition_path, list(fields), hive_style=hive_style, url_encoded=url_encoded
-    )
     for data in parts:
-        for name, raw in (values or {}).items():
+        for name, text in values.items():
             if name not in data.column_names:
                 continue
-            typ = data.schema.field(name).type
-            text = None if raw == DEFAULT_PARTITION_PATH else raw
+            i = data.schema.get_field_index(name)
             try:
-                value = pa.array([text], pa.string()).cast(typ)[0]
+                value = pa.array([text], pa.string()).cast(data.schema.field(i).type)[0]
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 continue
-            i = data.schema.get_field_index(name)
             data = data.set_column(i, data.schema.field(i), pa.repeat(value, data.num_rows))
         yield data
 

@@ -12,7 +12,7 @@ from hudi_core.config.table import TableOptions
 from hudi_core.errors import ConfigError, TableNotFoundError, UnsupportedTableVersionError
 from hudi_core.storage.base import Storage
 
-__all__ = ["PROPERTIES_FILE", "TableConfig", "table_checksum"]
+__all__ = ["PROPERTIES_FILE", "UNWRITABLE_FEATURES", "TableConfig", "table_checksum"]
 
 PROPERTIES_FILE = "hoodie.properties"
 BACKUP_FILE = "hoodie.properties.backup"
@@ -42,6 +42,21 @@ def table_checksum(props: Mapping[str, str]) -> int:
 def _now_comment(prefix: str) -> str:
     now = _dt.datetime.now(_dt.timezone.utc)
     return f"{prefix} {now.strftime('%Y-%m-%dT%H:%M:%S.')}{now.microsecond // 1000:03d}Z"
+
+
+#: table features whose ``true`` this writer cannot keep as Apache Hudi expects them, and why;
+#: tables with them are read, and refused by writes, compactions and table creation
+UNWRITABLE_FEATURES = (
+    (
+        TableOptions.CDC_ENABLED,
+        "Apache Hudi's CDC queries expect the CDC log file its writers add to every write, "
+        "which this writer does not write",
+    ),
+    (
+        TableOptions.DROP_PARTITION_COLUMNS,
+        "its base files do not hold the partition columns, which this writer keeps in every file",
+    ),
+)
 
 
 class TableConfig(HoodieConfig):
@@ -102,20 +117,13 @@ class TableConfig(HoodieConfig):
 
     def check_writable(self) -> None:
         """Refuse to write data files into a table this writer cannot keep as Apache Hudi expects
-        it: one with CDC logging (Hudi's CDC readers need a CDC log file per write) or whose base
-        files must not hold the partition columns (``drop.partition.columns``)."""
-        if self.get(TableOptions.CDC_ENABLED):
-            raise ConfigError(
-                f"table {self.name!r} has hoodie.table.cdc.enabled=true: Apache Hudi's CDC queries expect "
-                "the CDC log files its writers add to every write, which this writer does not write; it "
-                "can be read here, but writes and compactions are not supported; write it with Apache Hudi"
-            )
-        if self.drops_partition_columns:
-            raise ConfigError(
-                f"table {self.name!r} was written with hoodie.datasource.write.drop.partition.columns=true "
-                "(its base files do not hold the partition columns): it can be read here, but writes and "
-                "compactions are not supported; write it with Apache Hudi"
-            )
+        it (:data:`UNWRITABLE_FEATURES`); such a table is still read."""
+        for prop, why in UNWRITABLE_FEATURES:
+            if self.get(prop):
+                raise ConfigError(
+                    f"table {self.name!r} has {prop.key}=true: {why}; it can be read here, but writes and "
+                    "compactions are not supported; write it with Apache Hudi"
+                )
 
     @property
     def populate_meta_fields(self) -> bool:

@@ -20,12 +20,14 @@ from hudi_core.errors import ConfigError
 from hudi_core.schema.avro_schema import arrow_to_avro, avro_to_arrow, to_create_schema_json
 from hudi_core.storage import normalize_uri, storage_for
 from hudi_core.storage.base import Storage
-from hudi_core.table.config import TableConfig
+from hudi_core.table.config import UNWRITABLE_FEATURES, TableConfig
 from hudi_core.table.paths import join_table_path
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.timeline import ActiveTimeline
 
 __all__ = ["META_FOLDER", "MetaClient"]
+
+_UNWRITABLE = {prop.key: why for prop, why in UNWRITABLE_FEATURES}
 
 M = TypeVar("M", bound="MetaClient")
 
@@ -110,12 +112,9 @@ class MetaClient:
                                "hoodie.datasource.write.partitionpath.urlencode",
                                "hoodie.database.", "hoodie.populate.meta.fields",
                                "hoodie.keygen.timebased.", "hoodie.compaction.payload.class")):  # fmt: skip
-                if key == TableOptions.DROP_PARTITION_COLUMNS.key and value.lower() == "true":
-                    raise ConfigError("hoodie.datasource.write.drop.partition.columns=true is not supported")
-                if key == TableOptions.CDC_ENABLED.key and value.lower() == "true":
-                    raise ConfigError(
-                        "hoodie.table.cdc.enabled=true is not supported: CDC log files are not written here"
-                    )
+                why = _UNWRITABLE.get(key)
+                if why is not None and value.lower() == "true":
+                    raise ConfigError(f"{key}=true is not supported: {why}")
                 props[key] = value
         if HoodieConfig(props).get(TableOptions.POPULATE_META_FIELDS):
             props.pop(TableOptions.POPULATE_META_FIELDS.key, None)  # only written when false
