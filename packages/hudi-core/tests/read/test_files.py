@@ -99,8 +99,9 @@ def _buffers(column: pa.ChunkedArray) -> list[int]:
 
 def test_a_merged_slice_keeps_the_key_and_its_field_shared(tmp_path: Path) -> None:
     """Merging a slice with its log filters the base rows; a column the base file holds twice is
-    filtered once, so the kept rows' key and key field still share one copy (the log's rows are
-    decoded apart), and the values are the ones a plain merge gives."""
+    filtered once, so the kept rows' key and key field still share one copy, and the values are
+    the ones a plain merge gives. The log's rows, decoded apart, are shared after the read
+    compares them (``read.query.share_copies``): the answer holds each key once."""
     n = 4000
     keys = [f"{k:08d}-key" for k in range(n)]
     table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="uuid",
@@ -121,3 +122,31 @@ def test_a_merged_slice_keeps_the_key_and_its_field_shared(tmp_path: Path) -> No
     assert set(_buffers(rows.column("_hoodie_record_key"))) & set(_buffers(rows.column("uuid"))) >= {
         b.address for b in kept.buffers() if b is not None
     }
+    assert _buffers(rows.column("_hoodie_record_key")) == _buffers(rows.column("uuid"))
+    assert _buffers(rows.column("_hoodie_partition_path")) == _buffers(rows.column("city"))
+
+
+def test_meta_columns_that_differ_from_their_field_are_answered_as_written(tmp_path: Path) -> None:
+    """Hive-style paths (``city=berlin``) and a key of two fields (``uuid:a,n:1``) are not copies
+    of a column: those meta columns keep their own values, row for row."""
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="uuid,n",
+                             partition_fields="city", ordering_field="ts",
+                             options={"hoodie.datasource.write.hive_style_partitioning": "true"})  # fmt: skip
+    table.bulk_insert(pa.table({"uuid": ["a", "b"], "n": [1, 2], "ts": [1, 1], "city": ["berlin", "paris"]}))
+    HudiTable.open(table.base_uri).upsert(pa.table({"uuid": ["a"], "n": [1], "ts": [2], "city": ["berlin"]}))
+    rows = HudiTable.open(table.base_uri).read().sort_by("uuid")
+    assert rows.column("_hoodie_partition_path").to_pylist() == ["city=berlin", "city=paris"]
+    assert rows.column("_hoodie_record_key").to_pylist() == ["uuid:a,n:1", "uuid:b,n:2"]
+    assert rows.column("ts").to_pylist() == [2, 1]
+
+
+def test_share_copies_keeps_a_column_that_differs_in_one_row() -> None:
+    from hudi_core.read.query import share_copies
+
+    data = pa.table({"_hoodie_record_key": ["a", "b", "x"], "uuid": ["a", "b", "c"]})
+    same = share_copies(data, [("_hoodie_record_key", "uuid")])
+    assert same.column("_hoodie_record_key").to_pylist() == ["a", "b", "x"]
+    copied = pa.table({"_hoodie_record_key": ["a", "b", "c"], "uuid": ["a", "b", "c"]})
+    shared = share_copies(copied, [("_hoodie_record_key", "uuid")])
+    assert shared.column("_hoodie_record_key").to_pylist() == ["a", "b", "c"]
+    assert _buffers(shared.column("_hoodie_record_key")) == _buffers(shared.column("uuid"))

@@ -32,11 +32,13 @@ if TYPE_CHECKING:
 __all__ = [
     "QUERY_TYPES",
     "QueryError",
+    "copied_columns",
     "incremental_schema_instant",
     "iter_batches",
     "path_partition_values",
     "plan_splits",
     "read_table",
+    "share_copies",
 ]
 
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
@@ -367,8 +369,39 @@ def read_table(
     ctx = plan.context()
     splits = [Split(s, ctx) for s in plan.slices]
     workers = read_parallelism(table.options, parallelism, total_bytes=sum(s.size for s in splits))
+    copies = copied_columns(table.config, plan.output)
     with arrow_pool():  # every decoded buffer is kept: fresh memory, see engine.pool
-        parts = [p for p in ordered_map(lambda s: read_split(table, s), splits, workers) if p.num_rows]
+        parts = [p for p in ordered_map(lambda s: share_copies(read_split(table, s), copies), splits, workers)
+                 if p.num_rows]  # fmt: skip
     if not parts:
         return plan.output.empty_table()
     return pa.concat_tables(parts)
+
+
+def copied_columns(cfg: TableConfig, output: pa.Schema) -> list[tuple[str, str]]:
+    """The meta columns of ``output`` that Hudi fills with a copy of one data column of it, each
+    with that column: ``_hoodie_record_key`` of a single record key field, and
+    ``_hoodie_partition_path`` of a single partition field (when the path is the value: not
+    hive-style, not URL-encoded, not a timestamp format; :func:`share_copies` checks the values)."""
+    pairs = []
+    if len(cfg.record_key_fields) == 1:
+        pairs.append(("_hoodie_record_key", cfg.record_key_fields[0]))
+    if len(cfg.partition_fields) == 1:
+        pairs.append(("_hoodie_partition_path", cfg.partition_fields[0]))
+    names = set(output.names)
+    return [
+        (meta, column) for meta, column in pairs
+        if meta in names and column in names and output.field(meta).type == output.field(column).type
+    ]  # fmt: skip
+
+
+def share_copies(data: pa.Table, copies: Sequence[tuple[str, str]]) -> pa.Table:
+    """``data`` with each meta column of ``copies`` that equals its data column, value for value,
+    made that column: the same values, held once (at 10M rows the record key alone is 500 MB of
+    the answer). A column that differs anywhere is kept as read."""
+    for meta, column in copies:
+        i = data.schema.get_field_index(meta)
+        source = data.column(column)
+        if data.column(i).equals(source):
+            data = data.set_column(i, data.schema.field(i), source)
+    return data
