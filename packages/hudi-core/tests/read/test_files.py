@@ -124,6 +124,9 @@ def test_a_merged_slice_keeps_the_key_and_its_field_shared(tmp_path: Path) -> No
     }
     assert _buffers(rows.column("_hoodie_record_key")) == _buffers(rows.column("uuid"))
     assert _buffers(rows.column("_hoodie_partition_path")) == _buffers(rows.column("city"))
+    for batch in HudiTable.open(table.base_uri).read_batches():
+        key, field = (pa.chunked_array([batch.column(c)]) for c in ("_hoodie_record_key", "uuid"))
+        assert _buffers(key) == _buffers(field)
 
 
 def test_meta_columns_that_differ_from_their_field_are_answered_as_written(tmp_path: Path) -> None:

@@ -342,7 +342,8 @@ def iter_batches(
     besides the one being yielded; ``parallelism=1`` reads one slice at a time."""
     splits = plan_splits(table, query_type, as_of, start=start, end=end, columns=columns, filters=filters)
     workers = read_parallelism(table.options, parallelism, total_bytes=sum(s.size for s in splits))
-    for data in ordered_map(lambda s: read_split(table, s), splits, workers):
+    copies = copied_columns(table.config, splits[0].context.output) if splits else []
+    for data in ordered_map(lambda s: share_copies(read_split(table, s), copies), splits, workers):
         yield from data.to_batches()
 
 
