@@ -398,8 +398,9 @@ def copied_columns(cfg: TableConfig, output: pa.Schema) -> list[tuple[str, str]]
 
 def share_copies(data: pa.Table, copies: Sequence[tuple[str, str]]) -> pa.Table:
     """``data`` with each meta column of ``copies`` that equals its data column, value for value,
-    made that column: the same values, held once (at 10M rows the record key alone is 500 MB of
-    the answer). A column that differs anywhere is kept as read."""
+    made that column: the same values, held once where nothing shared them while decoding (base
+    files on fsspec storages such as S3 and HDFS, the rows a merge takes from the logs; the record
+    key alone is 500 MB of a 10M-row answer). A column that differs anywhere is kept as read."""
     for meta, column in copies:
         i = data.schema.get_field_index(meta)
         source = data.column(column)
