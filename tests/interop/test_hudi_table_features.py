@@ -20,6 +20,7 @@ import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
 from hudi_core.errors import ConfigError
+from workloads import table_options
 
 pytestmark = pytest.mark.interop
 
@@ -27,19 +28,12 @@ COLUMNS = ["id", "city", "zone", "ts", "v"]
 
 
 def _options(table_type: str, operation: str) -> dict[str, str]:
-    return {
-        "hoodie.table.name": "dropped",
-        "hoodie.datasource.write.table.type": table_type,
-        "hoodie.datasource.write.recordkey.field": "id",
+    return table_options("dropped", table_type, operation, {
         "hoodie.datasource.write.partitionpath.field": "city,zone",
         "hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.ComplexKeyGenerator",
-        "hoodie.datasource.write.precombine.field": "ts",
         "hoodie.datasource.write.hive_style_partitioning": "true",
         "hoodie.datasource.write.drop.partition.columns": "true",
-        "hoodie.datasource.write.operation": operation,
-        "hoodie.compact.inline": "false",
-        "hoodie.metadata.enable": "false",
-    }
+    })  # fmt: skip
 
 
 def _rows(ids: list[str], city: str, zone: int, ts: int) -> pa.Table:

@@ -19,6 +19,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
+from workloads import table_options
 
 pytestmark = pytest.mark.interop
 
@@ -29,18 +30,8 @@ PAYLOADS = {
 
 
 def _options(payload: str, operation: str) -> dict[str, str]:
-    return {
-        "hoodie.table.name": "incr",
-        "hoodie.datasource.write.table.type": "MERGE_ON_READ",
-        "hoodie.datasource.write.recordkey.field": "id",
-        "hoodie.datasource.write.partitionpath.field": "p",
-        "hoodie.datasource.write.precombine.field": "ts",
-        "hoodie.datasource.write.payload.class": PAYLOADS[payload],
-        "hoodie.datasource.write.hive_style_partitioning": "false",
-        "hoodie.datasource.write.operation": operation,
-        "hoodie.compact.inline": "false",
-        "hoodie.metadata.enable": "false",
-    }
+    payload_class = {"hoodie.datasource.write.payload.class": PAYLOADS[payload]}
+    return table_options("incr", "MERGE_ON_READ", operation, payload_class)
 
 
 def _rows(ids: list[str], ts: int, fare: float | None, rider: str | None) -> pa.Table:

@@ -20,23 +20,14 @@ import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
 from hudi_core.errors import ClusteringUpdateError
+from workloads import table_options
 
 pytestmark = pytest.mark.interop
 
 
 def _options(table_type: str) -> dict[str, str]:
-    return {
-        "hoodie.table.name": "clustered",
-        "hoodie.datasource.write.table.type": table_type,
-        "hoodie.datasource.write.recordkey.field": "id",
-        "hoodie.datasource.write.partitionpath.field": "p",
-        "hoodie.datasource.write.precombine.field": "ts",
-        "hoodie.datasource.write.hive_style_partitioning": "false",
-        "hoodie.compact.inline": "false",
-        "hoodie.metadata.enable": "false",
-        "hoodie.upsert.shuffle.parallelism": "2",
-        "hoodie.insert.shuffle.parallelism": "2",
-    }
+    parallelism = {"hoodie.upsert.shuffle.parallelism": "2", "hoodie.insert.shuffle.parallelism": "2"}
+    return table_options("clustered", table_type, more=parallelism)
 
 
 def _rows(ids: list[str], part: str, ts: int, v: str) -> pa.Table:

@@ -15,23 +15,13 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
+from workloads import table_options
 
 pytestmark = pytest.mark.interop
 
 
 def _options(table_type: str, operation: str) -> dict[str, str]:
-    return {
-        "hoodie.table.name": "saved",
-        "hoodie.datasource.write.table.type": table_type,
-        "hoodie.datasource.write.recordkey.field": "id",
-        "hoodie.datasource.write.partitionpath.field": "p",
-        "hoodie.datasource.write.precombine.field": "ts",
-        "hoodie.datasource.write.hive_style_partitioning": "false",
-        "hoodie.datasource.write.operation": operation,
-        "hoodie.compact.inline": "false",
-        "hoodie.clean.automatic": "false",
-        "hoodie.metadata.enable": "false",
-    }
+    return table_options("saved", table_type, operation, {"hoodie.clean.automatic": "false"})
 
 
 def _rows(ids: list[str], ts: int, v: str) -> pa.Table:

@@ -105,6 +105,26 @@ class Workload:
         return o
 
 
+def table_options(name: str, table_type: str, operation: str | None = None,
+                  more: dict[str, str] | None = None) -> dict[str, str]:  # fmt: skip
+    """The option dict of a fixed test table, the same for Hudi's writer and ours: key ``id``,
+    partition ``p`` (plain paths), ordering ``ts``, no inline compaction and no metadata table;
+    ``more`` adds or overrides options."""
+    o = {
+        "hoodie.table.name": name,
+        "hoodie.datasource.write.table.type": table_type,
+        "hoodie.datasource.write.recordkey.field": "id",
+        "hoodie.datasource.write.partitionpath.field": "p",
+        "hoodie.datasource.write.precombine.field": "ts",
+        "hoodie.datasource.write.hive_style_partitioning": "false",
+        "hoodie.compact.inline": "false",
+        "hoodie.metadata.enable": "false",
+    }
+    if operation is not None:
+        o["hoodie.datasource.write.operation"] = operation
+    return {**o, **(more or {})}
+
+
 def _keygen_options(keygen: str) -> dict[str, str]:
     timebased = {
         "hoodie.keygen.timebased.timestamp.type": "EPOCHMILLISECONDS",
