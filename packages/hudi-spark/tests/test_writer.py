@@ -236,6 +236,36 @@ def test_precombine_ties_go_to_the_later_input_row_as_locally(
     assert {r[0]: r[3] for r in _rows(remote)}["k5"] == 305.0  # the last of k5's four rows
 
 
+@pytest.mark.parametrize("key", ["uuid", "uuid,city", "info.id"])
+@pytest.mark.parametrize("operation", ["upsert", "bulk_insert"])
+def test_precombine_of_raw_rows_shuffled_by_key_fields_as_locally(
+    spark: Any, tmp_path: Path, key: str, operation: str
+) -> None:
+    """Precombine with the key shuffle on the input rows themselves (one key field, two, in
+    spilling key tasks) or, for a nested key field, on the keyed rows: every duplicate meets its
+    key's others, and ties go to the later input row, as in the local engine."""
+    import hudi_spark
+
+    local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
+    opts = {**_opts("MERGE_ON_READ"), **SMALL_TASKS, "hoodie.datasource.write.recordkey.field": key,
+            "hoodie.combine.before.insert": "true"}  # fmt: skip
+    n = 400  # 100 keys, each 4 times with one ordering value, spread over the input partitions
+    data = pa.table({
+        "uuid": [f"k{i % 100}" for i in range(n)], "ts": [7] * n,
+        "city": [["sf", "nyc"][(i % 100) % 2] for i in range(n)], "fare": [float(i) for i in range(n)],
+        "info": [{"id": f"k{i % 100}"} for i in range(n)],
+    })  # fmt: skip
+    HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields=key, partition_fields="city",
+                     ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
+    WriteClient(HudiTable.open(local), opts).write(data, operation=operation)
+    df = spark.createDataFrame(data)
+    assert df.rdd.getNumPartitions() > 1
+    hudi_spark.write(df, remote, operation=operation, options=opts)
+    assert _rows(remote) == _rows(local)
+    fares = {r[0]: r[3] for r in _rows(remote)}
+    assert len(fares) == 100 and fares["k5"] == 305.0  # the last of k5's four rows
+
+
 @pytest.mark.parametrize(("table_type", "index"), [("COPY_ON_WRITE", "SIMPLE"), ("MERGE_ON_READ", "BUCKET")])
 def test_bulk_insert_then_insert_same_as_local_engine(
     spark: Any, tmp_path: Path, table_type: str, index: str

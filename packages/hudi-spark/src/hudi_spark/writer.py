@@ -3,7 +3,8 @@ distributed over a Spark DataFrame.
 
 Stages (core functions; Spark only moves Arrow between them):
 1. keys: ``mapInArrow`` calling ``records.prepare``;
-2. precombine: ``repartition`` by key, then ``dedupe.deduplicate`` in each task;
+2. precombine: ``repartition`` by key, then ``dedupe.deduplicate`` in each task (with a built-in
+   key generator the input rows are shuffled by the key fields and keyed after the shuffle);
 3. index: BUCKET hashes in tasks (``index.tag_locations``); SIMPLE / GLOBAL_SIMPLE co-group the
    records with the existing key locations by key hash and ``join_locations`` each group;
 4. bucket assignment: the driver collects counts, plans with ``bucket_assigner.assign``, tasks
@@ -200,20 +201,15 @@ def _run_pipeline(
         write_new = functools.partial(write_tasks.write_new_task, ctx=ctx, max_bytes=task_max)
         job.inflight(_empty_profile())
         if combine:
-            front = _by_key(_map(df, [prep], prepared_schema), key_tasks)
-            written = _map(
-                front,
-                [*_dedupe_by_key(dedupe, keyed_schema, task_max), tag, write_new],
-                write_tasks.STATUS_SCHEMA,
-            )
+            front, keying = _keyed(df, cfg, prep, prepared_schema, dedupe, keyed_schema, key_tasks, task_max)
+            written = _map(front, [*keying, tag, write_new], write_tasks.STATUS_SCHEMA)
         else:
             written = _map(df, [prep, tag, write_new], write_tasks.STATUS_SCHEMA)
         return _statuses(written)
     steps: list[Any] = [prep]
     keyed = df
     if combine:
-        keyed = _by_key(_map(df, [prep], prepared_schema), key_tasks)
-        steps = _dedupe_by_key(dedupe, keyed_schema, task_max)
+        keyed, steps = _keyed(df, cfg, prep, prepared_schema, dedupe, keyed_schema, key_tasks, task_max)
     if overwrite:
         keyed = _map(keyed, steps, keyed_schema)
         steps = []
@@ -378,6 +374,53 @@ def _per_group(
     spills them to local disk and runs ``steps`` on a few whole groups (values of the integer
     ``column``, or of a function of a batch) at a time (``stages.by_group``)."""
     return [functools.partial(stages.by_group, column=column, steps=steps, max_bytes=task_max)]
+
+
+def _keyed(df: DataFrame, cfg: HoodieConfig, prep: Any, prepared_schema: pa.Schema, dedupe: Any,
+           keyed_schema: pa.Schema, tasks: int, task_max: int) -> tuple[DataFrame, list[Any]]:  # fmt: skip
+    """The records shuffled by key for precombine, and the task steps that key and precombine
+    them (their output: ``keyed_schema``).
+
+    When the key is a function of top-level input columns (a built-in key generator), the
+    input rows themselves are shuffled by those columns (:func:`_raw_by_key`) and each key task
+    keys and precombines its rows in one pass: one JVM<->Python hop fewer than keying the rows
+    in the input's tasks and shuffling the keyed rows, and the keying spread over the key tasks
+    whatever the input's partitioning (a 100k-row upsert read from one file: one task). Else
+    the rows are keyed in the input's tasks and shuffled by record key (:func:`_by_key`)."""
+    raw = _raw_by_key(df, cfg, tasks)
+    if raw is None:
+        keyed = _by_key(_map(df, [prep], prepared_schema), tasks)
+        return keyed, _dedupe_by_key(dedupe, keyed_schema, task_max)
+    # (prep drops the shuffle's helper columns and keeps the input position the JVM gave)
+    steps = [prep, functools.partial(dedupe, out_schema=keyed_schema)]
+    return raw, _per_group(steps, column=KEY_GROUP, task_max=task_max)
+
+
+#: key generators whose record key is made from the record key fields' values alone
+_FIELD_KEYGENS = frozenset({"SIMPLE", "COMPLEX", "NON_PARTITION", "TIMESTAMP", "CUSTOM"})
+
+
+def _raw_by_key(df: DataFrame, cfg: HoodieConfig, tasks: int) -> DataFrame | None:
+    """The input rows hash-partitioned by the record key fields into ``tasks`` tasks, with
+    their input position (:data:`stages.INPUT_SEQ`, for precombine's ties) and key group
+    (:data:`KEY_GROUP`, for a spilling task) computed in the JVM in one projection; None when
+    the key generator is not a built-in one or a key field is not a top-level column. Equal
+    field values make equal keys, so every duplicate of a key lands in one task."""
+    from hudi_core.keygen import key_generator_for, key_generator_name
+    from pyspark.sql import functions as F
+
+    if key_generator_name(cfg) not in _FIELD_KEYGENS:
+        return None
+    fields = list(key_generator_for(cfg).record_key_fields)
+    if not fields or not set(fields) <= set(df.columns):
+        return None
+    cols = ", ".join(_quote(f) for f in fields)
+    staged = df.selectExpr(
+        "*",
+        f"monotonically_increasing_id() AS {stages.INPUT_SEQ}",
+        f"CAST(pmod(xxhash64({cols}), {_KEY_GROUPS}) AS INT) AS {KEY_GROUP}",
+    )
+    return staged.repartition(tasks, *[F.col(_quote(f)) for f in fields])
 
 
 def _by_key(prepared: DataFrame, tasks: int) -> DataFrame:
