@@ -241,9 +241,9 @@ def test_precombine_ties_go_to_the_later_input_row_as_locally(
 def test_precombine_of_raw_rows_shuffled_by_key_fields_as_locally(
     spark: Any, tmp_path: Path, key: str, operation: str
 ) -> None:
-    """Precombine with the key shuffle on the input rows themselves (one key field, two, in
-    spilling key tasks) or, for a nested key field, on the keyed rows: every duplicate meets its
-    key's others, and ties go to the later input row, as in the local engine."""
+    """Precombine with the key shuffle on the input rows themselves (one top-level key field) or
+    on the keyed rows (two fields, a nested one), in spilling key tasks: every duplicate meets
+    its key's others, and ties go to the later input row, as in the local engine."""
     import hudi_spark
 
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
@@ -264,6 +264,21 @@ def test_precombine_of_raw_rows_shuffled_by_key_fields_as_locally(
     assert _rows(remote) == _rows(local)
     fares = {r[0]: r[3] for r in _rows(remote)}
     assert len(fares) == 100 and fares["k5"] == 305.0  # the last of k5's four rows
+
+
+def test_two_field_values_that_make_one_key_are_precombined_as_one(spark: Any, tmp_path: Path) -> None:
+    """("1,b:2", "3") and ("1", "2,b:3") both make the key ``a:1,b:2,b:3``: as in Apache Hudi,
+    whose precombine compares keys, one record is left (the later), however the input is split."""
+    import hudi_spark
+
+    opts = {**_opts("MERGE_ON_READ"), **SMALL_TASKS, "hoodie.datasource.write.recordkey.field": "a,b"}
+    rows = [("1,b:2", "3"), ("1", "2,b:3")] * 20
+    data = pa.table({"a": [r[0] for r in rows], "b": [r[1] for r in rows], "uuid": [f"u{i}" for i in range(40)],
+                     "ts": [7] * 40, "city": ["sf"] * 40, "fare": [float(i) for i in range(40)]})  # fmt: skip
+    hudi_spark.write(spark.createDataFrame(data), str(tmp_path / "t"), operation="upsert", options=opts)
+    got = HudiTable.open(str(tmp_path / "t")).read(columns=["_hoodie_record_key", "uuid"])
+    assert got.column("_hoodie_record_key").to_pylist() == ["a:1,b:2,b:3"]
+    assert got.column("uuid").to_pylist() == ["u39"]
 
 
 @pytest.mark.parametrize(("table_type", "index"), [("COPY_ON_WRITE", "SIMPLE"), ("MERGE_ON_READ", "BUCKET")])

@@ -3,8 +3,8 @@ distributed over a Spark DataFrame.
 
 Stages (core functions; Spark only moves Arrow between them):
 1. keys: ``mapInArrow`` calling ``records.prepare``;
-2. precombine: ``repartition`` by key, then ``dedupe.deduplicate`` in each task (with a built-in
-   key generator the input rows are shuffled by the key fields and keyed after the shuffle);
+2. precombine: ``repartition`` by key, then ``dedupe.deduplicate`` in each task (a key that is
+   one column's value: the input rows are shuffled by that column and keyed after the shuffle);
 3. index: BUCKET hashes in tasks (``index.tag_locations``); SIMPLE / GLOBAL_SIMPLE co-group the
    records with the existing key locations by key hash and ``join_locations`` each group;
 4. bucket assignment: the driver collects counts, plans with ``bucket_assigner.assign``, tasks
@@ -381,12 +381,12 @@ def _keyed(df: DataFrame, cfg: HoodieConfig, prep: Any, prepared_schema: pa.Sche
     """The records shuffled by key for precombine, and the task steps that key and precombine
     them (their output: ``keyed_schema``).
 
-    When the key is a function of top-level input columns (a built-in key generator), the
-    input rows themselves are shuffled by those columns (:func:`_raw_by_key`) and each key task
-    keys and precombines its rows in one pass: one JVM<->Python hop fewer than keying the rows
-    in the input's tasks and shuffling the keyed rows, and the keying spread over the key tasks
-    whatever the input's partitioning (a 100k-row upsert read from one file: one task). Else
-    the rows are keyed in the input's tasks and shuffled by record key (:func:`_by_key`)."""
+    When the key is one top-level column's value (:func:`_raw_by_key` says when), the input
+    rows themselves are shuffled by that column and each key task keys and precombines its rows
+    in one pass: one JVM<->Python hop fewer than keying the rows in the input's tasks and
+    shuffling the keyed rows, and the keying spread over the key tasks whatever the input's
+    partitioning (a 100k-row upsert read from one file: one task). Else the rows are keyed in
+    the input's tasks and shuffled by record key (:func:`_by_key`)."""
     raw = _raw_by_key(df, cfg, tasks)
     if raw is None:
         keyed = _by_key(_map(df, [prep], prepared_schema), tasks)
@@ -396,31 +396,38 @@ def _keyed(df: DataFrame, cfg: HoodieConfig, prep: Any, prepared_schema: pa.Sche
     return raw, _per_group(steps, column=KEY_GROUP, task_max=task_max)
 
 
-#: key generators whose record key is made from the record key fields' values alone
+#: key generators whose key of one record key field is that field's value as a string
 _FIELD_KEYGENS = frozenset({"SIMPLE", "COMPLEX", "NON_PARTITION", "TIMESTAMP", "CUSTOM"})
 
 
 def _raw_by_key(df: DataFrame, cfg: HoodieConfig, tasks: int) -> DataFrame | None:
-    """The input rows hash-partitioned by the record key fields into ``tasks`` tasks, with
+    """The input rows hash-partitioned by the record key field into ``tasks`` tasks, with
     their input position (:data:`stages.INPUT_SEQ`, for precombine's ties) and key group
-    (:data:`KEY_GROUP`, for a spilling task) computed in the JVM in one projection; None when
-    the key generator is not a built-in one or a key field is not a top-level column. Equal
-    field values make equal keys, so every duplicate of a key lands in one task."""
+    (:data:`KEY_GROUP`, for a spilling task) computed in the JVM in one projection.
+
+    Only where two rows with one key hold one field value: a built-in key generator, one key
+    field, a top-level string or integer column (its text is the key; null or empty is an error
+    in any task). Several fields are joined as ``f1:v1,f2:v2``, whose separators and null
+    placeholders a value may hold, so two different pairs of values can make one key: they are
+    shuffled by the key itself (None here)."""
     from hudi_core.keygen import key_generator_for, key_generator_name
     from pyspark.sql import functions as F
+    from pyspark.sql.types import IntegralType, StringType
 
     if key_generator_name(cfg) not in _FIELD_KEYGENS:
         return None
     fields = list(key_generator_for(cfg).record_key_fields)
-    if not fields or not set(fields) <= set(df.columns):
+    if len(fields) != 1 or fields[0] not in df.columns:
         return None
-    cols = ", ".join(_quote(f) for f in fields)
+    if not isinstance(df.schema[fields[0]].dataType, (StringType, IntegralType)):
+        return None
+    column = _quote(fields[0])
     staged = df.selectExpr(
         "*",
         f"monotonically_increasing_id() AS {stages.INPUT_SEQ}",
-        f"CAST(pmod(xxhash64({cols}), {_KEY_GROUPS}) AS INT) AS {KEY_GROUP}",
+        f"CAST(pmod(xxhash64({column}), {_KEY_GROUPS}) AS INT) AS {KEY_GROUP}",
     )
-    return staged.repartition(tasks, *[F.col(_quote(f)) for f in fields])
+    return staged.repartition(tasks, F.col(column))
 
 
 def _by_key(prepared: DataFrame, tasks: int) -> DataFrame:
