@@ -211,6 +211,15 @@ def test_failed_mor_append_attempt_leaves_no_stray_log_file(spark: Any, tmp_path
     )  # hudi-rs: no duplicate, no loss
 
 
+def _tied_duplicates(n: int = 400) -> pa.Table:
+    """100 keys, each n / 100 times with one ordering value (``fare`` tells the rows apart), spread
+    over the input partitions."""
+    return pa.table({
+        "uuid": [f"k{i % 100}" for i in range(n)], "ts": [7] * n,
+        "city": [["sf", "nyc"][(i % 100) % 2] for i in range(n)], "fare": [float(i) for i in range(n)],
+    })  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("index", "extra"), [("SIMPLE", {}), ("BUCKET", {}), ("BUCKET", ONE_GROUP_AT_A_TIME)]
 )
@@ -221,11 +230,7 @@ def test_precombine_ties_go_to_the_later_input_row_as_locally(
 
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
     opts = {**_opts("MERGE_ON_READ", index), **extra}
-    n = 400  # every key 4 times with one ordering value, spread over the input partitions
-    data = pa.table({
-        "uuid": [f"k{i % 100}" for i in range(n)], "ts": [7] * n,
-        "city": [["sf", "nyc"][(i % 100) % 2] for i in range(n)], "fare": [float(i) for i in range(n)],
-    })  # fmt: skip
+    data = _tied_duplicates()
     HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid", partition_fields="city",
                      ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
     WriteClient(HudiTable.open(local), opts).write(data, operation="upsert")
@@ -249,12 +254,8 @@ def test_precombine_of_raw_rows_shuffled_by_key_fields_as_locally(
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
     opts = {**_opts("MERGE_ON_READ"), **SMALL_TASKS, "hoodie.datasource.write.recordkey.field": key,
             "hoodie.combine.before.insert": "true"}  # fmt: skip
-    n = 400  # 100 keys, each 4 times with one ordering value, spread over the input partitions
-    data = pa.table({
-        "uuid": [f"k{i % 100}" for i in range(n)], "ts": [7] * n,
-        "city": [["sf", "nyc"][(i % 100) % 2] for i in range(n)], "fare": [float(i) for i in range(n)],
-        "info": [{"id": f"k{i % 100}"} for i in range(n)],
-    })  # fmt: skip
+    data = _tied_duplicates()
+    data = data.append_column("info", pa.array([{"id": k} for k in data.column("uuid").to_pylist()]))
     HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields=key, partition_fields="city",
                      ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip
     WriteClient(HudiTable.open(local), opts).write(data, operation=operation)

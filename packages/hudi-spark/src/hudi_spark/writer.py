@@ -388,12 +388,10 @@ def _keyed(df: DataFrame, cfg: HoodieConfig, prep: Any, prepared_schema: pa.Sche
     partitioning (a 100k-row upsert read from one file: one task). Else the rows are keyed in
     the input's tasks and shuffled by record key (:func:`_by_key`)."""
     raw = _raw_by_key(df, cfg, tasks)
-    if raw is None:
-        keyed = _by_key(_map(df, [prep], prepared_schema), tasks)
-        return keyed, _dedupe_by_key(dedupe, keyed_schema, task_max)
-    # (prep drops the shuffle's helper columns and keeps the input position the JVM gave)
-    steps = [prep, functools.partial(dedupe, out_schema=keyed_schema)]
-    return raw, _per_group(steps, column=KEY_GROUP, task_max=task_max)
+    if raw is not None:
+        return raw, _dedupe_by_key(dedupe, keyed_schema, task_max, keying=prep)
+    keyed = _by_key(_map(df, [prep], prepared_schema), tasks)
+    return keyed, _dedupe_by_key(dedupe, keyed_schema, task_max)
 
 
 #: key generators whose key of one record key field is that field's value as a string
@@ -411,7 +409,6 @@ def _raw_by_key(df: DataFrame, cfg: HoodieConfig, tasks: int) -> DataFrame | Non
     placeholders a value may hold, so two different pairs of values can make one key: they are
     shuffled by the key itself (None here)."""
     from hudi_core.keygen import key_generator_for, key_generator_name
-    from pyspark.sql import functions as F
     from pyspark.sql.types import IntegralType, StringType
 
     if key_generator_name(cfg) not in _FIELD_KEYGENS:
@@ -421,31 +418,33 @@ def _raw_by_key(df: DataFrame, cfg: HoodieConfig, tasks: int) -> DataFrame | Non
         return None
     if not isinstance(df.schema[fields[0]].dataType, (StringType, IntegralType)):
         return None
-    column = _quote(fields[0])
-    staged = df.selectExpr(
-        "*",
-        f"monotonically_increasing_id() AS {stages.INPUT_SEQ}",
-        f"CAST(pmod(xxhash64({column}), {_KEY_GROUPS}) AS INT) AS {KEY_GROUP}",
-    )
-    return staged.repartition(tasks, F.col(column))
+    return _shuffled_by_key(df, fields[0], tasks, f"monotonically_increasing_id() AS {stages.INPUT_SEQ}")
 
 
 def _by_key(prepared: DataFrame, tasks: int) -> DataFrame:
-    """The records shuffled by key into ``tasks`` tasks (every duplicate of a key in one), each
-    row with its key group (:data:`KEY_GROUP`) for ``_dedupe_by_key``."""
+    """The keyed records shuffled by record key (:func:`_shuffled_by_key`)."""
     from hudi_core.write.records import RECORD_KEY
+
+    return _shuffled_by_key(prepared, RECORD_KEY, tasks)
+
+
+def _shuffled_by_key(df: DataFrame, column: str, tasks: int, *more_sql: str) -> DataFrame:
+    """``df`` hash-partitioned by ``column`` into ``tasks`` tasks (every row of a value in one),
+    each row with its key group (:data:`KEY_GROUP`, a hash of the value) for
+    :func:`_dedupe_by_key` and the ``more_sql`` columns, all from one projection."""
     from pyspark.sql import functions as F
 
-    key = F.col(RECORD_KEY)
-    return prepared.repartition(tasks, key).withColumn(
-        KEY_GROUP, F.pmod(F.xxhash64(key), F.lit(_KEY_GROUPS)).cast("int")
-    )
+    name = _quote(column)
+    group = f"CAST(pmod(xxhash64({name}), {_KEY_GROUPS}) AS INT) AS {KEY_GROUP}"
+    return df.selectExpr("*", *more_sql, group).repartition(tasks, F.col(name))
 
 
-def _dedupe_by_key(dedupe: Any, out_schema: pa.Schema, task_max: int) -> list[Any]:
-    """Precombine in a key task: all of the task's records while they fit in ``task_max``, else
+def _dedupe_by_key(dedupe: Any, out_schema: pa.Schema, task_max: int, *, keying: Any = None) -> list[Any]:
+    """Precombine in a key task (after ``keying``, the step that keys raw rows, when the rows
+    were shuffled unkeyed): all of the task's records while they fit in ``task_max``, else
     spilled and taken a few key groups at a time (a key's duplicates share its group)."""
-    steps = [stages.drop_columns_task(KEY_GROUP), functools.partial(dedupe, out_schema=out_schema)]
+    steps = [stages.drop_columns_task(KEY_GROUP), *([keying] if keying else []),
+             functools.partial(dedupe, out_schema=out_schema)]  # fmt: skip
     return _per_group(steps, column=KEY_GROUP, task_max=task_max)
 
 
