@@ -46,7 +46,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check packages tests benchmarks examples
 
 typecheck: setup
-	$(VENV)/bin/mypy packages/hudi-core/src
+	$(VENV)/bin/mypy packages/hudi-core/src packages/hudi-executors/src packages/hudi-spark/src packages/hudi-storage-s3/src
 
 bench: setup  ## every benchmark, printing ratios measured in the same run
 	$(UV) pip install --python $(PY) -q --compile-bytecode -r requirements-bench.txt

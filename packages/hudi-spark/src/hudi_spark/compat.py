@@ -78,7 +78,8 @@ def to_arrow(df: DataFrame) -> pa.Table:
     the same Arrow collection that ``toPandas`` uses, without pandas)."""
     if hasattr(df, "toArrow"):
         return df.toArrow()
-    batches: list[Any] = df._collect_as_arrow()
+    legacy: Any = df  # PySpark 3.5: no toArrow; its DataFrame's own Arrow collection
+    batches: list[Any] = legacy._collect_as_arrow()
     if not batches:
         return arrow_schema(df.schema).empty_table()
     return pa.Table.from_batches(batches)

@@ -200,9 +200,9 @@ def core_filters(filters: Sequence[Any]) -> list[tuple[str, str, Any]]:
         inner = f.child if negated else f
         kind = type(inner).__name__
         op = (_NEGATED if negated else _OPS).get(kind)
-        attr = getattr(inner, "attribute", ())
-        value = getattr(inner, "value", None)
-        values = value if kind == "In" else (value,)
+        attr: tuple[str, ...] = getattr(inner, "attribute", ())
+        value: Any = getattr(inner, "value", None)
+        values: tuple[Any, ...] = value if kind == "In" else (value,)
         if op is None or len(attr) != 1 or not all(isinstance(v, _PLAIN_VALUES) for v in values):
             continue
         out.append((attr[0], op, list(values) if kind == "In" else value))

@@ -182,12 +182,13 @@ def _paths_and_buckets(
     flagged deleted included: tagging would drop those it finds nothing to delete for)."""
     from hudi_core.config.property import HoodieConfig
     from hudi_core.keygen import key_generator_for
-    from hudi_core.write.index import index_for
+    from hudi_core.write.index import BucketIndex, index_for
     from hudi_core.write.records import PARTITION_PATH, RECORD_KEY, prepare
 
     conf = HoodieConfig(config)
     records = prepare(data, key_generator_for(conf), conf)
     index = index_for(conf, record_key_fields)
+    assert isinstance(index, BucketIndex)  # only the BUCKET index's writes hash in tasks
     return records.column(PARTITION_PATH), index.bucket_ids(records.column(RECORD_KEY))
 
 
@@ -414,11 +415,12 @@ def join_task(
     ``live_locations``: every location of a key is in its co-group), and a key that changes
     partition is merged with its stored record before it moves (``split_partition_changes``)."""
     from hudi_core.config.property import HoodieConfig
-    from hudi_core.write.index import index_for, tag_with_locations
+    from hudi_core.write.index import SimpleIndex, index_for, tag_with_locations
 
     if records.num_rows == 0:
         return out_schema.empty_table()
     index = index_for(HoodieConfig(config), record_key_fields)
+    assert isinstance(index, SimpleIndex)  # only SIMPLE / GLOBAL_SIMPLE co-group key locations
     existing = existing.drop_columns([c for c in ("_g",) if c in existing.column_names])
     view = (
         _view(base_uri, config, view_key)

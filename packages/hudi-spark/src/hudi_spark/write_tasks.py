@@ -109,7 +109,7 @@ def write_labelled(table: pa.Table, ctx: Any, buckets: list[Any]) -> Iterator[pa
     # Spark's ids make the write token <partitionId>-<stageId>-<taskAttemptId>: a retried or
     # speculative attempt never collides with the files of another.
     attempt = info.attempt
-    written = []
+    written: list[tuple[int, Any]] = []
     for number in pc.unique(table.column(BUCKET)).to_pylist():
         records = table.filter(pc.equal(table.column(BUCKET), number))
         written.extend((number, s) for s in write_bucket(ctx, buckets[number], records, attempt=attempt))

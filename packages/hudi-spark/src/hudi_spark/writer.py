@@ -323,7 +323,8 @@ def _write_hash_buckets_direct(df: DataFrame, table: HudiTable, cfg: HoodieConfi
         elif compat.has_arrow_udf():
             from pyspark.sql.functions import arrow_udf
 
-            udf = arrow_udf(buckets, "int")(F.struct(*[F.col(c) for c in top]))
+            # (PySpark's stubs know only the form with functionType, which warns at run time)
+            udf = arrow_udf(buckets, "int")(F.struct(*[F.col(c) for c in top]))  # type: ignore[call-overload]
             staged = df.select("*", udf.alias(BUCKET_NUM), *[F.expr(e) for e in seq_sql])
         else:  # PySpark < 4.1: no scalar Arrow UDF; the bucket is added to the rows in Python
             with_bucket = _with(_arrow(df), pa.field(BUCKET_NUM, pa.int32()))
