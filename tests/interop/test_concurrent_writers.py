@@ -172,8 +172,9 @@ class Attempt:
     who: str  # "hudi" or "ours"
     tag: str
     data: pa.Table
-    outcome: str = "running"  # ok, conflict, failed
+    outcome: str = "running"  # ok, conflict, time taken, failed
     instant: str | None = None  # ours: from WriteResult or the conflict; Hudi's: its commit's metadata
+    taken: str | None = None  # Hudi's, refused to start: the instant time another writer took first
     error: str | None = None
 
 
@@ -219,8 +220,8 @@ class Race:
                 attempt.error = str(e)
                 if HUDI_CONFLICT in str(e):
                     attempt.outcome = "conflict"
-                elif HUDI_TIME_TAKEN.search(str(e)):
-                    attempt.outcome = "time taken"
+                elif taken := HUDI_TIME_TAKEN.search(str(e)):
+                    attempt.outcome, attempt.taken = "time taken", taken.group(1)
                 else:
                     attempt.outcome = "failed"
             else:
@@ -297,7 +298,9 @@ class Race:
 
     def counts(self, who: str) -> dict[str, int]:
         outcomes = [a.outcome for a in self.attempts if a.who == who]
-        return {"attempts": len(outcomes)} | {o: outcomes.count(o) for o in ("ok", "conflict", "failed")}
+        return {"attempts": len(outcomes)} | {
+            o: outcomes.count(o) for o in ("ok", "conflict", "time taken", "failed")
+        }
 
 
 def _keys(prefix: str, start: int, n: int) -> list[str]:
@@ -323,10 +326,7 @@ def test_hudi_and_we_write_at_the_same_time_under_occ(
     failures = [(a.tag, a.error) for a in race.attempts if a.outcome not in ("ok", "time taken")]
     assert not failures, f"disjoint file groups, yet writes failed: {failures}"
     ours_done = {a.instant for a in race.attempts if a.who == "ours" and a.outcome == "ok"}
-    taken = {
-        a.tag: HUDI_TIME_TAKEN.findall(a.error or "")[0] for a in race.attempts if a.outcome == "time taken"
-    }
-    strays = {tag: instant for tag, instant in taken.items() if instant not in ours_done}
+    strays = {a.tag: a.taken for a in race.attempts if a.outcome == "time taken" and a.taken not in ours_done}
     assert not strays, f"Hudi's instant time taken, but not by a commit of ours: {strays}"
     assert disjoint["ours"]["ok"] >= 2, "our writer really ran beside Hudi's writes"
 
