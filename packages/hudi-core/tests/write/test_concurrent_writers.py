@@ -194,7 +194,7 @@ def test_a_dead_writers_instant_is_rolled_back_once_its_heartbeat_expired(tmp_pa
     }
 
 
-def test_a_stale_heartbeat_left_for_a_completed_instant_is_deleted_by_the_next_writer(tmp_path: Path) -> None:
+def test_a_stale_heartbeat_left_for_a_finished_instant_is_deleted_by_the_next_writer(tmp_path: Path) -> None:
     # Apache Hudi's heartbeat timer can renew the file while its writer deletes it at commit
     table = _table(tmp_path)
     done = [i.timestamp for i in table.timeline.completed() if i.action == "deltacommit"][-1]
@@ -217,6 +217,10 @@ def test_a_stale_heartbeat_left_for_a_completed_instant_is_deleted_by_the_next_w
         orphan = folder / f".{second}.crc"
         orphan.write_bytes(b"crc\x00\x00\x02\x00")
         os.utime(orphan, (old, old))
+        # and a rolled-back (or archived) instant's: no longer on the active timeline at all
+        gone = folder / f".{int(done) - 1}.crc"
+        gone.write_bytes(b"crc\x00\x00\x02\x00")
+        os.utime(gone, (old, old))
         HudiTable.open(table.base_uri).upsert(_rows(["c"], 2, "later"), options=OCC)
         assert sorted(os.listdir(folder)) == [running]
     finally:

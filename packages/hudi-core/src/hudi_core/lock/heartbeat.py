@@ -37,17 +37,20 @@ def heartbeat_expired(storage: Storage, meta_path: str, instant_time: str, expir
 
 
 def delete_heartbeats_of(
-    storage: Storage, meta_path: str, completed: Callable[[], Collection[str]], expiry_s: float
+    storage: Storage, meta_path: str, pending: Callable[[], Collection[str]], expiry_s: float
 ) -> list[str]:
-    """Delete the stale heartbeat files (older than ``expiry_s``) of instants that completed;
-    ``completed()`` gives those instants' times and is asked only when a heartbeat file is
-    there. Returns the instant times whose heartbeat was deleted.
+    """Delete the stale heartbeat files (older than ``expiry_s``) of instants that are no longer
+    pending: completed, rolled back or archived. ``pending()`` gives the times of the pending
+    instants and is asked only when a heartbeat file is there. Returns the instant times whose
+    heartbeat was deleted.
 
     A writer deletes its heartbeat when its instant completes, but Apache Hudi's timer can renew
     the file while it is being deleted (``Timer.cancel`` does not wait for a running beat), so a
-    completed instant's heartbeat may stay behind; Hudi itself never removes it. Only stale
-    files go: instant times of different writers can collide (a clean of one and a commit of
-    another in the same millisecond), and a live writer's heartbeat is never stale."""
+    finished instant's heartbeat may stay behind, after a commit as after a rollback; Hudi
+    itself never removes it. Only stale files go, so no live writer's heartbeat is touched: a
+    writer beats before its requested instant exists, and instant times of different writers
+    can collide (a clean of one and a commit of another in the same millisecond). A pending
+    instant's stale heartbeat is the evidence of a dead writer that rollback acts on: kept."""
     folder = f"{meta_path.rstrip('/')}/.heartbeat"
     # each instant's file, or the checksum Hadoop's local file system wrote beside it (the race
     # can leave the checksum alone): the file whose age tells
@@ -63,10 +66,10 @@ def delete_heartbeats_of(
     files = {**checksums, **beats}
     if not files:
         return []
-    done = completed()
+    live = set(pending())
     stale = []
     for name, path in sorted(files.items()):
-        if name in done and older_than(storage, path, expiry_s):
+        if name not in live and older_than(storage, path, expiry_s):
             storage.delete(heartbeat_path(meta_path, name))  # (and its checksum)
             stale.append(name)
     return stale

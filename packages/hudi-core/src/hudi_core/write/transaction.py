@@ -102,7 +102,7 @@ def rollback_failed_writes_for(
 ) -> list[Any]:
     """Roll back failed writes under the configured policy: every pending write instant (EAGER),
     or those whose heartbeat expired (LAZY, under the table lock; then the heartbeat files
-    another writer left for instants that completed are deleted)."""
+    another writer left for instants no longer pending are deleted)."""
     from hudi_core.write.rollback import rollback_failed_writes
 
     cfg = _config(table, config)
@@ -116,14 +116,10 @@ def rollback_failed_writes_for(
     rolled_back = rollback_failed_writes(
         table, expired=expired, lock=table_lock(table, cfg), temp_age_s=s.temp_age_s
     )
-    delete_heartbeats_of(table.storage, table.meta_path, lambda: _completed_writes(table), s.expiry_s)
+    delete_heartbeats_of(
+        table.storage, table.meta_path, lambda: table.timeline.pending().timestamps(), s.expiry_s
+    )
     return rolled_back
-
-
-def _completed_writes(table: MetaClient) -> set[str]:
-    """Times of completed write instants that no pending instant shares."""
-    timeline = table.timeline
-    return set(timeline.completed_commits().timestamps()) - set(timeline.pending().timestamps())
 
 
 class WriteTransaction:
