@@ -21,9 +21,9 @@ setup: $(VENV)/.installed  ## virtual environment with all four packages editabl
 demo: setup  ## the main job: an end-to-end ingestion into a MERGE_ON_READ table on local disk
 	$(PY) examples/demo.py --output demo-output
 
-test: setup  ## the whole test suite: pytest with xdist, the Spark tier in one process (PySpark 4, then 3.5), the Apache Hudi tier
+test: setup  ## the whole test suite: pytest with xdist, the Spark tier in two workers with a SparkSession each (PySpark 4, then 3.5), the Apache Hudi tier
 	$(PY) -m pytest -n 2 -m "not spark and not interop"
-	$(PY) -m pytest -m "spark and not soak"
+	$(PY) -m pytest -n 2 --dist load -m "spark and not soak"
 	$(MAKE) test-spark35
 	$(MAKE) interop
 

@@ -190,6 +190,16 @@ def test_transient_errors_are_retried(flaky: tuple[S3Storage, FlakyS3Proxy, S3Bu
     assert proxy.faults_served == 5
 
 
+def test_reading_a_whole_file_is_one_request(flaky: tuple[S3Storage, FlakyS3Proxy, S3Bucket]) -> None:
+    # timeline and metadata files are read whole, several per commit: a GET, no HEAD before it
+    st, proxy, bucket = flaky
+    path = f"{bucket.uri}/t/.hoodie/001.deltacommit"
+    st.write_bytes(path, b"{}" * 1000)
+    before = proxy.requests
+    assert st.read_bytes(path) == b"{}" * 1000
+    assert proxy.requests == before + 1
+
+
 def test_retries_are_bounded(flaky: tuple[S3Storage, FlakyS3Proxy, S3Bucket]) -> None:
     st, proxy, bucket = flaky
     proxy.fail(10)

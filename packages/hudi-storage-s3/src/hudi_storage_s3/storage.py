@@ -124,7 +124,9 @@ class S3Storage(Storage):
         return int(self._call("size", path, self.fs.size, self._p(path)))
 
     def read_bytes(self, path: str) -> bytes:
-        return bytes(self._call("read", path, self.fs.cat_file, self._p(path)))
+        # one GET: s3fs would first HEAD the object to split a large one into concurrent ranges,
+        # a request more for every timeline and metadata file (large files go through open_read)
+        return bytes(self._call("read", path, self.fs.cat_file, self._p(path), max_concurrency=1))
 
     def modified_time(self, path: str) -> float:
         bucket, key = self._bucket_key(path)

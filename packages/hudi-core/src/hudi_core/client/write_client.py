@@ -541,15 +541,17 @@ def _small_files(
     return out
 
 
-def _recent_commits(table: MetaClient) -> list[CommitMetadata]:
+def _recent_commits(table: MetaClient) -> Iterator[CommitMetadata]:
+    """The last 10 completed commits' metadata, newest first, each read only when asked for:
+    :func:`average_record_size` stops at the first that wrote enough bytes (a read less per
+    commit it skips, ~30 ms each on S3). An unreadable one is skipped."""
     tl = table.timeline
-    out = []
     for inst in reversed(list(tl.completed_commits())[-10:]):
         try:
-            out.append(CommitMetadata.from_json(tl.read_details(inst)))
+            meta = CommitMetadata.from_json(tl.read_details(inst))
         except Exception:
             continue
-    return out
+        yield meta
 
 
 #: stage 3's location columns: the bucket label (BUCKET) carries what the handles need
