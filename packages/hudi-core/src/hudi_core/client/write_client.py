@@ -284,40 +284,49 @@ class WriteClient:
         with WriteTransaction(table, cfg) as txn:
             requested = txn.start(op)
             t = requested.timestamp
-            view = FileSystemView(table)
-            has_data = bool(table.timeline.completed_commits())
-            replaced: dict[str, list[str]] = {}
-            if op in ("insert_overwrite", "insert_overwrite_table"):
-                parts = (
-                    view.partitions()
-                    if op == "insert_overwrite_table"
-                    else pc.unique(records.column(PARTITION_PATH)).to_pylist()
+            # the planning reads one load of the timeline, taken as the instant started (other
+            # writers' commits since are the conflict check's to find): a listing of .hoodie,
+            # one request on S3, instead of one per look
+            with table.pinned_timeline():
+                view = FileSystemView(table)
+                has_data = bool(table.timeline.completed_commits())
+                replaced: dict[str, list[str]] = {}
+                if op in ("insert_overwrite", "insert_overwrite_table"):
+                    parts = (
+                        view.partitions()
+                        if op == "insert_overwrite_table"
+                        else pc.unique(records.column(PARTITION_PATH)).to_pylist()
+                    )
+                    replaced = _file_groups_of(view, parts) if has_data else {}
+                    tagged = tag_locations(records, index, None)
+                elif op == "upsert" or is_delete or isinstance(index, BucketIndex):
+                    tagged = tag_locations(records, index, view if has_data else None)
+                else:  # insert / bulk_insert: no lookup, every record is new
+                    tagged = tag_locations(records, index, None)
+                sort_mode = str(cfg.get_str(WriteOptions.BULK_INSERT_SORT_MODE) or "NONE").upper()
+                if op == "bulk_insert" and sort_mode == "GLOBAL_SORT":
+                    # sorted before the rows are dealt to file groups in order: each file holds one
+                    # run of keys, disjoint from its neighbours' (sort_indices is stable)
+                    tagged = tagged.take(
+                        pc.sort_indices(tagged, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
+                    )
+                partitions = partition_codes(tagged)
+                profile = profile_of(tagged, partitions)
+                reject_clustered_updates(profile, clustered_file_groups(view if has_data else None, cfg))
+                small: list[SmallFile] = []
+                pack = op in ("insert", "upsert") and not isinstance(index, BucketIndex)
+                if pack and profile.inserts and has_data:
+                    small = _small_files(view, list(profile.inserts), cfg, is_mor=table.config.is_mor)
+                avg = average_record_size(_recent_commits(table), cfg)
+                plan = assign(
+                    profile,
+                    small,
+                    cfg,
+                    is_mor=table.config.is_mor,
+                    avg_record_size=avg,
+                    pack_small_files=pack,
                 )
-                replaced = _file_groups_of(view, parts) if has_data else {}
-                tagged = tag_locations(records, index, None)
-            elif op == "upsert" or is_delete or isinstance(index, BucketIndex):
-                tagged = tag_locations(records, index, view if has_data else None)
-            else:  # insert / bulk_insert: no lookup, every record is new
-                tagged = tag_locations(records, index, None)
-            sort_mode = str(cfg.get_str(WriteOptions.BULK_INSERT_SORT_MODE) or "NONE").upper()
-            if op == "bulk_insert" and sort_mode == "GLOBAL_SORT":
-                # sorted before the rows are dealt to file groups in order: each file holds one
-                # run of keys, disjoint from its neighbours' (sort_indices is stable)
-                tagged = tagged.take(
-                    pc.sort_indices(tagged, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
-                )
-            partitions = partition_codes(tagged)
-            profile = profile_of(tagged, partitions)
-            reject_clustered_updates(profile, clustered_file_groups(view if has_data else None, cfg))
-            small: list[SmallFile] = []
-            pack = op in ("insert", "upsert") and not isinstance(index, BucketIndex)
-            if pack and profile.inserts and has_data:
-                small = _small_files(view, list(profile.inserts), cfg, is_mor=table.config.is_mor)
-            avg = average_record_size(_recent_commits(table), cfg)
-            plan = assign(
-                profile, small, cfg, is_mor=table.config.is_mor, avg_record_size=avg, pack_small_files=pack
-            )
-            inflight = write_inflight(table, requested, profile, op)
+                inflight = write_inflight(table, requested, profile, op)
 
             labelled = assign_buckets(tagged, plan, partitions)
             ctx = WriteContext(

@@ -202,7 +202,8 @@ class WriteTransaction:
         the table lock. A conflicting write is rolled back before :class:`WriteConflictError`."""
         statuses = list(statuses)
         try:
-            with self.lock():
+            # under the lock the timeline moves only through us: one load for the check and the commit
+            with self.lock(), self.table.pinned_timeline():
                 if self._rolled_back_elsewhere():
                     raise WriteConflictError(self.rolled_back_message())
                 if self.settings.occ:
