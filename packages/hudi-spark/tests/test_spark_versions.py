@@ -28,12 +28,13 @@ ON_4 = has_data_source_api()  # PySpark 4: format("hudi") is ours
 
 
 def _df(spark: Any, table: pa.Table) -> Any:
-    """A DataFrame of ``table`` (PySpark 3.5's createDataFrame takes no Arrow table)."""
+    """A DataFrame of ``table`` (PySpark 3.5's createDataFrame takes no Arrow table; from pandas
+    it calls pandas 2.2's deprecated ``is_categorical_dtype``: rows instead)."""
     from hudi_spark.compat import spark_schema
 
     if ON_4:
         return spark.createDataFrame(table)
-    return spark.createDataFrame(table.to_pandas(), schema=spark_schema(table.schema))
+    return spark.createDataFrame(table.to_pylist(), schema=spark_schema(table.schema))
 
 
 def _opts(table_type: str, index: str, key: str = "uuid") -> dict[str, str]:
