@@ -1,6 +1,8 @@
 """The Apache Hudi tier: real Apache Hudi 0.15 (Spark 3.5 bundle, its own PySpark 3.5.1 venv)
-against our readers and writers. One Hudi JVM per test module; the environment is made on first
-use (``harness/oracle.py``) and a failure to make it fails the tests, never skips them."""
+against our readers and writers. One Hudi JVM per test process (each xdist worker), started on
+first use and kept across modules (a start costs ~25 s of a CPU-bound tier); a test that kills
+it restarts it. The environment is made on first use (``harness/oracle.py``) and a failure to
+make it fails the tests, never skips them."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from oracle import HudiOracle, OracleSetupError, ensure_oracle
 
 
 class OracleHandle:
-    """The module's Hudi session; ``restart()`` after a test killed it on purpose."""
+    """The process's Hudi session; ``restart()`` after a test killed it on purpose."""
 
     def __init__(self, work_dir: Path) -> None:
         self.work_dir = work_dir
@@ -39,7 +41,7 @@ class OracleHandle:
         return self.oracle
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def hudi(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OracleHandle]:
     handle = OracleHandle(tmp_path_factory.mktemp("oracle"))
     yield handle
