@@ -3,7 +3,7 @@
 Every Spark test is marked ``spark`` and ``xdist_group("spark")``: under ``pytest -n 2 --dist
 loadgroup`` beside other tests (tox), all of them share a single worker and a single JVM. ``make
 test`` runs the Spark tier alone with ``-n 2 --dist load``: two workers, a session each (the tier
-waits on many small jobs and on spark-submit subprocesses, so it took 356 s against 564 s in one
+waits on many small jobs and on spark-submit subprocesses: 356-447 s against 564 s in one
 process on 2 cores).
 """
 
