@@ -9,6 +9,7 @@ processes behaves the same; the stress test in tests/concurrency runs real proce
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import threading
@@ -310,6 +311,33 @@ def test_filesystem_lock_is_exclusive_and_names_its_holder(tmp_path: Path) -> No
     two.acquire()
     two.release()
     assert not (tmp_path / ".hoodie" / "lock").exists()
+
+
+def test_a_writer_waiting_on_the_lock_looks_at_its_holder_once_a_second(tmp_path: Path) -> None:
+    """Each look is two requests on S3 (the lock file's age and content): four writers waiting
+    on one lock sent three requests a try instead of one."""
+    storage = storage_for(str(tmp_path))
+    tries, looks = [], []
+
+    class Counted(FileSystemLockProvider):
+        def try_acquire(self) -> bool:
+            tries.append(time.monotonic())
+            return super().try_acquire()
+
+        def _abandoned(self) -> bool:
+            looks.append(time.monotonic())
+            return super()._abandoned()
+
+    holder = FileSystemLockProvider(storage, str(tmp_path), {})
+    holder.acquire()
+    waiter = Counted(storage, str(tmp_path), {"hoodie.write.lock.wait_time_ms": "2500"})
+    with pytest.raises(LockTimeoutError):
+        waiter.acquire()
+    holder.release()
+    assert len(tries) >= 6  # its pauses start at 5 ms and double
+    assert looks[0] == pytest.approx(tries[0], abs=0.05)  # the first failed try looks at once
+    assert len(looks) <= 3  # then once a second: at most at 0, 1 and 2 s of the 2.5 s wait
+    assert all(b - a >= 0.99 for a, b in itertools.pairwise(looks))
 
 
 def test_a_lock_left_by_a_dead_process_of_this_host_is_broken(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from hudi_core.timeline.instant import Action, Instant, State
 
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
+    from hudi_core.timeline.timeline import ActiveTimeline
 
 __all__ = ["clean", "execute_clean"]
 
@@ -28,12 +29,15 @@ def execute_clean(
     plan: CleanerPlan,
     *,
     on_file_deleted: Callable[[], None] | None = None,
+    timeline: ActiveTimeline | None = None,
 ) -> CleanMetadata:
     """Move a requested/inflight clean through inflight to completed, deleting its files.
 
-    ``on_file_deleted`` is called after each file (the CLI advances its progress bar with it)."""
+    ``on_file_deleted`` is called after each file (the CLI advances its progress bar with it).
+    ``timeline``: one that already holds ``instant`` (the one that created it), instead of a
+    fresh load; only this clean's own instant is read from it."""
     start = time.monotonic()
-    tl = table.timeline
+    tl = timeline if timeline is not None else table.timeline
     current = tl.find(instant.timestamp)
     plan_bytes = plan.to_bytes()
     if current is not None and current.is_requested:
@@ -73,14 +77,18 @@ def clean(
     config: dict[str, Any] | None = None,
     now: _dt.datetime | None = None,
     progress: Callable[[int], Callable[[], None]] | None = None,
+    timeline: ActiveTimeline | None = None,
 ) -> CleanMetadata | None:
     """Clean the table now; returns the clean's metadata, or None when nothing was due.
+
+    ``timeline``: the caller's recent load, to look for pending cleans in (a write's services
+    looked at it already); the plan is always made on a fresh load under the table lock.
 
     >>> clean(MetaClient.open("/tmp/t"), config={"hoodie.cleaner.commits.retained": "2"})  # doctest: +SKIP
     """
     cfg = table.write_config(dict(config or {}))
     concurrency = ConcurrencySettings.of(cfg)
-    tl = table.timeline
+    tl = timeline if timeline is not None else table.timeline
     for pending in tl.filter(actions=[Action.CLEAN]).pending():
         req = pending.with_state(State.REQUESTED)
         # (a file gone meanwhile: that clean moved on, so it is alive)
@@ -88,9 +96,9 @@ def clean(
             continue  # another writer's clean, running now (Hudi plans cleans under the lock too)
         old = CleanerPlan.from_bytes(table.storage.read_bytes(tl.path_of(req)), what=tl.path_of(req))
         execute_clean(table, pending, old, on_file_deleted=_tick(progress, old))
-        tl = table.timeline
-    with table_lock(table, cfg):  # (optimistic concurrency control: plan and instant under the lock)
-        tl = table.timeline
+    # (optimistic concurrency control: plan and instant under the lock, on one load of the
+    # timeline that the plan's every look and the clean's transitions share)
+    with table_lock(table, cfg), table.pinned_timeline() as tl:
         if tl.filter(actions=[Action.CLEAN]).pending():
             return None  # one clean at a time
         plan = plan_clean(table, config=cfg, timeline=tl, now=now)
@@ -98,7 +106,7 @@ def clean(
             return None
         t = tl.new_instant_time()
         inst = tl.create_requested(t, Action.CLEAN, plan.to_bytes())
-    return execute_clean(table, inst, plan, on_file_deleted=_tick(progress, plan))
+    return execute_clean(table, inst, plan, on_file_deleted=_tick(progress, plan), timeline=tl)
 
 
 def _tick(

@@ -71,4 +71,4 @@ def _automatic_clean(table: MetaClient, opts: dict[str, Any]) -> None:
         and not tl.filter(actions=["clean"]).pending()
     ):
         return
-    clean(table, config=opts)
+    clean(table, config=opts, timeline=tl)

@@ -237,10 +237,10 @@ class WriteClient:
             required.append(order)
         return required
 
-    def _schema_for(self, data: pa.Table, op: str) -> pa.Schema | None:
-        """The commit's writer schema (None: a delete on a table without data)."""
+    def _schema_for(self, data: pa.Table, op: str, table_schema: pa.Schema | None) -> pa.Schema | None:
+        """The commit's writer schema for ``data`` over ``table_schema``, the table's as the
+        write read it once (None: a delete on a table without data)."""
         required = self._required(data, op)
-        table_schema = self.table.schema()
         if op == "delete":
             evolve_schema(None, data.schema, required=required)  # keys must be there
             return table_schema
@@ -273,7 +273,7 @@ class WriteClient:
         is_delete = op == "delete"
         order = ordering_field(cfg)
         key_fields = table.config.record_key_fields
-        schema = self._schema_for(data, op)
+        schema = self._schema_for(data, op, table.schema())
         if schema is None:
             return WriteResult("", op)
         records = self._prepare(data, op, schema)
@@ -284,10 +284,10 @@ class WriteClient:
         with WriteTransaction(table, cfg) as txn:
             requested = txn.start(op)
             t = requested.timestamp
-            # the planning reads one load of the timeline, taken as the instant started (other
-            # writers' commits since are the conflict check's to find): a listing of .hoodie,
-            # one request on S3, instead of one per look
-            with table.pinned_timeline():
+            # the planning reads the load of the timeline that the instant was created on (other
+            # writers' commits since are the conflict check's to find): no listing of .hoodie,
+            # a request on S3, for any of its looks
+            with table.pinned_timeline(txn.timeline):
                 view = FileSystemView(table)
                 has_data = bool(table.timeline.completed_commits())
                 replaced: dict[str, list[str]] = {}
@@ -372,7 +372,10 @@ class WriteClient:
         first = next(parts, None)
         if first is None:
             return WriteResult("", op)
-        schema = self._schema_for(first, op)
+        # read once: every chunk must evolve the table's schema as the first did (re-reading it
+        # per chunk cost a listing of .hoodie and a commit's metadata, two requests on S3)
+        table_schema = table.schema()
+        schema = self._schema_for(first, op, table_schema)
         if schema is None:
             return WriteResult("", op)
         records = self._prepare(first, op, schema)  # the first chunk is checked before the instant
@@ -381,25 +384,27 @@ class WriteClient:
         txn = WriteTransaction(table, cfg)
         requested = txn.start(op)
         try:
-            inflight = write_inflight(table, requested, WorkloadProfile(), op)
-            has_data = bool(table.timeline.completed_commits())
-            view = FileSystemView(table) if has_data else None
+            with table.pinned_timeline(txn.timeline):  # the setup's looks: the instant's load
+                inflight = write_inflight(table, requested, WorkloadProfile(), op)
+                has_data = bool(table.timeline.completed_commits())
+                view = FileSystemView(table) if has_data else None
+                # new records go into small files first, as in _run (listed per partition on demand)
+                pack = view is not None and op in ("insert", "upsert") and not isinstance(index, BucketIndex)
+                avg = average_record_size(_recent_commits(table), cfg) if pack else 0
             ctx = WriteContext(
                 base_uri=table.base_uri, instant=requested.timestamp, is_mor=table.config.is_mor,
                 avro_schema=avro, schema=schema, options=dict(cfg.to_dict()), ordering_field=ordering_field(cfg),
                 payload=payload_for(cfg).value, clustered=clustered_file_groups(view, cfg),
             )  # fmt: skip
             lookup = has_data and (op in ("upsert", "delete") or isinstance(index, BucketIndex))
-            # new records go into small files first, as in _run (listed per partition on demand)
-            pack = view is not None and op in ("insert", "upsert") and not isinstance(index, BucketIndex)
             is_mor = table.config.is_mor
             smalls = (lambda p: _small_files(view, [p], cfg, is_mor=is_mor)) if pack else None  # type: ignore[arg-type]
             writer = StreamWriter(ctx, cfg, index, view, lookup=lookup, dedupe=self._combine(op), small_files=smalls,
-                                  avg_record_size=average_record_size(_recent_commits(table), cfg) if pack else 0)  # fmt: skip
+                                  avg_record_size=avg)  # fmt: skip
             writer.add(records)
             del records, first
             for n, chunk in enumerate(parts, start=2):
-                if op != "delete" and self._schema_for(chunk, op) != schema:
+                if op != "delete" and self._schema_for(chunk, op, table_schema) != schema:
                     raise SchemaMismatchError(
                         f"streamed chunk {n} has columns/types {chunk.schema} that change the write's "
                         f"schema {schema}; give every batch of one write the same schema"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from hudi_core.storage.base import Storage
+from hudi_core.storage.base import FileInfo, Storage
 from hudi_core.table.file_names import PARTITION_METAFILE_PREFIX, BaseFileName, LogFileName
 
 __all__ = ["is_ignored_name", "list_partitions", "partition_values"]
@@ -33,14 +33,17 @@ def _holds_data(names: list[str]) -> bool:
     )
 
 
-def list_partitions(storage: Storage, base_uri: str, *, partitioned: bool) -> list[str]:
+def list_partitions(
+    storage: Storage, base_uri: str, *, partitioned: bool, listings: dict[str, list[FileInfo]] | None = None
+) -> list[str]:
     """Relative partition paths, sorted; ``[""]`` for a non-partitioned table.
 
     As Hudi's file-system listing: every directory but the ``.hoodie`` metadata folder is
     walked, at any depth (a value with ``/`` in it, not URL-encoded, nests), and one holding a
     ``.hoodie_partition_metadata`` file or Hudi data files is a partition. So is an empty leaf,
     unless it is in a folder whose name starts with ``_`` or ``.`` (``_temporary``): Hive's
-    ``__HIVE_DEFAULT_PARTITION__`` holds data like any other partition.
+    ``__HIVE_DEFAULT_PARTITION__`` holds data like any other partition. ``listings`` receives
+    each partition's entries as listed here, for a caller that would list it again.
     """
     if not partitioned:
         return [""]
@@ -56,6 +59,8 @@ def list_partitions(storage: Storage, base_uri: str, *, partitioned: bool) -> li
             _holds_data(files) or not (dirs or any(p.startswith(("_", ".")) for p in rel.split("/")))
         ):
             out.append(rel)
+            if listings is not None:
+                listings[rel] = entries
             continue
         stack.extend(f"{rel}/{d}" if rel else d for d in dirs)
     return sorted(out)

@@ -16,6 +16,7 @@ from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
+    from hudi_core.storage.base import FileInfo
     from hudi_core.table.meta_client import MetaClient
 
 __all__ = ["CommitSet", "CompactionOperation", "FileSystemView", "VisibleTimeline"]
@@ -103,6 +104,7 @@ class FileSystemView:
         self.visible = VisibleTimeline(self.timeline)
         self._partitions: list[str] | None = None
         self._listing: dict[str, tuple[list[BaseFile], list[LogFile]]] = {}
+        self._listed: dict[str, list[FileInfo]] = {}  # partitions' entries as listing them found
         self._replaced: list[tuple[str, str, str]] | None = None
         self._pending_ops: list[CompactionOperation] | None = None
         self._clustering: dict[tuple[str, str], str] | None = None
@@ -113,7 +115,10 @@ class FileSystemView:
         """Relative partition paths (``""`` for a non-partitioned table)."""
         if self._partitions is None:
             self._partitions = list_partitions(
-                self.table.storage, self.table.base_uri, partitioned=self.table.config.is_partitioned
+                self.table.storage,
+                self.table.base_uri,
+                partitioned=self.table.config.is_partitioned,
+                listings=self._listed,  # then each partition's files take no listing of their own
             )
         return self._partitions
 
@@ -122,7 +127,8 @@ class FileSystemView:
             uri = self.table.partition_uri(partition) if partition else self.table.base_uri
             bases: list[BaseFile] = []
             logs: list[LogFile] = []
-            for info in self.table.storage.list(uri):
+            listed = self._listed.pop(partition, None)
+            for info in listed if listed is not None else self.table.storage.list(uri):
                 if info.is_dir or is_ignored_name(info.name):
                     continue
                 base = BaseFile.from_path(info.path, info.size)

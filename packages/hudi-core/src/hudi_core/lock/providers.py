@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
 
 _HOST = socket.gethostname()
+#: how often a writer waiting on a lock file looks whether its holder is gone
+_LOOK_INTERVAL_S = 1.0
 
 
 class LockProvider:
@@ -131,6 +133,7 @@ class FileSystemLockProvider(LockProvider):
         self.path = f"{folder.rstrip('/')}/lock"
         self.expire_s = int(cfg.get(ConcurrencyOptions.LOCK_FILESYSTEM_EXPIRE_MIN)) * 60.0
         self._owned = False
+        self._next_look = 0.0  # when a failed try may next look whether the holder is gone
 
     def try_acquire(self) -> bool:
         # Hudi's LockInfo fields, plus who we are (Hudi only logs the content)
@@ -143,8 +146,13 @@ class FileSystemLockProvider(LockProvider):
         if self.storage.create_if_absent(self.path, json.dumps(info).encode()):
             self._owned = True
             return True
-        if self._abandoned():
-            self.storage.delete(self.path)  # the next try creates it (or loses to another writer)
+        # Looking costs two requests (the file's age and its content) and can only find a lock
+        # older than a second abandoned: once a second, not on every try of a waiting writer.
+        now = time.monotonic()
+        if now >= self._next_look:
+            self._next_look = now + _LOOK_INTERVAL_S
+            if self._abandoned():
+                self.storage.delete(self.path)  # the next try creates it (or loses to another writer)
         return False
 
     def _abandoned(self) -> bool:

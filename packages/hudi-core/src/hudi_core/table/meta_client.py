@@ -192,15 +192,16 @@ class MetaClient:
         return ActiveTimeline(self.storage, self.meta_path, utc=self.config.utc_timeline)
 
     @contextmanager
-    def pinned_timeline(self) -> Iterator[ActiveTimeline]:
-        """Load the timeline once and hand out that object for the block: for a writer that
-        holds the single-writer lease, whose every transition goes through it and keeps it
-        current, so the dozen looks a write and its services take cost one listing of
-        ``.hoodie`` (one LIST request on S3) instead of one each. Nested pins share the outer one."""
+    def pinned_timeline(self, timeline: ActiveTimeline | None = None) -> Iterator[ActiveTimeline]:
+        """Load the timeline once (or take ``timeline``, a load the caller holds) and hand out
+        that object for the block: for a writer that holds the single-writer lease, whose every
+        transition goes through it and keeps it current, so the dozen looks a write and its
+        services take cost one listing of ``.hoodie`` (one LIST request on S3) instead of one
+        each. Nested pins share the outer one."""
         if self._pinned is not None:
             yield self._pinned
             return
-        self._pinned = self._load_timeline()
+        self._pinned = timeline if timeline is not None else self._load_timeline()
         try:
             yield self._pinned
         finally:

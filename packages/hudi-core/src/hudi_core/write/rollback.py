@@ -10,7 +10,7 @@ created are deleted. ``R.rollback.requested`` / ``.inflight`` / ``R.rollback`` r
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,7 +21,7 @@ from hudi_core.log.blocks import ROLLBACK_COMMAND, encode_command_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.log.reader import first_block_instant
 from hudi_core.log.writer import LogWriter
-from hudi_core.storage.base import stale_temp_files
+from hudi_core.storage.base import FileInfo, stale_temp_files
 from hudi_core.table.file_names import UNKNOWN_WRITE_TOKEN, BaseFileName, LogFileName
 from hudi_core.timeline.avro_files import deserialize, serialize
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -137,6 +137,18 @@ def _partition_uri(table: MetaClient, partition: str) -> str:
     return table.partition_uri(partition) if partition else table.base_uri
 
 
+def _partition_listings(table: MetaClient) -> Iterator[tuple[str, list[FileInfo]]]:
+    """Every partition with its entries, each partition listed once (finding the partitions
+    lists them already)."""
+    from hudi_core.fs_view import list_partitions
+
+    listed: dict[str, list[FileInfo]] = {}
+    for part in list_partitions(
+        table.storage, table.base_uri, partitioned=table.config.is_partitioned, listings=listed
+    ):
+        yield part, listed.pop(part) if part in listed else table.storage.list(_partition_uri(table, part))
+
+
 def _requests_from_markers(table: MetaClient, x: str, markers: MarkerFiles) -> list[_Request]:
     reqs: list[_Request] = []
     for m in markers.list():
@@ -211,12 +223,10 @@ def _with_leftovers(
       killed between creating a file and writing its first bytes (no committed file is empty,
       the age spares a live writer's fresh file, as for temporary files), which Apache Hudi's
       metadata table bootstrap refuses."""
-    from hudi_core.fs_view import list_partitions
-
     known = {path.rsplit("/", 1)[-1] for q in reqs for path in q.files_to_delete}
     found, now = [], time.time()
-    for part in list_partitions(table.storage, table.base_uri, partitioned=table.config.is_partitioned):
-        for info in table.storage.list(_partition_uri(table, part)):
+    for part, infos in _partition_listings(table):
+        for info in infos:
             if info.is_dir or info.name in known:
                 continue
             base = BaseFileName.parse(info.name)
@@ -362,11 +372,9 @@ def discard_rolled_back_write(table: MetaClient, instant_time: str) -> list[str]
     append on storage without append support creates a new version, and appends go only to the
     file the same handle created). Then its markers and heartbeat. Returns the deleted files.
     """
-    from hudi_core.fs_view import list_partitions
-
     storage, deleted = table.storage, []
-    for part in list_partitions(storage, table.base_uri, partitioned=table.config.is_partitioned):
-        for info in storage.list(_partition_uri(table, part)):
+    for _, infos in _partition_listings(table):
+        for info in infos:
             base = BaseFileName.parse(info.name)
             ours = (
                 base.instant_time == instant_time

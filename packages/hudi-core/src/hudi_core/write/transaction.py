@@ -35,6 +35,7 @@ from hudi_core.write.handles.context import WriteStatus
 
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
+    from hudi_core.timeline.timeline import ActiveTimeline
 
 __all__ = ["WriteTransaction", "check_concurrency_options", "retrying", "rollback_failed_writes_for", "table_lock",
            "writer_guard", "writing"]  # fmt: skip
@@ -131,6 +132,8 @@ class WriteTransaction:
         self.settings = ConcurrencySettings.of(config)
         self.requested: Instant | None = None
         self.started: TimelineSnapshot | None = None
+        #: the timeline loaded under the lock as the instant was created (it holds the instant)
+        self.timeline: ActiveTimeline | None = None
         self._heartbeat: Heartbeat | None = None
 
     def __enter__(self) -> WriteTransaction:
@@ -185,6 +188,7 @@ class WriteTransaction:
             # an instant is pending, so it can never miss (or re-insert) what we commit
             remove_stale_metadata_table(table)
             self.started = TimelineSnapshot.of(tl)
+            self.timeline = tl
         return self.requested
 
     def commit(

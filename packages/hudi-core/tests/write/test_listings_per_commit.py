@@ -1,0 +1,95 @@
+"""What one OCC upsert lists: each listing is a LIST request on S3, priced and slow, and the
+timeline's grows with the table. The write's planning reads the timeline its instant was created
+on, the clean plans and runs on one load under the lock, and the files of a partition are listed
+once per file system view (finding the partitions lists them already). A rollback of a lost
+conflict lists each partition once too."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from hudi_core import HudiTable
+from hudi_core.storage.local import LocalStorage
+
+OCC = {
+    "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
+    "hoodie.cleaner.commits.retained": "2",  # every commit from the fourth on cleans
+    "hoodie.parquet.small.file.limit": str(100 * 1024 * 1024),  # inserts merge into base files
+}
+PARTITIONS = ("p0", "p1", "p2")
+
+
+def _rows(i: int) -> pa.Table:
+    keys = [f"k{(i * 5 + j) % 40:03d}" for j in range(9)]
+    return pa.table({"id": keys, "ts": [i] * 9, "part": [PARTITIONS[j % 3] for j in range(9)]})
+
+
+def _listings(monkeypatch: pytest.MonkeyPatch, base: str) -> Counter[str]:
+    """Listings by folder, relative to the table's base path."""
+    listed: Counter[str] = Counter()
+    original = LocalStorage.list
+
+    def counting(self: LocalStorage, path: str) -> list:  # type: ignore[type-arg]
+        listed[path.rstrip("/")[len(base) + 1 :]] += 1
+        return original(self, path)
+
+    monkeypatch.setattr(LocalStorage, "list", counting)
+    return listed
+
+
+def test_an_upsert_that_cleans_lists_the_timeline_and_each_partition_less(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = str(tmp_path / "t")
+    HudiTable.create(base, name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                     partition_fields="part", ordering_field="ts", options=OCC)  # fmt: skip
+    for i in range(6):
+        HudiTable.open(base, options=OCC).upsert(_rows(i), options=OCC)
+    listed = _listings(monkeypatch, base)
+    HudiTable.open(base, options=OCC).upsert(_rows(6), options=OCC)
+    monkeypatch.undo()
+
+    timeline = HudiTable.open(base).timeline
+    assert timeline.completed().last().action == "clean"  # type: ignore[union-attr]
+    # the schema, the failed-writes check, the instant's creation, the commit under the lock, the
+    # clean's check and its plan under the lock, archival (11 before: the planning, the clean's
+    # pending look, its plan's savepoint look and its run each loaded the timeline again)
+    assert listed[".hoodie"] == 7
+    # the planning's view (the index look-up and small files), the merge of the inserts into a
+    # small base file, the clean's plan (4 each before: the view listed each partition again
+    # after finding it)
+    assert {p: listed[p] for p in PARTITIONS} == {p: 3 for p in PARTITIONS}
+
+
+def test_rolling_back_a_failed_write_lists_each_partition_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hudi_core.write import transaction
+    from hudi_core.write.rollback import rollback_failed_writes
+
+    base = str(tmp_path / "t")
+    table = HudiTable.create(base, name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                             partition_fields="part", ordering_field="ts")  # fmt: skip
+    for i in range(3):
+        HudiTable.open(base).upsert(_rows(i))
+
+    def fails(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the writer dies before its commit file")
+
+    with monkeypatch.context() as m:
+        m.setattr(transaction, "commit", fails)
+        with pytest.raises(RuntimeError, match="dies before"):
+            HudiTable.open(base).upsert(_rows(3))
+    (failed,) = table.timeline.pending().timestamps()
+    listed = _listings(monkeypatch, base)
+    rolled_back = rollback_failed_writes(HudiTable.open(base))
+    monkeypatch.undo()
+
+    assert [r.rolled_back for r in rolled_back] == [failed]
+    assert not HudiTable.open(base).timeline.pending()
+    # finding the partitions lists them; the dead writer's leftovers are looked for in those
+    # listings (twice each before)
+    assert {p: listed[p] for p in PARTITIONS} == {p: 1 for p in PARTITIONS}
