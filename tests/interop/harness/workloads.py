@@ -65,12 +65,14 @@ class Workload:
     compaction: str = "none"  # none | inline | async (MOR)
     clean: bool = False
     hive_style: bool = False
+    metadata: bool = True  # Hudi's writer keeps its metadata table (its default); False: none
     steps: list[Step] = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return (f"s{self.seed}-{self.table_type[:3].lower()}-{self.index.lower()}-{self.payload}-{self.keygen}"
-                f"-{self.log_format}-{self.compaction}{'-clean' if self.clean else ''}")  # fmt: skip
+                f"-{self.log_format}-{self.compaction}{'-clean' if self.clean else ''}"
+                f"{'' if self.metadata else '-nomdt'}")  # fmt: skip
 
     # -- Hudi's option dict, the same for Hudi's writer and ours ---------------------------------
     def options(self) -> dict[str, str]:
@@ -92,6 +94,8 @@ class Workload:
             "hoodie.parquet.small.file.limit": "0" if self.seed % 2 else str(100 * 1024 * 1024),
         }
         o.update(_keygen_options(self.keygen))
+        if not self.metadata:
+            o["hoodie.metadata.enable"] = "false"
         if self.index == "BUCKET":
             o.update({"hoodie.bucket.index.num.buckets": "4", "hoodie.index.bucket.engine": "SIMPLE"})
         if self.index == "GLOBAL_BLOOM":
@@ -227,6 +231,7 @@ def generate(seed: int, **layout: Any) -> Workload:
         log_format=layout.get("log_format") or rng.choice(("avro", "parquet")),
         hive_style=layout.get("hive_style", rng.random() < 0.3),
         clean=layout.get("clean", rng.random() < 0.4),
+        metadata=layout.get("metadata", True),
     )
     if w.table_type == "MERGE_ON_READ":
         w.compaction = layout.get("compaction") or rng.choice(("none", "inline", "async"))
