@@ -102,8 +102,8 @@ def _record_instants(log: _Log) -> None:
         return
     original = transaction.WriteTransaction.start
 
-    def start(self: Any, operation: str, *, instant_time: str | None = None) -> Any:
-        instant = original(self, operation, instant_time=instant_time)
+    def start(self: Any, operation: str, **kwargs: Any) -> Any:
+        instant = original(self, operation, **kwargs)
         log.write("instant", instant=instant.timestamp, action=instant.action)
         return instant
 

@@ -1,8 +1,8 @@
 """What one OCC upsert lists: each listing is a LIST request on S3, priced and slow, and the
-timeline's grows with the table. The write's planning reads the timeline its instant was created
-on, the clean plans and runs on one load under the lock, and the files of a partition are listed
-once per file system view (finding the partitions lists them already). A rollback of a lost
-conflict lists each partition once too."""
+timeline's grows with the table. The write reads the table's schema and looks for failed writes
+in one load, its planning reads the timeline its instant was created on, the clean plans and
+runs on one load under the lock, and the files of a partition are listed once per file system
+view (finding the partitions lists them already). A rollback lists each partition once too."""
 
 from __future__ import annotations
 
@@ -54,10 +54,11 @@ def test_an_upsert_that_cleans_lists_the_timeline_and_each_partition_less(
 
     timeline = HudiTable.open(base).timeline
     assert timeline.completed().last().action == "clean"  # type: ignore[union-attr]
-    # the schema, the failed-writes check, the instant's creation, the commit under the lock, the
-    # clean's check and its plan under the lock, archival (11 before: the planning, the clean's
-    # pending look, its plan's savepoint look and its run each loaded the timeline again)
-    assert listed[".hoodie"] == 7
+    # the schema and the look for failed writes, the instant's creation, the commit under the
+    # lock, the clean's check and its plan under the lock, archival (11 before: the look for
+    # failed writes, the planning, the clean's look for pending cleans, its plan's look for
+    # savepoints and its run each loaded the timeline again)
+    assert listed[".hoodie"] == 6
     # the planning's view (the index look-up and small files), the merge of the inserts into a
     # small base file, the clean's plan (4 each before: the view listed each partition again
     # after finding it)

@@ -273,7 +273,9 @@ class WriteClient:
         is_delete = op == "delete"
         order = ordering_field(cfg)
         key_fields = table.config.record_key_fields
-        schema = self._schema_for(data, op, table.schema())
+        # one look before the instant: the table's schema, and failed writes to roll back
+        seen = table.timeline
+        schema = self._schema_for(data, op, table.schema(timeline=seen))
         if schema is None:
             return WriteResult("", op)
         records = self._prepare(data, op, schema)
@@ -282,7 +284,7 @@ class WriteClient:
 
         # -- the instant starts here: from now on a failure leaves a pending instant --------------
         with WriteTransaction(table, cfg) as txn:
-            requested = txn.start(op)
+            requested = txn.start(op, seen=seen)
             t = requested.timestamp
             # the planning reads the load of the timeline that the instant was created on (other
             # writers' commits since are the conflict check's to find): no listing of .hoodie,
@@ -374,7 +376,8 @@ class WriteClient:
             return WriteResult("", op)
         # read once: every chunk must evolve the table's schema as the first did (re-reading it
         # per chunk cost a listing of .hoodie and a commit's metadata, two requests on S3)
-        table_schema = table.schema()
+        seen = table.timeline  # also where the transaction looks for failed writes
+        table_schema = table.schema(timeline=seen)
         schema = self._schema_for(first, op, table_schema)
         if schema is None:
             return WriteResult("", op)
@@ -382,7 +385,7 @@ class WriteClient:
         index = index_for(cfg, table.config.record_key_fields)
         avro = arrow_to_avro(schema, table.config.name)
         txn = WriteTransaction(table, cfg)
-        requested = txn.start(op)
+        requested = txn.start(op, seen=seen)
         try:
             with table.pinned_timeline(txn.timeline):  # the setup's looks: the instant's load
                 inflight = write_inflight(table, requested, WorkloadProfile(), op)

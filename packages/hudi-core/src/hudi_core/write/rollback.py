@@ -30,6 +30,7 @@ from hudi_core.write.markers import MarkerFiles
 
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
+    from hudi_core.timeline.timeline import ActiveTimeline
 
 __all__ = ["RollbackResult", "discard_rolled_back_write", "rollback_failed_writes", "rollback_instant"]
 
@@ -69,6 +70,7 @@ def rollback_failed_writes(
     expired: Callable[[Instant], bool] | None = None,
     lock: AbstractContextManager[Any] | None = None,
     temp_age_s: float | None = None,
+    seen: ActiveTimeline | None = None,
 ) -> list[RollbackResult]:
     """Roll back failed writes: first finish every rollback a crash cut short (from its saved
     plan, under its own instant, as Hudi does), then roll back pending commits/deltacommits/
@@ -78,7 +80,8 @@ def rollback_failed_writes(
     which ``expired(instant)`` (their heartbeat stopped); the look is repeated under ``lock``,
     which every rollback of concurrent writers runs under, so a pending rollback seen there is
     a dead one and an instant is never rolled back twice. ``temp_age_s``: see
-    :func:`rollback_instant`."""
+    :func:`rollback_instant`. ``seen``: a load of the timeline the caller just made, for LAZY's
+    first look (what it finds is looked at again under the lock)."""
 
     def failed(tl: Any) -> list[Instant]:
         out = []
@@ -91,9 +94,10 @@ def rollback_failed_writes(
                 out.append(inst)
         return out
 
-    tl = table.timeline
-    if expired is not None and not failed(tl) and not tl.filter(actions=[Action.ROLLBACK]).pending():
-        return []  # the common case among concurrent writers: nothing to do, no lock taken
+    if expired is not None:
+        tl = seen if seen is not None else table.timeline
+        if not failed(tl) and not tl.filter(actions=[Action.ROLLBACK]).pending():
+            return []  # the common case among concurrent writers: nothing to do, no lock taken
     with lock if lock is not None else nullcontext():
         tl = table.timeline
         out = [_resume(table, inst, temp_age_s) for inst in tl.pending() if inst.action == Action.ROLLBACK]

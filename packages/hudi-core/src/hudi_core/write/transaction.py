@@ -99,11 +99,15 @@ def retrying(write: Callable[[], T], config: HoodieConfig) -> T:
 
 
 def rollback_failed_writes_for(
-    table: MetaClient, config: HoodieConfig | Mapping[str, Any] | None = None
+    table: MetaClient,
+    config: HoodieConfig | Mapping[str, Any] | None = None,
+    *,
+    seen: ActiveTimeline | None = None,
 ) -> list[Any]:
     """Roll back failed writes under the configured policy: every pending write instant (EAGER),
     or those whose heartbeat expired (LAZY, under the table lock; then the heartbeat files
-    another writer left for instants no longer pending are deleted)."""
+    another writer left for instants no longer pending are deleted). ``seen``: a load of the
+    timeline the caller just made, for LAZY's first look."""
     from hudi_core.write.rollback import rollback_failed_writes
 
     cfg = _config(table, config)
@@ -115,7 +119,7 @@ def rollback_failed_writes_for(
         return heartbeat_expired(table.storage, table.meta_path, inst.timestamp, s.expiry_s)
 
     rolled_back = rollback_failed_writes(
-        table, expired=expired, lock=table_lock(table, cfg), temp_age_s=s.temp_age_s
+        table, expired=expired, lock=table_lock(table, cfg), temp_age_s=s.temp_age_s, seen=seen
     )
     delete_heartbeats_of(
         table.storage, table.meta_path, lambda: table.timeline.pending().timestamps(), s.expiry_s
@@ -159,10 +163,14 @@ class WriteTransaction:
     def lock(self) -> LockProvider:
         return table_lock(self.table, self.config)
 
-    def start(self, operation: str, *, instant_time: str | None = None) -> Instant:
-        """Roll back failed writes, drop a stale metadata table, create ``T.<action>.requested``."""
+    def start(
+        self, operation: str, *, instant_time: str | None = None, seen: ActiveTimeline | None = None
+    ) -> Instant:
+        """Roll back failed writes, drop a stale metadata table, create ``T.<action>.requested``.
+        ``seen``: the timeline as the write just loaded it (for its schema), to look for failed
+        writes in without listing ``.hoodie`` again; the instant is created on a fresh load."""
         table = self.table
-        rollback_failed_writes_for(table, self.config)
+        rollback_failed_writes_for(table, self.config, seen=seen)
         action = action_for(table, operation)
         content = b""
         if action == Action.REPLACE_COMMIT:
