@@ -335,9 +335,9 @@ def test_a_writer_waiting_on_the_lock_looks_at_its_holder_once_a_second(tmp_path
         waiter.acquire()
     holder.release()
     assert len(tries) >= 6  # its pauses start at 5 ms and double
-    assert looks[0] == pytest.approx(tries[0], abs=0.05)  # the first failed try looks at once
+    assert tries[0] <= looks[0] < tries[1]  # the first failed try looks at once
     assert len(looks) <= 3  # then once a second: at most at 0, 1 and 2 s of the 2.5 s wait
-    assert all(b - a >= 0.99 for a, b in itertools.pairwise(looks))
+    assert all(b - a >= 0.9 for a, b in itertools.pairwise(looks))
 
 
 def test_a_lock_left_by_a_dead_process_of_this_host_is_broken(tmp_path: Path) -> None:
