@@ -8,7 +8,7 @@ from urllib.parse import unquote
 from hudi_core.storage.base import FileInfo, Storage
 from hudi_core.table.file_names import PARTITION_METAFILE_PREFIX, BaseFileName, LogFileName
 
-__all__ = ["is_ignored_name", "list_partitions", "partition_values"]
+__all__ = ["is_ignored_name", "list_partitions", "partition_listings", "partition_values"]
 
 _IGNORED_SUFFIXES = (".crc",)
 _META_FOLDER = ".hoodie"
@@ -33,22 +33,23 @@ def _holds_data(names: list[str]) -> bool:
     )
 
 
-def list_partitions(
-    storage: Storage, base_uri: str, *, partitioned: bool, listings: dict[str, list[FileInfo]] | None = None
-) -> list[str]:
-    """Relative partition paths, sorted; ``[""]`` for a non-partitioned table.
+def list_partitions(storage: Storage, base_uri: str, *, partitioned: bool) -> list[str]:
+    """Relative partition paths, sorted; ``[""]`` for a non-partitioned table (no listing)."""
+    return sorted(partition_listings(storage, base_uri)) if partitioned else [""]
+
+
+def partition_listings(storage: Storage, base_uri: str) -> dict[str, list[FileInfo]]:
+    """Every partition of a partitioned table (relative path, sorted) with its entries as listed
+    while finding it: a caller reading the files lists no partition twice.
 
     As Hudi's file-system listing: every directory but the ``.hoodie`` metadata folder is
     walked, at any depth (a value with ``/`` in it, not URL-encoded, nests), and one holding a
     ``.hoodie_partition_metadata`` file or Hudi data files is a partition. So is an empty leaf,
     unless it is in a folder whose name starts with ``_`` or ``.`` (``_temporary``): Hive's
-    ``__HIVE_DEFAULT_PARTITION__`` holds data like any other partition. ``listings`` receives
-    each partition's entries as listed here, for a caller that would list it again.
+    ``__HIVE_DEFAULT_PARTITION__`` holds data like any other partition.
     """
-    if not partitioned:
-        return [""]
     base = base_uri.rstrip("/")
-    out: list[str] = []
+    out: dict[str, list[FileInfo]] = {}
     stack = [""]
     while stack:
         rel = stack.pop()
@@ -58,12 +59,10 @@ def list_partitions(
         if rel and (
             _holds_data(files) or not (dirs or any(p.startswith(("_", ".")) for p in rel.split("/")))
         ):
-            out.append(rel)
-            if listings is not None:
-                listings[rel] = entries
+            out[rel] = entries
             continue
         stack.extend(f"{rel}/{d}" if rel else d for d in dirs)
-    return sorted(out)
+    return dict(sorted(out.items()))
 
 
 def partition_values(

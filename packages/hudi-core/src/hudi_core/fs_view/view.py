@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from hudi_core.errors import TimelineError
 from hudi_core.fs_view.model import BaseFile, FileGroup, FileSlice, LogFile
-from hudi_core.fs_view.partitions import is_ignored_name, list_partitions
+from hudi_core.fs_view.partitions import is_ignored_name, partition_listings
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
@@ -114,12 +114,12 @@ class FileSystemView:
     def partitions(self) -> list[str]:
         """Relative partition paths (``""`` for a non-partitioned table)."""
         if self._partitions is None:
-            self._partitions = list_partitions(
-                self.table.storage,
-                self.table.base_uri,
-                partitioned=self.table.config.is_partitioned,
-                listings=self._listed,  # then each partition's files take no listing of their own
-            )
+            if self.table.config.is_partitioned:
+                # each partition's files are then read from the listing that found it
+                self._listed = partition_listings(self.table.storage, self.table.base_uri)
+                self._partitions = list(self._listed)
+            else:
+                self._partitions = [""]
         return self._partitions
 
     def _list(self, partition: str) -> tuple[list[BaseFile], list[LogFile]]:

@@ -142,15 +142,13 @@ def _partition_uri(table: MetaClient, partition: str) -> str:
 
 
 def _partition_listings(table: MetaClient) -> Iterator[tuple[str, list[FileInfo]]]:
-    """Every partition with its entries, each partition listed once (finding the partitions
-    lists them already)."""
-    from hudi_core.fs_view import list_partitions
+    """Every partition with its entries, each partition listed once."""
+    from hudi_core.fs_view.partitions import partition_listings
 
-    listed: dict[str, list[FileInfo]] = {}
-    for part in list_partitions(
-        table.storage, table.base_uri, partitioned=table.config.is_partitioned, listings=listed
-    ):
-        yield part, listed.pop(part) if part in listed else table.storage.list(_partition_uri(table, part))
+    if not table.config.is_partitioned:
+        yield "", table.storage.list(table.base_uri)
+        return
+    yield from partition_listings(table.storage, table.base_uri).items()
 
 
 def _requests_from_markers(table: MetaClient, x: str, markers: MarkerFiles) -> list[_Request]:
