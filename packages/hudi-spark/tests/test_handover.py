@@ -41,12 +41,7 @@ def test_values_in_and_out_of_the_lists_come_back_as_they_were(spark: Any) -> No
     wire = handover.encode(rows.to_batches()[0])
     assert wire.schema == handover.wire_schema()
     # the four meta columns cross as codes; only the two rows with a value outside the lists carry it
-    assert [f.name for f in wire.schema if f.name in rows.column_names] == [
-        "_hoodie_commit_seqno",
-        "key",
-        "part",
-        "v",
-    ]
+    assert [f.name for f in wire.schema if f.name in rows.column_names] == ["_hoodie_commit_seqno", "key", "part", "v"]
     assert wire.column("__hudi_spark_overflow").null_count == 3
     frame = spark.range(0, 1, 1, 1).mapInArrow(  # one task hands the batch over
         lambda _: iter([wire]), spark_schema(handover.wire_schema())
