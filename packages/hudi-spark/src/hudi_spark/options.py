@@ -33,13 +33,6 @@ class ReadOptions:
         "with core telling the merge as a delta (rows dropped by position, rows added). Off: on the "
         "1M-row benchmark tables it cost 1.1-2x merging those slices whole in Python tasks.",
     )  # fmt: skip
-    META_CODES = _r(
-        "hoodie.spark.read.meta.codes", True,
-        "hudi_spark.read: the rows merged in Python tasks hand _hoodie_commit_time, "
-        "_hoodie_partition_path, _hoodie_file_name and _hoodie_record_key to the JVM as small codes, "
-        "rebuilt as strings only where a query reads them (hudi_spark.handover); false hands the "
-        "strings over. Same answers; a 10M-row count() or groupBy over merged slices ~9% quicker.",
-    )  # fmt: skip
     PARTITION_FRAME_BYTES = _r(
         "hoodie.spark.read.partition.frame.bytes", 64 * 1024 * 1024,
         "hudi_spark.read: when the file slices it merges in Python tasks hold at least this many bytes "

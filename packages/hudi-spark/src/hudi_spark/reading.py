@@ -25,7 +25,6 @@ from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.instant import format_query_instant, format_range_instant
 
 from hudi_spark.compat import spark_schema
-from hudi_spark.handover import Handover, handover_for
 from hudi_spark.options import ReadOptions
 from hudi_spark.stages import conform
 
@@ -242,11 +241,10 @@ def read_slices(spec: ReadSpec, slices: Sequence[Any], schema: pa.Schema) -> Ite
 
 
 def _read_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list[list[Any]],
-               schema: pa.Schema, handover: Handover | None = None) -> Iterator[pa.RecordBatch]:  # fmt: skip
+               schema: pa.Schema) -> Iterator[pa.RecordBatch]:  # fmt: skip
     for seed in seeds:
         for i in seed.column(0).to_pylist():
-            for batch in read_slices(spec, groups[i], schema):
-                yield batch if handover is None else handover.encode(batch)
+            yield from read_slices(spec, groups[i], schema)
 
 
 def read_in_tasks(spark: SparkSession, base_uri: str, options: dict[str, str]) -> DataFrame:
@@ -259,24 +257,13 @@ def read_in_tasks(spark: SparkSession, base_uri: str, options: dict[str, str]) -
 
 
 def _python_frame(
-    spark: SparkSession,
-    spec: ReadSpec,
-    groups: list[list[Any]],
-    schema: pa.Schema,
-    table: HudiTable | None = None,
+    spark: SparkSession, spec: ReadSpec, groups: list[list[Any]], schema: pa.Schema
 ) -> DataFrame:
-    """The slices of ``groups`` merged in Python tasks; with ``table`` their meta columns cross
-    into the JVM as codes (:mod:`hudi_spark.handover`)."""
     if not groups:
         return spark.createDataFrame([], spark_schema(schema))
     seeds = spark.range(0, len(groups), 1, len(groups))  # one row, one task, per input partition
-    handover = None
-    if table is not None and HoodieConfig(spec.options).get(ReadOptions.META_CODES):
-        handover = handover_for(table, [s for g in groups for s in g], schema)
-    task = functools.partial(_read_task, spec=spec, groups=groups, schema=schema, handover=handover)
-    if handover is None:
-        return seeds.mapInArrow(task, spark_schema(schema))
-    return handover.decode(seeds.mapInArrow(task, spark_schema(handover.wire_schema())))
+    task = functools.partial(_read_task, spec=spec, groups=groups, schema=schema)
+    return seeds.mapInArrow(task, spark_schema(schema))
 
 
 #: file systems Spark's own Hadoop client opens with no settings of ours (S3 and the others need
@@ -350,15 +337,14 @@ def _python_frames(
     per_partition = sum(int(s.size) for s in splits) / max(1, len(by_partition))
     small = per_partition < int(HoodieConfig(spec.options).get(ReadOptions.PARTITION_FRAME_BYTES))
     literals: dict[str, dict[str, str]] = {}
-    table = spec.open_table() if splits else None
-    if table is not None and not small and len(by_partition) <= _PARTITION_FRAMES:
+    if splits and not small and len(by_partition) <= _PARTITION_FRAMES:
+        cfg = spec.open_table().config
         strings = {f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
         literals = {
-            p: {k: v for k, v in path_partition_values(table.config, p).items() if k in strings}
-            for p in by_partition
+            p: {k: v for k, v in path_partition_values(cfg, p).items() if k in strings} for p in by_partition
         }
     if not any(literals.values()):
-        return [_python_frame(spark, spec, _groups(spec, splits, cores), schema, table)]
+        return [_python_frame(spark, spec, _groups(spec, splits, cores), schema)]
     frames, shared = [], []
     for partition, part_splits in by_partition.items():
         values = literals[partition]
@@ -366,12 +352,12 @@ def _python_frames(
             shared += part_splits
             continue
         # tasks sized by the whole read's share per core: a small partition stays one task
-        frame = _python_frame(spark, spec, _groups(spec, part_splits, cores, of=splits), schema, table)
+        frame = _python_frame(spark, spec, _groups(spec, part_splits, cores, of=splits), schema)
         # (withColumns replaces the columns in place: one call, where a select of every column
         # made a py4j call per column, 27 ms per frame)
         frames.append(frame.withColumns({n: F.lit(v) for n, v in values.items()}))
     if shared:
-        frames.append(_python_frame(spark, spec, _groups(spec, shared, cores, of=splits), schema, table))
+        frames.append(_python_frame(spark, spec, _groups(spec, shared, cores, of=splits), schema))
     return frames
 
 
