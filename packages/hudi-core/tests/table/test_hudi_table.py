@@ -117,3 +117,32 @@ def test_a_created_table_opens_in_hudi_rs_with_the_same_name_type_and_schema(tmp
     data_fields = [f for f in rs_schema if not f.name.startswith("_hoodie_")]
     assert [(f.name, f.type) for f in data_fields] == [(f.name, f.type) for f in SCHEMA]
     assert rs.table_name == "trips" and rs.is_mor
+
+
+def test_commit_metadata_of_a_time_that_a_clean_shares_is_the_writes(tmp_path: Path) -> None:
+    """Writers pick instant times apart (Apache Hudi's and ours beside it under OCC), so a clean can
+    carry a write's time: the commit's metadata is the write's, not the clean's Avro."""
+    path = str(tmp_path / "t")
+    opts = {"hoodie.cleaner.commits.retained": "1"}
+    table = HudiTable.create(path, name="t", table_type="COPY_ON_WRITE", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts", options=opts)  # fmt: skip
+    rows = pa.table({"ts": pa.array([1, 2], pa.int64()), "uuid": ["a", "b"], "rider": ["r", "s"],
+                     "fare": [1.0, 2.0], "city": ["x", "x"]}, schema=SCHEMA)  # fmt: skip
+    for ts in (1, 2, 3):
+        HudiTable.open(path).upsert(rows.set_column(0, "ts", pa.array([ts, ts], pa.int64())), options=opts)
+    meta = Path(path) / ".hoodie"
+    (clean,) = [p for p in meta.iterdir() if p.name.endswith(".clean")]
+    write = HudiTable.open(path).timeline.completed_commits().last()
+    assert write is not None
+    for p in list(meta.iterdir()):  # the clean, moved to the write's time
+        if p.name.startswith(clean.name.split(".")[0] + ".clean"):
+            p.rename(meta / p.name.replace(clean.name.split(".")[0], write.timestamp))
+    table = HudiTable.open(path)
+    assert [i.action for i in table.timeline.completed() if i.timestamp == write.timestamp] == [
+        "clean",
+        "commit",
+    ]
+    got = table.commit_metadata(write.timestamp)
+    assert got.operation_type == "UPSERT"
+    assert sum(s.num_update_writes for s in got.all_write_stats()) == 2
+    assert sorted(table.read().column("uuid").to_pylist()) == ["a", "b"]

@@ -278,7 +278,7 @@ def run_compaction(
     else:
         found = [i for i in pending if i.timestamp == instant]
         if not found:
-            done = tl.completed().find(instant)
+            done = tl.completed().filter(actions=[Action.COMPACTION]).find(instant)
             why = "it is already completed" if done is not None else "there is no such compaction"
             raise CompactionError(
                 f"cannot run compaction {instant} in {table.base_uri}: {why}; "
@@ -390,7 +390,8 @@ def run_pending_compactions(
 
 
 def _claimed_elsewhere(table: MetaClient, instant: str) -> bool:
-    found = table.reload().timeline.find(instant)  # (fresh, even where the timeline is pinned)
+    # (fresh, even where the timeline is pinned; a clean of the same time is not the compaction)
+    found = table.reload().timeline.filter(actions=[Action.COMPACTION]).find(instant)
     return found is not None and (found.is_inflight or found.is_completed)
 
 

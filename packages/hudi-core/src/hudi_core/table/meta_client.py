@@ -209,9 +209,10 @@ class MetaClient:
 
     def commit_metadata(self, timestamp: str) -> CommitMetadata:
         tl = self._timeline or self.timeline
-        inst = tl.completed().find(timestamp)
+        # a write's instant: a clean or rollback of another writer may carry the same time
+        inst = tl.completed_commits().find(timestamp)
         if inst is None:
-            raise ConfigError(f"no completed instant {timestamp} on the timeline of {self.base_uri}")
+            raise ConfigError(f"no completed commit {timestamp} on the timeline of {self.base_uri}")
         return CommitMetadata.from_json(tl.read_details(inst))
 
     def avro_schema(
