@@ -131,17 +131,15 @@ def test_commit_metadata_of_a_time_that_a_clean_shares_is_the_writes(tmp_path: P
     for ts in (1, 2, 3):
         HudiTable.open(path).upsert(rows.set_column(0, "ts", pa.array([ts, ts], pa.int64())), options=opts)
     meta = Path(path) / ".hoodie"
-    (clean,) = [p for p in meta.iterdir() if p.name.endswith(".clean")]
+    (clean,) = [p.name.split(".")[0] for p in meta.iterdir() if p.name.endswith(".clean")]
     write = HudiTable.open(path).timeline.completed_commits().last()
     assert write is not None
-    for p in list(meta.iterdir()):  # the clean, moved to the write's time
-        if p.name.startswith(clean.name.split(".")[0] + ".clean"):
-            p.rename(meta / p.name.replace(clean.name.split(".")[0], write.timestamp))
+    for p in list(meta.iterdir()):  # the clean's files, moved to the write's time
+        if p.name.startswith(f"{clean}.clean"):
+            p.rename(meta / p.name.replace(clean, write.timestamp))
     table = HudiTable.open(path)
-    assert [i.action for i in table.timeline.completed() if i.timestamp == write.timestamp] == [
-        "clean",
-        "commit",
-    ]
+    same_time = [i.action for i in table.timeline.completed() if i.timestamp == write.timestamp]
+    assert same_time == ["clean", "commit"]
     got = table.commit_metadata(write.timestamp)
     assert got.operation_type == "UPSERT"
     assert sum(s.num_update_writes for s in got.all_write_stats()) == 2
