@@ -38,7 +38,7 @@ def execute_clean(
     fresh load; only this clean's own instant is read from it."""
     start = time.monotonic()
     tl = timeline if timeline is not None else table.timeline
-    current = tl.filter(actions=[Action.CLEAN]).find(instant.timestamp)  # (not a write of that time)
+    current = tl.current(instant)
     plan_bytes = plan.to_bytes()
     if current is not None and current.is_requested:
         current = tl.transition_to_inflight(current, plan_bytes)

@@ -173,7 +173,7 @@ class ActiveTimeline(Timeline):
 
     def transition_to_inflight(self, instant: Instant, content: bytes = b"") -> Instant:
         """REQUESTED -> INFLIGHT (a savepoint starts inflight)."""
-        current = self._current(instant)
+        current = self.current(instant)
         if current is None and instant.action != Action.SAVEPOINT:
             raise TimelineError(f"cannot move {instant} to INFLIGHT: it is not on the timeline")
         if current is not None and current.state is not State.REQUESTED:
@@ -184,7 +184,7 @@ class ActiveTimeline(Timeline):
 
     def complete(self, instant: Instant, content: bytes) -> Instant:
         """INFLIGHT -> COMPLETED: writes the completed file last, exclusively."""
-        current = self._current(instant)
+        current = self.current(instant)
         if current is None or current.state is not State.INFLIGHT:
             state = current.state.name if current else "absent"
             raise TimelineError(
@@ -194,7 +194,7 @@ class ActiveTimeline(Timeline):
 
     def revert_to_requested(self, instant: Instant) -> Instant:
         """INFLIGHT -> REQUESTED by deleting the inflight file (a compaction to be retried)."""
-        current = self._current(instant)
+        current = self.current(instant)
         if current is None or current.state is not State.INFLIGHT:
             raise TimelineError(f"cannot revert {instant}: it is not INFLIGHT")
         self.storage.delete(self.path_of(current))
@@ -213,7 +213,9 @@ class ActiveTimeline(Timeline):
             self.storage.delete(self.path_of(instant.with_state(state)))
         self._instants = [i for i in self._instants if not _same(i, instant)]
 
-    def _current(self, instant: Instant) -> Instant | None:
+    def current(self, instant: Instant) -> Instant | None:
+        """``instant`` in its state on this timeline (same time and action; another action of the
+        same time, which two writers picking times apart can make, is another instant), or None."""
         for i in self._instants:
             if _same(i, instant):
                 return i

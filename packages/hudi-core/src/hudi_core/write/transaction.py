@@ -258,7 +258,7 @@ class WriteTransaction:
                     gone = True
                 else:
                     gone = False
-                    pending = self.table.timeline.filter(actions=[self.requested.action]).find(self.instant)
+                    pending = self.table.timeline.current(self.requested)
                     if pending is not None and not pending.is_completed:
                         rollback_instant(self.table, self.instant, temp_age_s=self.settings.temp_age_s)
         finally:
