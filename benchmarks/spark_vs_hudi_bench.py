@@ -15,7 +15,9 @@ Hudi test tier's environment (PySpark 3.5.1 and Hudi's Spark bundle, made by
 in its own process and Spark session, ``local[2]``, the same ``hoodie.*`` options (inline
 compaction and the metadata table off on both: ours has none), inputs cached in Spark before
 timing (the bulk input in row groups of 131,072 rows, so Spark reads it as one partition per core). Both engines' reads must give the same answers (row count, sum of ``ts``, the per-city
-sums); the ratios are ours over Apache Hudi's, measured in the same run.
+sums); the ratios are ours over Apache Hudi's, measured in the same run. Our local engine's
+bulk_insert of the same rows with the same options (``HudiTable.bulk_insert``, fresh processes,
+median of three) is the other measure of our Spark bulk_insert (``--no-local`` skips it).
 """
 
 from __future__ import annotations
@@ -293,6 +295,51 @@ def report_spark35(results: dict[tuple[str, str], dict[str, Any]], on35: dict[st
             print(f"  answers DIFFER: on 3.5 {ours35['answers']}, on 4 {ours4['answers']}")
 
 
+def local_bulk(data: Path, work: Path, index: str, repeats: int = 3) -> float:
+    """Our local engine's bulk_insert of the same rows with the same options: the median of
+    ``repeats`` fresh processes, each after a warm-up on a throwaway table (issue 22: the Spark
+    bulk_insert within 1.5x of it)."""
+    times = []
+    for k in range(repeats):
+        table = work / f"local-{index}-{k}"
+        cmd = [sys.executable, __file__, "--local-bulk-worker", str(data), str(table), index]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        lines = [ln for ln in done.stdout.splitlines() if ln.startswith("@@local ")]
+        if done.returncode != 0 or not lines:
+            _failed(f"local engine {index}", done.returncode, done.stderr or done.stdout)
+        times.append(float(lines[-1].split()[1]))
+    return statistics.median(times)
+
+
+def _local_bulk_worker(data: Path, table: Path, index: str) -> None:
+    import time
+
+    import pyarrow.parquet as pq
+    from hudi_core import HudiTable
+    from spark_vs_hudi_engine import write_options
+
+    fields = ("hoodie.table.name", "hoodie.datasource.write.")  # given to create() as its arguments
+    opts = {k: v for k, v in write_options(index).items() if not k.startswith(fields)}
+
+    def bulk(path: Path, rows: Any) -> None:
+        t = HudiTable.create(str(path), name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts", options=opts)  # fmt: skip
+        t.bulk_insert(rows, options=opts)
+
+    rows = pq.read_table(data / "base.parquet")
+    bulk(table.with_name(table.name + "-warm-up"), rows.slice(0, 2000))
+    start = time.perf_counter()
+    bulk(table, rows)
+    print(f"@@local {time.perf_counter() - start:.4f}")
+
+
+def report_local(results: dict[tuple[str, str], dict[str, Any]], local: dict[str, float]) -> None:
+    for index, seconds in local.items():
+        spark = results[("ours", index)]["bulk_insert"]
+        print(f"ours {index}, bulk_insert on Spark / our local engine (same rows, same options, median of 3 "
+              f"fresh processes): {spark:.2f} / {seconds:.2f} s = {spark / seconds:.2f}x (target <= 1.5x)")  # fmt: skip
+
+
 def report_scaling(index: str, label: str, one: dict[str, Any], two: dict[str, Any], upserts: int) -> None:
     """The whole workload's and each phase's time on ``label`` (``one``) over ``local[2]`` (``two``)."""
 
@@ -324,6 +371,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--one-at-a-time", action="store_true",
                    help="each engine's whole run alone, timing its own reads (two engines' sessions at once "
                         "would not fit: the 10M line's 12 GB drivers)")  # fmt: skip
+    p.add_argument("--no-local", action="store_true", help="skip our local engine's bulk load of the rows")
+    p.add_argument("--local-bulk-worker", nargs=3, metavar=("DATA", "TABLE", "INDEX"), help=argparse.SUPPRESS)
     p.add_argument(
         "--scaling",
         action="store_true",
@@ -331,6 +380,10 @@ def main(argv: list[str]) -> int:
     )
     a = p.parse_args(argv)
     sys.path.insert(0, str(HERE))
+    if a.local_bulk_worker:
+        data, table, index = a.local_bulk_worker
+        _local_bulk_worker(Path(data), Path(table), index)
+        return 0
     from defaults_bench import generate
 
     with tempfile.TemporaryDirectory(prefix="spark-vs-hudi-", dir=a.work) as tmp:
@@ -358,6 +411,8 @@ def main(argv: list[str]) -> int:
                     flush=True,
                 )
         report(results, a.index)
+        if not a.no_local:
+            report_local(results, {index: local_bulk(data, work, index) for index in a.index})
         if not a.no_crossed:
             crossed = {}
             for index in a.index:
