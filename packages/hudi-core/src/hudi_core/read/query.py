@@ -18,7 +18,7 @@ from hudi_core.fs_view.view import FileSystemView
 from hudi_core.keygen.partition import DEFAULT_PARTITION_PATH
 from hudi_core.read.filters import Filter, normalize_filters, partition_matches
 from hudi_core.read.merge import IS_DELETED_FIELD, slice_schema
-from hudi_core.read.parallel import ordered_map, read_parallelism
+from hudi_core.read.parallel import costliest_first, ordered_map, read_parallelism
 from hudi_core.read.splits import COMMIT_TIME, ReadContext, Split, read_split
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -360,8 +360,9 @@ def read_table(
 ) -> pa.Table:
     """A query's result as one ``pyarrow.Table``, meta columns first (when the table has them).
 
-    File slices are read on ``parallelism`` threads (default ``hoodie.read.parallelism``) and
-    concatenated in plan order. Each slice is read whole: the result holds its rows anyway, and
+    File slices are read on ``parallelism`` threads (default ``hoodie.read.parallelism``), those
+    with the most bytes to read (log bytes weighted) started first, and concatenated in plan
+    order. Each slice is read whole: the result holds its rows anyway, and
     pyarrow decodes a whole file faster than in batches (``iter_split`` streams a slice where
     memory must stay bounded, as in a Spark task)."""
     plan = _plan(
@@ -372,8 +373,10 @@ def read_table(
     workers = read_parallelism(table.options, parallelism, total_bytes=sum(s.size for s in splits))
     copies = copied_columns(table.config, plan.output)
     with arrow_pool():  # every decoded buffer is kept: fresh memory, see engine.pool
-        parts = [p for p in ordered_map(lambda s: share_copies(read_split(table, s), copies), splits, workers)
-                 if p.num_rows]  # fmt: skip
+        read = costliest_first(
+            lambda s: share_copies(read_split(table, s), copies), splits, workers, cost=lambda s: s.read_cost
+        )
+        parts = [p for p in read if p.num_rows]
     if not parts:
         return plan.output.empty_table()
     return pa.concat_tables(parts)

@@ -26,9 +26,21 @@ from hudi_core.read.merge import merge_delta, merge_file_slice, merge_file_slice
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
 
-__all__ = ["COMMIT_TIME", "ReadContext", "Split", "iter_split", "read_split", "read_split_delta"]
+__all__ = [
+    "COMMIT_TIME",
+    "LOG_BYTE_COST",
+    "ReadContext",
+    "Split",
+    "iter_split",
+    "read_split",
+    "read_split_delta",
+]
 
 COMMIT_TIME = "_hoodie_commit_time"
+#: a byte of log files costs about four of a base file to read (Avro decoded, its keys matched
+#: with the base file's): on the 1M-row trips table after 5 upserts, a slice of 14 MB of base
+#: file and 6 MB of logs read in ~78 ms, one of 20 MB of base file alone in ~39 ms
+LOG_BYTE_COST = 4
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,6 +94,13 @@ class Split:
         """Bytes of the files the split reads (for packing splits into tasks)."""
         base = self.base_file.size if self.base_file is not None else 0
         return int(base or 0) + sum(int(lf.size or 0) for lf in self.log_files)
+
+    @property
+    def read_cost(self) -> int:
+        """:attr:`size` with each byte of the log files counted :data:`LOG_BYTE_COST` times:
+        which splits to start reading first."""
+        base = self.base_file.size if self.base_file is not None else 0
+        return int(base or 0) + LOG_BYTE_COST * sum(int(lf.size or 0) for lf in self.log_files)
 
 
 def read_split(table: MetaClient | str, split: Split, *, options: dict[str, Any] | None = None) -> pa.Table:
