@@ -107,6 +107,36 @@ def test_iter_split_streams_the_rows_of_read_split_a_few_base_rows_at_a_time(
         assert all(p.num_rows <= 2 for p in base_parts)
 
 
+@pytest.mark.parametrize("probe_batches", [1, 2, 3])
+@pytest.mark.parametrize("batch", [1, 2, 3])
+def test_iter_split_probes_the_log_keys_with_the_key_column_several_batches_at_a_time(
+    trips: Trips, monkeypatch: pytest.MonkeyPatch, probe_batches: int, batch: int
+) -> None:
+    from hudi_core.read import merge
+
+    table = trips.table()
+    queries = [("snapshot", None), ("incremental", "000")]
+    wanted = {q: [(s, read_split(table, s)) for s in plan_splits(table, q, start=start) if s.log_files]
+              for q, start in queries}  # fmt: skip
+    assert all(wanted.values())
+    monkeypatch.setattr(merge, "_PROBE_BATCHES", probe_batches)
+    probed: list[int] = []
+    real = merge._Probe.positions
+
+    def positions(self: merge._Probe, base: pa.Table) -> object:
+        probed.append(base.num_rows)
+        return real(self, base)
+
+    monkeypatch.setattr(merge._Probe, "positions", positions)
+    for pairs in wanted.values():
+        for split, whole in pairs:
+            parts = list(iter_split(str(trips.root), split, batch_rows=batch))
+            assert pa.concat_tables(parts).equals(whole)
+    # the key column's chunks span several base batches (one hash table of the log's keys each)
+    assert probed and max(probed) <= batch * probe_batches
+    assert probe_batches == 1 or max(probed) > batch
+
+
 def test_a_read_batch_of_no_rows_is_refused(trips: Trips) -> None:
     from hudi_core.read.parallel import batch_rows
 
