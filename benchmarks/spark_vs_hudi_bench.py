@@ -315,21 +315,22 @@ def _local_bulk_worker(data: Path, table: Path, index: str) -> None:
     import time
 
     import pyarrow.parquet as pq
-    from hudi_core import HudiTable
+    from defaults_bench import Ours
     from spark_vs_hudi_engine import write_options
 
-    fields = ("hoodie.table.name", "hoodie.datasource.write.")  # given to create() as its arguments
-    opts = {k: v for k, v in write_options(index).items() if not k.startswith(fields)}
+    # defaults_bench's engine (the same table fields), with the Spark side's other options
+    fields = ("hoodie.table.name", "hoodie.datasource.write.")
+    options = {k: v for k, v in write_options(index).items() if not k.startswith(fields)}
 
-    def bulk(path: Path, rows: Any) -> None:
-        t = HudiTable.create(str(path), name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
-                             partition_fields="city", ordering_field="ts", options=opts)  # fmt: skip
-        t.bulk_insert(rows, options=opts)
+    def engine(path: Path) -> Ours:
+        ours = Ours(str(path))
+        ours.options = options
+        return ours
 
     rows = pq.read_table(data / "base.parquet")
-    bulk(table.with_name(table.name + "-warm-up"), rows.slice(0, 2000))
+    engine(table.with_name(table.name + "-warm-up")).bulk(rows.slice(0, 2000))
     start = time.perf_counter()
-    bulk(table, rows)
+    engine(table).bulk(rows)
     print(f"@@local {time.perf_counter() - start:.4f}")
 
 

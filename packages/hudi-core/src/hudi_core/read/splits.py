@@ -93,14 +93,17 @@ class Split:
     def size(self) -> int:
         """Bytes of the files the split reads (for packing splits into tasks)."""
         base = self.base_file.size if self.base_file is not None else 0
-        return int(base or 0) + sum(int(lf.size or 0) for lf in self.log_files)
+        return int(base or 0) + self._log_bytes
 
     @property
     def read_cost(self) -> int:
         """:attr:`size` with each byte of the log files counted :data:`LOG_BYTE_COST` times:
         which splits to start reading first."""
-        base = self.base_file.size if self.base_file is not None else 0
-        return int(base or 0) + LOG_BYTE_COST * sum(int(lf.size or 0) for lf in self.log_files)
+        return self.size + (LOG_BYTE_COST - 1) * self._log_bytes
+
+    @property
+    def _log_bytes(self) -> int:
+        return sum(int(lf.size or 0) for lf in self.log_files)
 
 
 def read_split(table: MetaClient | str, split: Split, *, options: dict[str, Any] | None = None) -> pa.Table:
