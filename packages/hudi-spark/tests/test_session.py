@@ -7,6 +7,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from hudi_core.arrow_env import JEMALLOC_CONF
+from hudi_spark.compat import MAX_BYTES_PER_BATCH, MAX_RECORDS_PER_BATCH
 from hudi_spark.session import FAST_CONF, REQUIRED_CONF, is_local, session_settings
 
 
@@ -54,3 +55,58 @@ def test_a_python_worker_gets_the_jemalloc_setting(spark: Any) -> None:
 
     (row,) = spark.range(0, 1, 1, 1).mapInArrow(task, "conf string").collect()
     assert row.conf == JEMALLOC_CONF
+
+
+def _batch_rows(df: Any) -> tuple[str | None, list[int]]:
+    """The byte bound a mapInArrow task of ``df`` ran under, and the rows of each batch it got."""
+
+    def task(batches: Any) -> Any:
+        from pyspark import TaskContext
+
+        rows = [b.num_rows for b in batches]
+        bound = TaskContext.get().getLocalProperty(MAX_BYTES_PER_BATCH)
+        yield pa.RecordBatch.from_pydict({"bound": [bound], "rows": [rows]})
+
+    (row,) = df.mapInArrow(task, "bound string, rows array<long>").collect()
+    return row.bound, list(row.rows)
+
+
+def test_writes_bound_arrow_batches_by_rows_and_give_the_settings_back(spark: Any, tmp_path: Any) -> None:
+    """Spark 4 measures every batch it sends to Python after each row unless the byte bound is
+    Int.MaxValue: inside the block it is, and rows are capped where Spark's row width estimate
+    (100 bytes a binary value) would pass 64 MB; the session's own settings come back after."""
+    import hudi_spark
+    from hudi_spark.compat import batches_bounded_by_rows
+
+    def settings() -> tuple[str | None, str | None]:
+        return spark.conf.get(MAX_BYTES_PER_BATCH, None), spark.conf.get(MAX_RECORDS_PER_BATCH, None)
+
+    before = settings()
+    assert before[0] is None
+    binary = [f"cast('x' AS binary) AS b{i}" for i in range(100)]
+    wide = spark.range(0, 20_000, 1, 1).selectExpr("id", *binary)
+    assert _batch_rows(wide) == (None, [20_000])  # 10 MB of Arrow: under both bounds
+    with batches_bounded_by_rows(wide):
+        fit = (64 << 20) // (8 + 100 * 100)
+        assert _batch_rows(wide) == (str(2**31 - 1), [fit, fit, 20_000 - 2 * fit])
+        with batches_bounded_by_rows(spark.range(3)):  # a concurrent write: nothing raised
+            assert spark.conf.get(MAX_RECORDS_PER_BATCH) == str(fit)
+        assert spark.conf.get(MAX_BYTES_PER_BATCH) == str(2**31 - 1)
+    assert settings() == before
+
+    df = spark.createDataFrame(pa.table({"uuid": ["a", "b"], "ts": [1, 2], "city": ["x", "y"]}))
+    options = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "uuid",
+               "hoodie.datasource.write.partitionpath.field": "city", "hoodie.datasource.write.precombine.field": "ts"}  # fmt: skip
+    hudi_spark.write(df, str(tmp_path / "t"), operation="bulk_insert", options=options)
+    assert settings() == before
+
+    spark.conf.set(MAX_BYTES_PER_BATCH, "1m")  # the session's own byte bound is kept
+    try:
+        with batches_bounded_by_rows(wide):
+            bound, rows = _batch_rows(wide)
+        assert bound == "1m" and len(rows) > 5 and sum(rows) == 20_000  # ~2,000 rows a MB
+        hudi_spark.write(df, str(tmp_path / "t"), operation="upsert", options=options)
+        assert spark.conf.get(MAX_BYTES_PER_BATCH) == "1m"
+    finally:
+        spark.conf.unset(MAX_BYTES_PER_BATCH)
+    assert sorted(r.uuid for r in hudi_spark.read(spark, str(tmp_path / "t")).collect()) == ["a", "b"]

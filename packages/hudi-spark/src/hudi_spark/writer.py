@@ -133,7 +133,8 @@ def _write(
         return SparkWriteResult(None, op, skipped=True), ""
     job.start()
     try:
-        statuses = _run_pipeline(df, table, cfg, op, schema, job)
+        with compat.batches_bounded_by_rows(df):
+            statuses = _run_pipeline(df, table, cfg, op, schema, job)
         return job.commit(statuses), job.action
     except BaseException as e:
         job.abort()
