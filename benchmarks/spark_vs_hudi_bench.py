@@ -35,14 +35,16 @@ from typing import Any, NoReturn
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 ENGINE = HERE / "spark_vs_hudi_engine.py"
-PHASES = ["bulk_insert", "first_upsert", "next_upserts", "scan_noop", "count", "group_by", "to_arrow",
+PHASES = ["bulk_insert", "bulk_insert_again", "first_upsert", "next_upserts", "scan_noop", "count", "group_by", "to_arrow",
           "ro_scan_noop", "count_city", "count_key", "format_scan_noop", "format_count",
           "format_count_city", "filters_count_city"]  # fmt: skip
 #: the reads, which the engines also make of each other's table
 READS = ["scan_noop", "count", "group_by", "to_arrow", "ro_scan_noop"]
 #: issue 22's targets, ours / Apache Hudi's (None: the figure is reported, no target)
-TARGETS = {"bulk_insert": 0.5, "first_upsert": 0.5, "next_upserts": 0.5, "scan_noop": 0.75, "count": 0.75,
+TARGETS = {"bulk_insert": 0.5, "bulk_insert_again": 0.5, "first_upsert": 0.5, "next_upserts": 0.5, "scan_noop": 0.75, "count": 0.75,
            "group_by": 0.75, "to_arrow": 0.75, "ro_scan_noop": 0.75}  # fmt: skip
+#: the phases of the workload (the repeated bulk_insert is not one)
+WORKLOAD = [p for p in TARGETS if p != "bulk_insert_again"]
 
 
 #: rows per row group of the bulk input: Spark splits a parquet file between tasks only at row
@@ -336,23 +338,26 @@ def _local_bulk_worker(data: Path, table: Path, index: str) -> None:
 
 def report_local(results: dict[tuple[str, str], dict[str, Any]], local: dict[str, float]) -> None:
     for index, seconds in local.items():
-        spark = results[("ours", index)]["bulk_insert"]
-        print(f"ours {index}, bulk_insert on Spark / our local engine (same rows, same options, median of 3 "
-              f"fresh processes): {spark:.2f} / {seconds:.2f} s = {spark / seconds:.2f}x (target <= 1.5x)")  # fmt: skip
+        for phase in ("bulk_insert", "bulk_insert_again"):
+            spark = results[("ours", index)][phase]
+            print(f"ours {index}, {phase} on Spark / our local engine (same rows, same options, median of 3 "
+                  f"fresh processes): {spark:.2f} / {seconds:.2f} s = {spark / seconds:.2f}x (target <= 1.5x)")  # fmt: skip
 
 
 def report_scaling(index: str, label: str, one: dict[str, Any], two: dict[str, Any], upserts: int) -> None:
     """The whole workload's and each phase's time on ``label`` (``one``) over ``local[2]`` (``two``)."""
 
-    def whole(r: dict[str, Any]) -> float:  # the phases with a target; next_upserts is a mean of upserts - 1
-        return sum((r.get(p) or 0.0) * (upserts - 1 if p == "next_upserts" else 1) for p in TARGETS)
+    def whole(
+        r: dict[str, Any],
+    ) -> float:  # the workload's phases with a target; next_upserts is a mean of upserts - 1
+        return sum((r.get(p) or 0.0) * (upserts - 1 if p == "next_upserts" else 1) for p in WORKLOAD)
 
     w1, w2 = whole(one), whole(two)
     print(
         f"ours {index}, whole workload: {label} {w1:.1f} s, local[2] {w2:.1f} s: {w1 / w2:.2f}x (target >= 1.7x)"
     )
     print(f"  by phase, {label} / local[2] (s): " + ", ".join(
-        f"{p} {one[p]:.2f} / {two[p]:.2f} = {one[p] / two[p]:.2f}x" for p in TARGETS if one.get(p) and two.get(p)
+        f"{p} {one[p]:.2f} / {two[p]:.2f} = {one[p] / two[p]:.2f}x" for p in WORKLOAD if one.get(p) and two.get(p)
     ))  # fmt: skip
 
 
