@@ -125,7 +125,7 @@ def batches_bounded_by_rows(df: DataFrame) -> Iterator[None]:
             managed = True
         if managed:  # (a concurrent block's bound is lowered for a wider df, never raised)
             rows = int(spark.conf.get(MAX_RECORDS_PER_BATCH, None) or 10_000)  # (unset: Spark's default)
-            fit = max(1024, _BATCH_BYTES // max(1, int(df._jdf.schema().defaultSize())))
+            fit = max(1024, _BATCH_BYTES // _row_width(df))
             if rows <= 0 or rows > fit:
                 spark.conf.set(MAX_RECORDS_PER_BATCH, str(fit))
             _bounds[key] = (count + 1, saved)
@@ -145,3 +145,12 @@ def batches_bounded_by_rows(df: DataFrame) -> Iterator[None]:
                         spark.conf.unset(k)
                     else:
                         spark.conf.set(k, v)
+
+
+def _row_width(df: DataFrame) -> int:
+    """Spark's estimate of a row's bytes (``StructType.defaultSize``); without the JVM's plan (a
+    Spark Connect DataFrame), 20 bytes a top-level column, Spark's size of a string."""
+    try:
+        return max(1, int(df._jdf.schema().defaultSize()))
+    except Exception:
+        return max(1, 20 * len(df.columns))
