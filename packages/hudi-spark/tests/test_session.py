@@ -110,3 +110,31 @@ def test_writes_bound_arrow_batches_by_rows_and_give_the_settings_back(spark: An
     finally:
         spark.conf.unset(MAX_BYTES_PER_BATCH)
     assert sorted(r.uuid for r in hudi_spark.read(spark, str(tmp_path / "t")).collect()) == ["a", "b"]
+
+
+def test_the_tagged_records_are_cached_uncompressed_unless_the_session_says_otherwise(spark: Any) -> None:
+    """The write caches its tagged records for two jobs; Spark's default compression of that
+    cache costs more CPU than it saves. The session's own setting wins and is left as it was."""
+    from hudi_spark.writer import CACHE_COMPRESSED, _persisted
+
+    rows = spark.range(0, 200_000, 1, 2).selectExpr("id", "concat('city-', CAST(id % 3 AS string)) AS city")
+
+    def cached_bytes(persist: Any) -> int:
+        cached = persist(rows)
+        try:
+            cached.count()
+            return sum(int(info.memSize()) for info in spark.sparkContext._jsc.sc().getRDDStorageInfo())
+        finally:
+            cached.unpersist(True)
+
+    assert spark.conf.get(CACHE_COMPRESSED, None) is None
+    compressed = cached_bytes(lambda df: df.persist())
+    plain = cached_bytes(_persisted)
+    assert plain > 3 * compressed > 0  # a dictionary of three cities against 200,000 strings
+    assert spark.conf.get(CACHE_COMPRESSED, None) is None
+    spark.conf.set(CACHE_COMPRESSED, "true")
+    try:
+        assert cached_bytes(_persisted) == compressed
+        assert spark.conf.get(CACHE_COMPRESSED) == "true"
+    finally:
+        spark.conf.unset(CACHE_COMPRESSED)
