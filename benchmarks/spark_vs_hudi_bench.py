@@ -347,9 +347,8 @@ def report_local(results: dict[tuple[str, str], dict[str, Any]], local: dict[str
 def report_scaling(index: str, label: str, one: dict[str, Any], two: dict[str, Any], upserts: int) -> None:
     """The whole workload's and each phase's time on ``label`` (``one``) over ``local[2]`` (``two``)."""
 
-    def whole(
-        r: dict[str, Any],
-    ) -> float:  # the workload's phases with a target; next_upserts is a mean of upserts - 1
+    # the workload's phases with a target; next_upserts is a mean of upserts - 1
+    def whole(r: dict[str, Any]) -> float:
         return sum((r.get(p) or 0.0) * (upserts - 1 if p == "next_upserts" else 1) for p in WORKLOAD)
 
     w1, w2 = whole(one), whole(two)

@@ -263,9 +263,9 @@ def _persisted(df: DataFrame) -> DataFrame:
     :data:`CACHE_COMPRESSED` itself. The tagged records are cached for the write's two jobs only
     (counts for the plan, then labels and files); building a compressed cache tries dictionary
     and run-length encoding on every value of every column (``gatherCompressibilityStats``, then
-    ``compress``): the five 100k-row upserts of the trips bench, 4 rounds alternating in one
+    ``compress``): the five 100k-row upserts of the trips bench, 5 rounds alternating in one
     session, took 9.71 s of the JVM's CPU (10.94 s) compressed and 8.31 s (10.12 s)
-    uncompressed, medians. The cache takes more memory (a cache spills to disk past Spark's
+    uncompressed, medians of the last 4. The cache takes more memory (a cache spills to disk past Spark's
     storage memory). Spark reads the setting when the cache is declared, so the session's
     own comes back at once."""
     spark = df.sparkSession
