@@ -111,40 +111,46 @@ def batches_bounded_by_rows(df: DataFrame) -> Iterator[None]:
     A session that set the byte bound itself keeps it; the session's settings come back when the
     last of its blocks in this process ends."""
     spark = df.sparkSession
+    managed = _bound_rows(spark, max(1024, _BATCH_BYTES // _row_width(df)))
+    try:
+        yield
+    finally:
+        if managed:
+            _release_rows(spark)
+
+
+def _bound_rows(spark: Any, fit: int) -> bool:
+    """Enter a block of :func:`batches_bounded_by_rows` on ``spark`` with at most ``fit`` rows a
+    batch; False where the session keeps its own byte bound (or Spark has none)."""
     key = id(spark)
     with _bounds_lock:
         count, saved = _bounds.get(key, (0, {}))
         if count == 0:
             if pyspark_version() < (4, 0) or spark.conf.get(MAX_BYTES_PER_BATCH, None) is not None:
-                managed = False
+                return False
+            saved = {k: spark.conf.get(k, None) for k in (MAX_BYTES_PER_BATCH, MAX_RECORDS_PER_BATCH)}
+            spark.conf.set(MAX_BYTES_PER_BATCH, str(_NO_BYTE_BOUND))
+        # (a concurrent block's row bound is lowered for a wider df, never raised)
+        rows = int(spark.conf.get(MAX_RECORDS_PER_BATCH, None) or 10_000)  # (unset: Spark's default)
+        if rows <= 0 or rows > fit:
+            spark.conf.set(MAX_RECORDS_PER_BATCH, str(fit))
+        _bounds[key] = (count + 1, saved)
+        return True
+
+
+def _release_rows(spark: Any) -> None:
+    """Leave a block of :func:`_bound_rows`; the last one gives the session its settings back."""
+    key = id(spark)
+    with _bounds_lock:
+        count, saved = _bounds.pop(key)
+        if count > 1:
+            _bounds[key] = (count - 1, saved)
+            return
+        for k, v in saved.items():
+            if v is None:
+                spark.conf.unset(k)
             else:
-                managed = True
-                saved = {k: spark.conf.get(k, None) for k in (MAX_BYTES_PER_BATCH, MAX_RECORDS_PER_BATCH)}
-                spark.conf.set(MAX_BYTES_PER_BATCH, str(_NO_BYTE_BOUND))
-        else:
-            managed = True
-        if managed:  # (a concurrent block's bound is lowered for a wider df, never raised)
-            rows = int(spark.conf.get(MAX_RECORDS_PER_BATCH, None) or 10_000)  # (unset: Spark's default)
-            fit = max(1024, _BATCH_BYTES // _row_width(df))
-            if rows <= 0 or rows > fit:
-                spark.conf.set(MAX_RECORDS_PER_BATCH, str(fit))
-            _bounds[key] = (count + 1, saved)
-    if not managed:
-        yield
-        return
-    try:
-        yield
-    finally:
-        with _bounds_lock:
-            count, saved = _bounds.pop(key)
-            if count > 1:
-                _bounds[key] = (count - 1, saved)
-            else:
-                for k, v in saved.items():
-                    if v is None:
-                        spark.conf.unset(k)
-                    else:
-                        spark.conf.set(k, v)
+                spark.conf.set(k, v)
 
 
 def _row_width(df: DataFrame) -> int:

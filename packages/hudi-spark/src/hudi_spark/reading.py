@@ -26,6 +26,7 @@ from hudi_core.timeline.instant import format_query_instant, format_range_instan
 
 from hudi_spark.compat import spark_schema
 from hudi_spark.options import ReadOptions
+from hudi_spark.session import setting
 from hudi_spark.stages import conform
 
 if TYPE_CHECKING:
@@ -385,15 +386,11 @@ def _cores(spark: SparkSession) -> int:
 
 
 def _parquet(spark: SparkSession, paths: list[str], schema: pa.Schema) -> DataFrame:
-    conf = spark.conf
-    listing = conf.get(_PARALLEL_LISTING)
-    if len(paths) > int(listing or 32):
-        conf.set(_PARALLEL_LISTING, str(len(paths)))  # the driver lists the files it was given
-    try:
-        return spark.read.schema(spark_schema(schema)).parquet(*paths)
-    finally:
-        if listing is not None:
-            conf.set(_PARALLEL_LISTING, listing)
+    reader = spark.read.schema(spark_schema(schema))
+    if len(paths) <= int(spark.conf.get(_PARALLEL_LISTING, None) or 32):
+        return reader.parquet(*paths)
+    with setting(spark, _PARALLEL_LISTING, str(len(paths))):  # the driver lists the files it was given
+        return reader.parquet(*paths)
 
 
 def _merged_in_jvm(

@@ -31,6 +31,7 @@ from hudi_spark import compat, simple_index, stages, table_ops, write_tasks
 from hudi_spark.commit import SparkWriteResult
 from hudi_spark.errors import task_error
 from hudi_spark.options import SparkOptions
+from hudi_spark.session import setting
 
 if TYPE_CHECKING:
     from hudi_core import HudiTable
@@ -265,18 +266,14 @@ def _persisted(df: DataFrame) -> DataFrame:
     and run-length encoding on every value of every column (``gatherCompressibilityStats``, then
     ``compress``): the five 100k-row upserts of the trips bench, 5 rounds alternating in one
     session, took 9.71 s of the JVM's CPU (10.94 s) compressed and 8.31 s (10.12 s)
-    uncompressed, medians of the last 4. The cache takes more memory (a cache spills to disk past Spark's
-    storage memory). Spark reads the setting when the cache is declared, so the session's
-    own comes back at once."""
+    uncompressed, medians of the last 4. The cache takes more memory (it spills to disk past
+    Spark's storage memory). Spark reads the setting when the cache is declared, so the
+    session's own comes back at once."""
     spark = df.sparkSession
-    given = spark.conf.get(CACHE_COMPRESSED, None)
-    if given is not None:
+    if spark.conf.get(CACHE_COMPRESSED, None) is not None:
         return df.persist()
-    spark.conf.set(CACHE_COMPRESSED, "false")
-    try:
+    with setting(spark, CACHE_COMPRESSED, "false"):
         return df.persist()
-    finally:
-        spark.conf.unset(CACHE_COMPRESSED)
 
 
 def _map(df: DataFrame, steps: list[Any], out_schema: pa.Schema) -> DataFrame:
