@@ -3,7 +3,8 @@
 PySpark 3.5 has no Python Data Source API (``pyspark.sql.datasource``: ``format("hudi")``), no
 ``DataFrame.toArrow``, no scalar ``arrow_udf`` and no ``cogroup().applyInArrow``; the write
 pipeline's ``mapInArrow`` stages and ``foreachBatch`` streaming are the same on both. Everything
-else in hudi_spark asks here instead of testing versions itself.
+else in hudi_spark asks here instead of testing versions itself. Also here: the session settings
+a write holds while it runs (``setting``, :func:`batches_bounded_by_rows`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "has_cogroup_arrow",
     "has_data_source_api",
     "pyspark_version",
+    "setting",
     "spark_schema",
     "to_arrow",
 ]
@@ -160,3 +162,18 @@ def _row_width(df: DataFrame) -> int:
         return max(1, int(df._jdf.schema().defaultSize()))
     except Exception:
         return max(1, 20 * len(df.columns))
+
+
+@contextlib.contextmanager
+def setting(spark: Any, key: str, value: str) -> Iterator[None]:
+    """``key`` set to ``value`` in ``spark``'s session while the block runs; then the session's
+    own value back, or none if it had none."""
+    given = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if given is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, given)

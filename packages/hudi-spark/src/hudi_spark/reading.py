@@ -24,9 +24,8 @@ from hudi_core.errors import ConfigError
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.instant import format_query_instant, format_range_instant
 
-from hudi_spark.compat import spark_schema
+from hudi_spark.compat import setting, spark_schema
 from hudi_spark.options import ReadOptions
-from hudi_spark.session import setting
 from hudi_spark.stages import conform
 
 if TYPE_CHECKING:

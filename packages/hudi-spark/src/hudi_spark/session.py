@@ -7,10 +7,9 @@ driver's interpreter (else they lack pyarrow), the session time zone must be ``U
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.arrow_env import JEMALLOC_CONF, JEMALLOC_VAR
@@ -25,7 +24,6 @@ __all__ = [
     "is_local",
     "prepare_environment",
     "session_settings",
-    "setting",
     "spark_session",
 ]
 
@@ -120,18 +118,3 @@ def spark_session(
 
         register(session)
     return session
-
-
-@contextlib.contextmanager
-def setting(spark: SparkSession, key: str, value: str) -> Iterator[None]:
-    """``key`` set to ``value`` in ``spark``'s session while the block runs; then the session's
-    own value back, or none if it had none."""
-    given = spark.conf.get(key, None)
-    spark.conf.set(key, value)
-    try:
-        yield
-    finally:
-        if given is None:
-            spark.conf.unset(key)
-        else:
-            spark.conf.set(key, given)

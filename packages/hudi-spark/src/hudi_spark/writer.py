@@ -31,7 +31,6 @@ from hudi_spark import compat, simple_index, stages, table_ops, write_tasks
 from hudi_spark.commit import SparkWriteResult
 from hudi_spark.errors import task_error
 from hudi_spark.options import SparkOptions
-from hudi_spark.session import setting
 
 if TYPE_CHECKING:
     from hudi_core import HudiTable
@@ -272,7 +271,7 @@ def _persisted(df: DataFrame) -> DataFrame:
     spark = df.sparkSession
     if spark.conf.get(CACHE_COMPRESSED, None) is not None:
         return df.persist()
-    with setting(spark, CACHE_COMPRESSED, "false"):
+    with compat.setting(spark, CACHE_COMPRESSED, "false"):
         return df.persist()
 
 
