@@ -383,6 +383,8 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help="also ours on local[1], free and pinned to one CPU: the whole workload's local[1] / local[2]",
     )
+    p.add_argument("--pinned-only", action="store_true",
+                   help="with --scaling: only local[1] pinned to one CPU (the 10M line: a run of ours is ~10 min)")  # fmt: skip
     a = p.parse_args(argv)
     sys.path.insert(0, str(HERE))
     if a.local_bulk_worker:
@@ -436,10 +438,8 @@ def main(argv: list[str]) -> int:
                 # thread feeding Arrow batches and the Python worker consuming them) plus their
                 # threads: on this 2-core machine it keeps both cores busy. Pinned to one CPU,
                 # local[1] is what one core does alone.
-                for label, cpus in (
-                    ("local[1]", None),
-                    ("local[1] pinned to one CPU", {min(os.sched_getaffinity(0))}),
-                ):
+                runs = [("local[1]", None), ("local[1] pinned to one CPU", {min(os.sched_getaffinity(0))})]
+                for label, cpus in runs[1:] if a.pinned_only else runs:
                     one = run_engine("ours", data, work, index, a.upserts, master="local[1]",
                                      driver_memory=a.driver_memory, no_arrow=a.no_arrow, cpus=cpus)  # fmt: skip
                     report_scaling(index, label, one, two, a.upserts)
