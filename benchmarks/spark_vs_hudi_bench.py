@@ -386,6 +386,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--pinned-only", action="store_true",
                    help="with --scaling: only local[1] pinned to one CPU (the 10M line: a run of ours is ~10 min)")  # fmt: skip
     a = p.parse_args(argv)
+    if a.pinned_only and not a.scaling:
+        p.error("--pinned-only chooses among --scaling's runs: give --scaling too")
     sys.path.insert(0, str(HERE))
     if a.local_bulk_worker:
         data, table, index = a.local_bulk_worker

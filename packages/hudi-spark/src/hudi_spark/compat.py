@@ -165,10 +165,14 @@ def _row_width(df: DataFrame) -> int:
 
 
 @contextlib.contextmanager
-def setting(spark: Any, key: str, value: str) -> Iterator[None]:
+def setting(spark: Any, key: str, value: str, *, unless_set: bool = False) -> Iterator[None]:
     """``key`` set to ``value`` in ``spark``'s session while the block runs; then the session's
-    own value back, or none if it had none."""
+    own value back, or none if it had none. ``unless_set``: a value the session set itself is
+    kept, and the block runs with it."""
     given = spark.conf.get(key, None)
+    if unless_set and given is not None:
+        yield
+        return
     spark.conf.set(key, value)
     try:
         yield

@@ -268,10 +268,7 @@ def _persisted(df: DataFrame) -> DataFrame:
     uncompressed, medians of the last 4. The cache takes more memory (it spills to disk past
     Spark's storage memory). Spark reads the setting when the cache is declared, so the
     session's own comes back at once."""
-    spark = df.sparkSession
-    if spark.conf.get(CACHE_COMPRESSED, None) is not None:
-        return df.persist()
-    with compat.setting(spark, CACHE_COMPRESSED, "false"):
+    with compat.setting(df.sparkSession, CACHE_COMPRESSED, "false", unless_set=True):
         return df.persist()
 
 
