@@ -39,6 +39,6 @@ def test_a_write_reports_progress_once_per_file_group(tmp_path) -> None:  # type
         return lambda: ticks.append(1)
 
     data = pa.table({"id": [1, 2, 3, 4], "p": ["a", "b", "c", "c"]})
-    result = t._write(data, "bulk_insert", None, progress=progress)
+    result = t._write(data, "insert", None, progress=progress)
     assert seen == [result.files_written] == [3]
     assert len(ticks) == 3

@@ -312,51 +312,67 @@ class WriteClient:
                     tagged = tagged.take(
                         pc.sort_indices(tagged, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")])
                     )
-                partitions = partition_codes(tagged)
-                profile = profile_of(tagged, partitions)
-                reject_clustered_updates(profile, clustered_file_groups(view if has_data else None, cfg))
-                small: list[SmallFile] = []
-                pack = op in ("insert", "upsert") and not isinstance(index, BucketIndex)
-                if pack and profile.inserts and has_data:
-                    small = _small_files(view, list(profile.inserts), cfg, is_mor=table.config.is_mor)
-                avg = average_record_size(_recent_commits(table), cfg)
-                plan = assign(
-                    profile,
-                    small,
-                    cfg,
-                    is_mor=table.config.is_mor,
-                    avg_record_size=avg,
-                    pack_small_files=pack,
-                )
-                inflight = write_inflight(table, requested, profile, op)
-
-            labelled = assign_buckets(tagged, plan, partitions)
+                # Hudi's bulk_insert rolls its files over at hoodie.parquet.max.file.size of bytes
+                # written, in input order: one rolling writer per thread over its share of the rows
+                rolling = (
+                    op == "bulk_insert" and sort_mode == "NONE" and not isinstance(index, BucketIndex)
+                    and getattr(self.engine, "name", "") == "local"
+                )  # fmt: skip
+                if rolling:
+                    inflight = write_inflight(table, requested, WorkloadProfile(), op)
             ctx = WriteContext(
                 base_uri=table.base_uri, instant=t, is_mor=table.config.is_mor, avro_schema=avro, schema=schema,
                 options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value,
             )  # fmt: skip
-            # hoodie.bulkinsert.sort.mode: NONE (Hudi's default since 0.12) writes each file group's
-            # rows in input order; GLOBAL_SORT sorted them all above; the PARTITION_SORT modes sort
-            # each file group's rows by key (a bucket is one partition's file group). On the local
-            # engine each task gathers (and sorts) its own rows, so those copies run on the pool's
-            # threads instead of one serial take of the whole input before the writes start.
-            by_key = op == "bulk_insert" and sort_mode in _SORTED_PER_FILE_GROUP
-            if getattr(self.engine, "name", "") == "local":
-                rows = _rows_by_bucket(labelled)
-                # the handles never read the location columns: do not copy them into every task
-                payload = labelled.drop_columns([c for c in _LOCATION_COLUMNS if c in labelled.column_names])
-                results = self._map_buckets(
-                    [(ctx, plan.buckets[i], _BucketRows(payload, pos, by_key)) for i, pos in rows]
+            if rolling:
+                statuses = self._write_rolling(
+                    ctx, tagged.drop_columns([c for c in _LOCATION_COLUMNS if c in tagged.column_names])
                 )
             else:
-                order = None
-                if by_key:
-                    order = pc.sort_indices(
-                        labelled, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")]
+                with table.pinned_timeline(txn.timeline):
+                    partitions = partition_codes(tagged)
+                    profile = profile_of(tagged, partitions)
+                    reject_clustered_updates(profile, clustered_file_groups(view if has_data else None, cfg))
+                    small: list[SmallFile] = []
+                    pack = op in ("insert", "upsert") and not isinstance(index, BucketIndex)
+                    if pack and profile.inserts and has_data:
+                        small = _small_files(view, list(profile.inserts), cfg, is_mor=table.config.is_mor)
+                    avg = average_record_size(_recent_commits(table), cfg)
+                    plan = assign(
+                        profile,
+                        small,
+                        cfg,
+                        is_mor=table.config.is_mor,
+                        avg_record_size=avg,
+                        pack_small_files=pack,
                     )
-                tasks = _split_by_bucket(labelled, plan.buckets, order)
-                results = self._map_buckets([(ctx, b, recs) for b, recs in tasks])
-            statuses = [s for r in results for s in r]
+                    inflight = write_inflight(table, requested, profile, op)
+
+                labelled = assign_buckets(tagged, plan, partitions)
+                # hoodie.bulkinsert.sort.mode: NONE (Hudi's default since 0.12) writes each file group's
+                # rows in input order; GLOBAL_SORT sorted them all above; the PARTITION_SORT modes sort
+                # each file group's rows by key (a bucket is one partition's file group). On the local
+                # engine each task gathers (and sorts) its own rows, so those copies run on the pool's
+                # threads instead of one serial take of the whole input before the writes start.
+                by_key = op == "bulk_insert" and sort_mode in _SORTED_PER_FILE_GROUP
+                if getattr(self.engine, "name", "") == "local":
+                    rows = _rows_by_bucket(labelled)
+                    # the handles never read the location columns: do not copy them into every task
+                    payload = labelled.drop_columns(
+                        [c for c in _LOCATION_COLUMNS if c in labelled.column_names]
+                    )
+                    results = self._map_buckets(
+                        [(ctx, plan.buckets[i], _BucketRows(payload, pos, by_key)) for i, pos in rows]
+                    )
+                else:
+                    order = None
+                    if by_key:
+                        order = pc.sort_indices(
+                            labelled, [(PARTITION_PATH, "ascending"), (RECORD_KEY, "ascending")]
+                        )
+                    tasks = _split_by_bucket(labelled, plan.buckets, order)
+                    results = self._map_buckets([(ctx, b, recs) for b, recs in tasks])
+                statuses = [s for r in results for s in r]
             txn.commit(inflight, statuses, operation=op, schema=avro, replaced=replaced)
         run_post_commit_services(table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT)
         return WriteResult(
@@ -365,6 +381,22 @@ class WriteClient:
             deleted=sum(s.deleted for s in statuses), files_written=len(statuses),
             replaced_file_groups=sum(len(v) for v in replaced.values()), statuses=statuses,
         )  # fmt: skip
+
+    def _write_rolling(self, ctx: WriteContext, records: pa.Table) -> list[WriteStatus]:
+        """bulk_insert's rows in input order, a contiguous share per engine thread, each written
+        by core's :class:`BulkInsertWriter` (a file per partition, rolled at the size limit)."""
+        n = max(1, min(int(self.engine.parallelism), -(-records.num_rows // _MIN_ROLLING_ROWS)))
+        step = -(-records.num_rows // n)
+        shares = [(ctx, i, records.slice(i * step, step)) for i in range(n) if i * step < records.num_rows]
+        tick = self._progress(len(shares)) if self._progress is not None else None
+
+        def task(args: tuple[WriteContext, int, pa.Table]) -> list[WriteStatus]:
+            out = _write_share(args)
+            if tick is not None:
+                tick()
+            return out
+
+        return [s for r in self.engine.map(task, shares) for s in r]
 
     def _run_stream(self, source: Iterator[pa.RecordBatch | pa.Table], op: str) -> WriteResult:
         from hudi_core.fs_view import FileSystemView
@@ -444,6 +476,20 @@ class WriteClient:
             return out
 
         return list(self.engine.map(task, work))
+
+
+#: rows below which a share of a rolling bulk_insert is not split off for another thread
+_MIN_ROLLING_ROWS = 65536
+
+
+def _write_share(args: tuple[WriteContext, int, pa.Table]) -> list[WriteStatus]:
+    from hudi_core.write.handles.bulk import BulkInsertWriter
+    from hudi_core.write.handles.context import TaskAttempt
+
+    ctx, i, rows = args
+    with BulkInsertWriter(ctx, attempt=TaskAttempt(i)) as writer:
+        writer.add_all(rows.to_batches())
+        return writer.close()
 
 
 def _write_task(args: tuple[WriteContext, BucketInfo, pa.Table | _BucketRows]) -> list[WriteStatus]:
