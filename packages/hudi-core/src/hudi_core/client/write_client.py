@@ -36,7 +36,8 @@ from hudi_core.write.bucket_assigner import (
 from hudi_core.write.clustering import clustered_file_groups, reject_clustered_updates
 from hudi_core.write.commit import OPERATION_TYPES, write_inflight
 from hudi_core.write.dedupe import deduplicate, ordering_field
-from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket
+from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket, write_in_input_order
+from hudi_core.write.handles.context import as_attempt
 from hudi_core.write.index import BUCKET_NUM, BucketIndex, index_for, tag_locations
 from hudi_core.write.payload import payload_for
 from hudi_core.write.records import (
@@ -483,13 +484,8 @@ _MIN_ROLLING_ROWS = 65536
 
 
 def _write_share(args: tuple[WriteContext, int, pa.Table]) -> list[WriteStatus]:
-    from hudi_core.write.handles.bulk import BulkInsertWriter
-    from hudi_core.write.handles.context import TaskAttempt
-
     ctx, i, rows = args
-    with BulkInsertWriter(ctx, attempt=TaskAttempt(i)) as writer:
-        writer.add_all(rows.to_batches())
-        return writer.close()
+    return write_in_input_order(ctx, rows, attempt=as_attempt(i))
 
 
 def _write_task(args: tuple[WriteContext, BucketInfo, pa.Table | _BucketRows]) -> list[WriteStatus]:

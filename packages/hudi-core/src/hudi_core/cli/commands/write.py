@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             partition_fields=args.partition_by, ordering_field=args.ordering_field, options=options,
             schema=data.schema if args.operation != "delete" else None,
         )  # fmt: skip
-    with progress_bars(f"{args.operation} (file groups)") as progress:
+    with progress_bars(f"{args.operation} (write tasks)") as progress:
         if args.operation == "delete":
             result = table.delete(data, options=options)
         else:

@@ -5,13 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pyarrow as pa
+from hudi_core.executor import executor_for
 from hudi_core.write.bucket_assigner import APPEND, CREATE, MERGE, BucketInfo
 from hudi_core.write.handles.append import NATURAL_DELETE, append_to_file_group
+from hudi_core.write.handles.bulk import BulkInsertWriter
 from hudi_core.write.handles.context import TaskAttempt, WriteContext, WriteStatus, live_records
 from hudi_core.write.handles.create import write_new_file
 from hudi_core.write.handles.merge import merge_file_group
 
-__all__ = ["NATURAL_DELETE", "TaskAttempt", "WriteContext", "WriteStatus", "write_bucket"]
+__all__ = [
+    "NATURAL_DELETE",
+    "TaskAttempt",
+    "WriteContext",
+    "WriteStatus",
+    "write_bucket",
+    "write_in_input_order",
+]
 
 _BATCH_ROWS = 65536
 
@@ -44,6 +53,20 @@ def write_bucket(
             ctx, bucket.partition_path, bucket.file_id, bucket.base_instant, records, task_id=tid
         )
     raise ValueError(f"unknown bucket IO type {bucket.io_type!r}")
+
+
+def write_in_input_order(ctx: WriteContext, records: pa.Table, *, attempt: TaskAttempt) -> list[WriteStatus]:
+    """New records in input order (bulk_insert with ``hoodie.bulkinsert.sort.mode=NONE``): one
+    open file per partition path, rolled over at ``hoodie.parquet.max.file.size`` of bytes
+    written (core's :class:`BulkInsertWriter`), the rows handed to it by
+    ``hoodie.write.executor.type``'s executor in batches, as a create handle's are."""
+    with BulkInsertWriter(ctx, attempt=attempt) as writer:
+        result: list[WriteStatus] = executor_for(ctx.config).execute(_batches(records), _same, writer)
+    return result
+
+
+def _same(rows: pa.Table) -> pa.Table:
+    return rows
 
 
 def _batches(table: pa.Table) -> Iterator[pa.Table]:

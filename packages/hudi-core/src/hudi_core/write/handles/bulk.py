@@ -82,6 +82,14 @@ class BulkInsertWriter:
         for rows in batches:
             self.add(rows)
 
+    def consume(self, rows: pa.Table | pa.RecordBatch) -> None:
+        """:meth:`add`, as an executor's consumer (``hudi_core.executor.Consumer``)."""
+        self.add(rows)
+
+    def finish(self) -> list[WriteStatus]:
+        """:meth:`close`, as an executor's consumer."""
+        return self.close()
+
     def close(self) -> list[WriteStatus]:
         """Write what is gathered, close every open file; the statuses of all files written."""
         self._route()
