@@ -72,6 +72,20 @@ def test_by_default_each_file_keeps_the_input_order(tmp_path: Path) -> None:
     assert {k.split("/")[0]: rows for k, rows in files.items()} == _rows_by_city()
 
 
+def test_in_input_order_files_roll_at_the_size_limit_each_one_run_of_the_input(tmp_path: Path) -> None:
+    """Hudi's bulk_insert with sort mode NONE rolls a partition's file over at
+    ``hoodie.parquet.max.file.size`` of bytes written: several files, each holding the next run
+    of that partition's rows in input order."""
+    files = _bulk(tmp_path / "t", None, None, **{"hoodie.parquet.max.file.size": "1024"})
+    for city, rows in _rows_by_city().items():
+        runs = [r for name, r in files.items() if name.startswith(f"{city}/")]
+        assert len(runs) > 1, "a 1 KB limit (~16 bytes a row here) should roll every partition's file"
+        assert sorted(x for run in runs for x in run) == sorted(rows)
+        for run in runs:  # each file is a contiguous run of the partition's input rows
+            start = rows.index(run[0])
+            assert rows[start : start + len(run)] == run
+
+
 @pytest.mark.parametrize("mode", ["PARTITION_SORT", "GLOBAL_SORT"])
 def test_sorted_modes_sort_each_file_by_key_with_duplicates_in_input_order(tmp_path: Path, mode: str) -> None:
     files = _bulk(tmp_path / "t", None, mode)
