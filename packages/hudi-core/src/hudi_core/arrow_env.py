@@ -4,15 +4,24 @@ imported before pyarrow, and in every process started from this one after the im
 session's JVM and its Python workers (hudi_spark's sessions also pass it to executors).
 
 ``JE_ARROW_MALLOC_CONF``: jemalloc keeps the pages a freed buffer held for the next buffers
-(``hudi_core.engine.pool`` says why and when it hands them back)."""
+(``hudi_core.engine.pool`` says why and when it hands them back). Where pyarrow was loaded
+first (``import pyarrow`` before ``import hudi_core``, as most scripts do), jemalloc has read
+Arrow's own settings already: ``LOADED_BEFORE`` tells ``hudi_core.engine.pool`` to apply ours
+when it first switches to jemalloc."""
 
 from __future__ import annotations
 
 import os
+import sys
 
-__all__ = ["JEMALLOC_CONF", "JEMALLOC_VAR"]
+__all__ = ["DECAY_MS", "JEMALLOC_CONF", "JEMALLOC_VAR", "LOADED_BEFORE"]
 
 JEMALLOC_VAR = "JE_ARROW_MALLOC_CONF"
-JEMALLOC_CONF = "dirty_decay_ms:-1,muzzy_decay_ms:-1"
+#: jemalloc's decay time of freed pages, ms (-1: kept until purged)
+DECAY_MS = -1
+JEMALLOC_CONF = f"dirty_decay_ms:{DECAY_MS},muzzy_decay_ms:{DECAY_MS}"
+
+#: pyarrow was loaded before this module, and the process gave jemalloc no setting of its own
+LOADED_BEFORE = "pyarrow" in sys.modules and JEMALLOC_VAR not in os.environ
 
 os.environ.setdefault(JEMALLOC_VAR, JEMALLOC_CONF)

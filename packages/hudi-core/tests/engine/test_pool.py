@@ -152,3 +152,49 @@ def test_a_jemalloc_setting_the_process_was_given_wins() -> None:
     setting, again, first = _reuse({"JE_ARROW_MALLOC_CONF": "dirty_decay_ms:0"})
     assert setting == "dirty_decay_ms:0"
     assert again > first // 2  # freed pages went back to the kernel at once: fresh ones again
+
+
+#: in a fresh interpreter: pyarrow loaded before hudi_core (as most scripts do), so jemalloc has
+#: read Arrow's settings; inside ``arrow_pool`` 32 MB allocated, freed, allocated again after
+#: Arrow's decay time; prints whether hudi_core saw pyarrow loaded first, and the page faults
+#: of the second allocation and of the first (of this thread only)
+_REUSE_LOADED_FIRST = """
+import resource, time
+import numpy as np, pyarrow as pa, pyarrow.compute as pc
+import hudi_core
+from hudi_core.engine.pool import arrow_pool
+values = pa.array(np.arange(4_000_000))
+def faults_of_a_new_buffer():
+    before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
+    del_me = pc.add(values, 1)
+    del del_me
+    return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before
+with arrow_pool():
+    first = faults_of_a_new_buffer()
+    time.sleep(1.5)
+    print(hudi_core.arrow_env.LOADED_BEFORE, faults_of_a_new_buffer(), first)
+"""
+
+
+def _reuse_loaded_first(env: dict[str, str]) -> tuple[str, int, int]:
+    clean = {
+        k: v for k, v in os.environ.items() if k not in ("JE_ARROW_MALLOC_CONF", "ARROW_DEFAULT_MEMORY_POOL")
+    }
+    out = subprocess.run([sys.executable, "-c", _REUSE_LOADED_FIRST], env={**clean, **env}, capture_output=True,
+                         text=True, check=True).stdout.split()  # fmt: skip
+    return out[0], int(out[1]), int(out[2])
+
+
+@needs_jemalloc
+def test_with_pyarrow_loaded_first_the_first_switch_keeps_freed_pages_too() -> None:
+    loaded_before, again, first = _reuse_loaded_first({})
+    assert loaded_before == "True"
+    assert first > 4000  # 32 MB of new pages (4 KB each) the first time
+    assert again < first // 10  # the second buffer reuses them, past Arrow's decay time
+
+
+@needs_jemalloc
+def test_with_pyarrow_loaded_first_a_jemalloc_setting_the_process_was_given_wins() -> None:
+    loaded_before, again, first = _reuse_loaded_first({"JE_ARROW_MALLOC_CONF": "dirty_decay_ms:0"})
+    assert loaded_before == "False"
+    assert again > first // 2  # freed pages went back to the kernel at once: fresh ones again
