@@ -130,11 +130,11 @@ print(os.environ.get("JE_ARROW_MALLOC_CONF"), faults_of_a_new_buffer(), first)
 """
 
 
-def _reuse(env: dict[str, str]) -> tuple[str, int, int]:
+def _reuse(env: dict[str, str], script: str = _REUSE) -> tuple[str, int, int]:
     clean = {
         k: v for k, v in os.environ.items() if k not in ("JE_ARROW_MALLOC_CONF", "ARROW_DEFAULT_MEMORY_POOL")
     }
-    out = subprocess.run([sys.executable, "-c", _REUSE], env={**clean, **env}, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", script], env={**clean, **env}, capture_output=True, text=True,
                          check=True).stdout.split()  # fmt: skip
     return out[0], int(out[1]), int(out[2])
 
@@ -176,18 +176,9 @@ with arrow_pool():
 """
 
 
-def _reuse_loaded_first(env: dict[str, str]) -> tuple[str, int, int]:
-    clean = {
-        k: v for k, v in os.environ.items() if k not in ("JE_ARROW_MALLOC_CONF", "ARROW_DEFAULT_MEMORY_POOL")
-    }
-    out = subprocess.run([sys.executable, "-c", _REUSE_LOADED_FIRST], env={**clean, **env}, capture_output=True,
-                         text=True, check=True).stdout.split()  # fmt: skip
-    return out[0], int(out[1]), int(out[2])
-
-
 @needs_jemalloc
 def test_with_pyarrow_loaded_first_the_first_switch_keeps_freed_pages_too() -> None:
-    loaded_before, again, first = _reuse_loaded_first({})
+    loaded_before, again, first = _reuse({}, _REUSE_LOADED_FIRST)
     assert loaded_before == "True"
     assert first > 4000  # 32 MB of new pages (4 KB each) the first time
     assert again < first // 10  # the second buffer reuses them, past Arrow's decay time
@@ -195,6 +186,6 @@ def test_with_pyarrow_loaded_first_the_first_switch_keeps_freed_pages_too() -> N
 
 @needs_jemalloc
 def test_with_pyarrow_loaded_first_a_jemalloc_setting_the_process_was_given_wins() -> None:
-    loaded_before, again, first = _reuse_loaded_first({"JE_ARROW_MALLOC_CONF": "dirty_decay_ms:0"})
+    loaded_before, again, first = _reuse({"JE_ARROW_MALLOC_CONF": "dirty_decay_ms:0"}, _REUSE_LOADED_FIRST)
     assert loaded_before == "False"
     assert again > first // 2  # freed pages went back to the kernel at once: fresh ones again
