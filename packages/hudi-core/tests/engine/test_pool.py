@@ -113,21 +113,29 @@ def test_a_pool_the_process_chose_is_left_alone(
 #: in a fresh interpreter: hudi_core first, then 32 MB from jemalloc's pool, freed, allocated again
 #: after Arrow's default decay time (1 s) has passed; prints the setting and the page faults taken
 #: by the second allocation, and by the first
-_REUSE = """
+#: page faults this thread takes for a new 32 MB buffer (the scripts' shared part)
+_FAULTS = """
+values = pa.array(np.arange(4_000_000))
+def faults_of_a_new_buffer():
+    before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
+    del_me = pc.add(values, 1)
+    del del_me
+    return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before
+"""
+_REUSE = (
+    """
 import os, resource, sys, time
 import hudi_core
 import numpy as np, pyarrow as pa, pyarrow.compute as pc
 pa.set_memory_pool(pa.jemalloc_memory_pool())
-values = pa.array(np.arange(4_000_000))
-def faults_of_a_new_buffer():
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    del_me = pc.add(values, 1)
-    del del_me
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+"""
+    + _FAULTS
+    + """
 first = faults_of_a_new_buffer()
 time.sleep(1.5)
 print(os.environ.get("JE_ARROW_MALLOC_CONF"), faults_of_a_new_buffer(), first)
 """
+)
 
 
 def _reuse(env: dict[str, str], script: str = _REUSE) -> tuple[str, int, int]:
@@ -158,22 +166,21 @@ def test_a_jemalloc_setting_the_process_was_given_wins() -> None:
 #: read Arrow's settings; inside ``arrow_pool`` 32 MB allocated, freed, allocated again after
 #: Arrow's decay time; prints whether hudi_core saw pyarrow loaded first, and the page faults
 #: of the second allocation and of the first (of this thread only)
-_REUSE_LOADED_FIRST = """
+_REUSE_LOADED_FIRST = (
+    """
 import resource, time
 import numpy as np, pyarrow as pa, pyarrow.compute as pc
 import hudi_core
 from hudi_core.engine.pool import arrow_pool
-values = pa.array(np.arange(4_000_000))
-def faults_of_a_new_buffer():
-    before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
-    del_me = pc.add(values, 1)
-    del del_me
-    return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before
+"""
+    + _FAULTS
+    + """
 with arrow_pool():
     first = faults_of_a_new_buffer()
     time.sleep(1.5)
     print(hudi_core.arrow_env.LOADED_BEFORE, faults_of_a_new_buffer(), first)
 """
+)
 
 
 @needs_jemalloc
