@@ -83,9 +83,13 @@ def _apply_decay_late(pool: pa.MemoryPool) -> None:
     bound = threading.Event()
 
     def hold() -> None:
-        pa.jemalloc_set_decay_ms(arrow_env.DECAY_MS)  # binds this thread to the first arena
-        buffer = pa.allocate_buffer(64, memory_pool=pool)
-        bound.set()
+        try:
+            pa.jemalloc_set_decay_ms(arrow_env.DECAY_MS)  # binds this thread to the first arena
+            buffer = pa.allocate_buffer(64, memory_pool=pool)
+        except Exception:  # Arrow's settings stay: slower, never wrong
+            return
+        finally:
+            bound.set()  # the caller never waits on a thread that failed
         threading.Event().wait()  # parked until the process ends
         del buffer
 
