@@ -389,15 +389,7 @@ class WriteClient:
         n = max(1, min(int(self.engine.parallelism), -(-records.num_rows // _MIN_ROLLING_ROWS)))
         step = -(-records.num_rows // n)
         shares = [(ctx, i, records.slice(i * step, step)) for i in range(n) if i * step < records.num_rows]
-        tick = self._progress(len(shares)) if self._progress is not None else None
-
-        def task(args: tuple[WriteContext, int, pa.Table]) -> list[WriteStatus]:
-            out = _write_share(args)
-            if tick is not None:
-                tick()
-            return out
-
-        return [s for r in self.engine.map(task, shares) for s in r]
+        return [s for r in self._map_ticking(_write_share, shares) for s in r]
 
     def _run_stream(self, source: Iterator[pa.RecordBatch | pa.Table], op: str) -> WriteResult:
         from hudi_core.fs_view import FileSystemView
@@ -462,17 +454,23 @@ class WriteClient:
     def _map_buckets(
         self, work: list[tuple[WriteContext, BucketInfo, pa.Table | _BucketRows]]
     ) -> list[list[WriteStatus]]:
+        return self._map_ticking(_write_task, work)
+
+    def _map_ticking(
+        self, fn: Callable[[Any], list[WriteStatus]], work: list[Any]
+    ) -> list[list[WriteStatus]]:
+        """``fn`` over ``work`` on the engine, the progress callback ticked once per task."""
         if self._progress is None:
-            return list(self.engine.map(_write_task, work))
+            return list(self.engine.map(fn, work))
         tick = self._progress(len(work))
         if getattr(self.engine, "name", "") != "local":
-            results = list(self.engine.map(_write_task, work))  # remote tasks: count on return
+            results = list(self.engine.map(fn, work))  # remote tasks: count on return
             for _ in results:
                 tick()
             return results
 
-        def task(args: tuple[WriteContext, BucketInfo, pa.Table | _BucketRows]) -> list[WriteStatus]:
-            out = _write_task(args)
+        def task(args: Any) -> list[WriteStatus]:
+            out = fn(args)
             tick()
             return out
 
