@@ -4,7 +4,7 @@ imported before pyarrow, and in every process started from this one after the im
 session's JVM and its Python workers (hudi_spark's sessions also pass it to executors).
 
 ``JE_ARROW_MALLOC_CONF``: jemalloc keeps the pages a freed buffer held for the next buffers
-(``hudi_core.engine.pool`` says why and when it hands them back). Where pyarrow was loaded
+(``hudi_core.engine.pool`` says why, and what it costs). Where pyarrow was loaded
 first (``import pyarrow`` before ``import hudi_core``, as most scripts do), jemalloc has read
 Arrow's own settings already: ``LOADED_BEFORE`` tells ``hudi_core.engine.pool`` to apply ours
 when it first switches to jemalloc."""
@@ -17,7 +17,7 @@ import sys
 __all__ = ["DECAY_MS", "JEMALLOC_CONF", "JEMALLOC_VAR", "LOADED_BEFORE"]
 
 JEMALLOC_VAR = "JE_ARROW_MALLOC_CONF"
-#: jemalloc's decay time of freed pages, ms (-1: kept until purged)
+#: jemalloc's decay time of freed pages, ms (-1: never handed back; jemalloc does not purge)
 DECAY_MS = -1
 JEMALLOC_CONF = f"dirty_decay_ms:{DECAY_MS},muzzy_decay_ms:{DECAY_MS}"
 

@@ -20,16 +20,25 @@ jemalloc's, if this pyarrow has it and the process left the default alone (no
 ``ARROW_DEFAULT_MEMORY_POOL``, the default still mimalloc); the buffers keep their pool, so the
 switch back changes nothing for them. Nested and concurrent callers share one switch.
 
-jemalloc keeps the pages of the buffers it freed for the next buffers, and when the outermost
-caller leaves, hands them back to the kernel (``release_unused``). Arrow's own settings hand them
-back after a decay time, and a read that decodes batch after batch then takes a page fault for
-each page of every new batch: reading the 80 base files of a 10M-row table batch by batch (each
-batch dropped) took 3.3-3.6 s (1.0-1.2 s of it in the kernel, 350-450k page faults) against
-2.5-2.7 s (0.2 s, 1-30k) with decay off, at the same peak RSS (258-282 MB). jemalloc reads its
-settings when pyarrow loads: ``hudi_core.arrow_env`` sets them on hudi_core's import for this
-process, where pyarrow is not loaded yet, and for the processes it starts. Buffers a caller frees
-after the outermost caller left (a read's result, dropped) stay with jemalloc until the next one
-leaves, or ``pa.jemalloc_memory_pool().release_unused()``.
+jemalloc keeps the pages of the buffers it freed for the next buffers (decay off). Arrow's own
+settings hand them back after a decay time, and a read that decodes batch after batch then takes
+a page fault for each page of every new batch: reading the 80 base files of a 10M-row table batch
+by batch (each batch dropped) took 3.3-3.6 s (1.0-1.2 s of it in the kernel, 350-450k page faults)
+against 2.5-2.7 s (0.2 s, 1-30k) with decay off, at the same peak RSS (258-282 MB). jemalloc reads
+its settings when pyarrow loads: ``hudi_core.arrow_env`` sets them on hudi_core's import for this
+process, where pyarrow is not loaded yet, and for the processes it starts.
+
+The price: the pages stay with the process until it exits. With decay off jemalloc does not
+purge (its ``arena.<i>.purge`` does nothing at -1), and pyarrow's ``release_unused()`` on
+jemalloc's pool names no arena (Arrow's ``ARROW_STRINGIFY(MALLCTL_ARENAS_ALL)`` spells the macro's
+name, not 4096), so nothing here can hand them back: a 10M-row read's result, dropped, left the
+process at 3.8-4.2 GB of RSS, which the next reads and writes reuse (no fresh pages: the second
+read of it took 0.13M page faults against 1.0M). A long-lived process that wants the memory back
+between its reads sets its own ``JE_ARROW_MALLOC_CONF`` (Arrow's ``dirty_decay_ms:1000,
+muzzy_decay_ms:1000``) or its own pool (``ARROW_DEFAULT_MEMORY_POOL=mimalloc`` with
+``MIMALLOC_PURGE_DELAY=100000`` keeps freed pages for reuse and hands them back on
+``pa.default_memory_pool().release_unused()``: that 10M-row read took 8.8-10.1 s against 7.2-7.6 s
+from ours, and left 0.5 GB).
 
 Where pyarrow was loaded before hudi_core (``import pyarrow`` first, as most scripts do:
 ``hudi_core.arrow_env.LOADED_BEFORE``), jemalloc has read Arrow's settings, which hand freed pages
@@ -114,6 +123,5 @@ def arrow_pool() -> Iterator[None]:
         with _guard:
             _depth -= 1
             if _depth == 0 and _saved is not None:
-                pa.default_memory_pool().release_unused()  # the pages kept for reuse, to the kernel
-                pa.set_memory_pool(_saved)
+                pa.set_memory_pool(_saved)  # jemalloc keeps the freed pages (see the module doc)
                 _saved = None

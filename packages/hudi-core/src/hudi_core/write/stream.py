@@ -174,8 +174,9 @@ class StreamWriter:
             self._pending.setdefault(dest, []).append(part_records.column(RECORD_KEY))
             self.buffer.add(dest, part_records)
         del tagged
-        # the chunk's temporaries are gone: hand the allocator's free pages back to the OS, so
-        # RSS follows the buffer instead of the high-water mark of every stage (cheap per chunk)
+        # the chunk's temporaries are gone: a pool that can hand its free pages back to the OS
+        # (mimalloc's, the system's: one the process chose) does, so RSS follows the buffer;
+        # jemalloc's keeps them for the next chunk's (engine.pool), a no-op here (cheap per chunk)
         pa.default_memory_pool().release_unused()
 
     def _flush_inserts_moved_by(self, tagged: pa.Table) -> None:
