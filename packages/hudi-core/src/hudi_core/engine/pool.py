@@ -36,9 +36,9 @@ process at 3.8-4.2 GB of RSS, which the next reads and writes reuse (no fresh pa
 read of it took 0.13M page faults against 1.0M). A long-lived process that wants the memory back
 between its reads sets its own ``JE_ARROW_MALLOC_CONF`` (Arrow's ``dirty_decay_ms:1000,
 muzzy_decay_ms:1000``) or its own pool (``ARROW_DEFAULT_MEMORY_POOL=mimalloc`` with
-``MIMALLOC_PURGE_DELAY=100000`` keeps freed pages for reuse and hands them back on
-``pa.default_memory_pool().release_unused()``: that 10M-row read took 8.8-10.1 s against 7.2-7.6 s
-from ours, and left 0.5 GB).
+``MIMALLOC_PURGE_DELAY=100000``, both set before pyarrow loads, keeps freed pages for reuse and
+hands them back on ``pa.default_memory_pool().release_unused()``: that 10M-row read took
+8.8-10.1 s against 7.2-7.6 s from ours, and left 0.5 GB).
 
 Where pyarrow was loaded before hudi_core (``import pyarrow`` first, as most scripts do:
 ``hudi_core.arrow_env.LOADED_BEFORE``), jemalloc has read Arrow's settings, which hand freed pages
