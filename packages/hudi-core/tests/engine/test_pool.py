@@ -110,9 +110,6 @@ def test_a_pool_the_process_chose_is_left_alone(
     assert pa.default_memory_pool().backend_name == "mimalloc"
 
 
-#: in a fresh interpreter: hudi_core first, then 32 MB from jemalloc's pool, freed, allocated again
-#: after Arrow's default decay time (1 s) has passed; prints the setting and the page faults taken
-#: by the second allocation, and by the first
 #: page faults this thread takes for a new 32 MB buffer (the scripts' shared part)
 _FAULTS = """
 values = pa.array(np.arange(4_000_000))
@@ -122,6 +119,9 @@ def faults_of_a_new_buffer():
     del del_me
     return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before
 """
+#: in a fresh interpreter: hudi_core first, then 32 MB from jemalloc's pool, freed, allocated again
+#: after Arrow's default decay time (1 s) has passed; prints the setting and the page faults taken
+#: by the second allocation, and by the first
 _REUSE = (
     """
 import os, resource, sys, time

@@ -94,13 +94,12 @@ def _apply_decay_late(pool: pa.MemoryPool) -> None:
     def hold() -> None:
         try:
             pa.jemalloc_set_decay_ms(arrow_env.DECAY_MS)  # binds this thread to the first arena
-            buffer = pa.allocate_buffer(64, memory_pool=pool)
+            pa.allocate_buffer(64, memory_pool=pool)  # (an allocation binds it, if that did not)
         except Exception:  # Arrow's settings stay: slower, never wrong
             return
         finally:
             bound.set()  # the caller never waits on a thread that failed
-        threading.Event().wait()  # parked until the process ends
-        del buffer
+        threading.Event().wait()  # parked until the process ends, holding the arena
 
     threading.Thread(target=hold, name="hudi-core-jemalloc-first-arena", daemon=True).start()
     bound.wait()
