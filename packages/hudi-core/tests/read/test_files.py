@@ -153,3 +153,85 @@ def test_share_copies_keeps_a_column_that_differs_in_one_row() -> None:
     shared = share_copies(copied, [("_hoodie_record_key", "uuid")])
     assert shared.column("_hoodie_record_key").to_pylist() == ["a", "b", "c"]
     assert _buffers(shared.column("_hoodie_record_key")) == _buffers(shared.column("uuid"))
+
+
+def test_only_columns_of_dictionary_indices_are_read_as_dictionaries(tmp_path: Path) -> None:
+    """A string column every chunk of which is dictionary indices is read as a dictionary
+    array, with the values pyarrow reads; a column whose dictionary overflowed into plain pages,
+    one written without a dictionary, and a number column are read as they are."""
+    from hudi_core.read.files import dictionary_columns
+
+    n = 30_000
+    rng = np.random.default_rng(5)
+    data = pa.table({
+        "city": pa.array(rng.choice(["berlin", "chennai", None], n)),  # type: ignore[list-item]
+        "unique": [f"{k:020d}" for k in rng.integers(0, 2**62, n)],
+        "plain": rng.choice(["a", "b"], n),
+        "n": rng.integers(0, 3, n),
+    })  # fmt: skip
+    path = tmp_path / "f.parquet"
+    pq.write_table(data, path, use_dictionary=["city", "unique", "n"], dictionary_pagesize_limit=4096,
+                   row_group_size=10_000)  # fmt: skip
+    pf = pq.ParquetFile(path)
+    assert dictionary_columns(pf.metadata, pf.schema_arrow, set(data.column_names)) == ["city"]
+    assert dictionary_columns(pf.metadata, pf.schema_arrow, {"unique", "plain"}) == []
+    storage = LocalStorage()
+    for got in (
+        read_parquet(storage, str(path), as_dictionary={"city", "unique", "plain", "n"}),
+        pa.concat_tables(iter_parquet(storage, str(path), None, 7000, as_dictionary={"city", "unique"})),
+    ):
+        assert got.schema.field("city").type == pa.dictionary(pa.int32(), pa.string())
+        assert got.schema.field("unique").type == pa.string()
+        assert got.column("city").cast(pa.string()).equals(data.column("city"))
+        assert got.drop_columns(["city"]).equals(data.drop_columns(["city"]))
+
+
+def test_a_merge_filters_dictionary_columns_and_answers_plain_strings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A merged slice's base rows are filtered while their dictionary-encoded columns are
+    indices; the answer (read whole, read in batches, compacted) is the one of a merge that
+    decodes every string first: same types, same values, in the same order."""
+    from hudi_core.read import merge
+
+    n = 6000
+    rng = np.random.default_rng(11)
+    keys = [f"{k:06d}" for k in range(n)]
+    rider = pa.array(rng.choice(["r1", "r2", None], n))  # type: ignore[list-item]
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts")  # fmt: skip
+    table.bulk_insert(pa.table({"uuid": keys, "ts": [1] * n, "rider": rider, "city": ["berlin"] * n}))
+    for round_ in range(2):
+        changed = keys[round_::5]
+        HudiTable.open(table.base_uri).upsert(pa.table({
+            "uuid": changed, "ts": [2 + round_] * len(changed), "rider": [f"u{round_}"] * len(changed),
+            "city": ["berlin"] * len(changed),
+        }))  # fmt: skip
+    assert list((tmp_path / "t" / "berlin").glob(".*.log.*")), "the updates went to a log file"
+
+    def answers() -> list[pa.Table]:
+        t = HudiTable.open(table.base_uri)
+        return [t.read(), pa.Table.from_batches(list(t.read_batches()))]
+
+    encoded = answers()
+    with monkeypatch.context() as m:
+        m.setattr(merge, "_encodable", lambda table, schema: frozenset())
+        plain = answers()
+    for got, expected in zip(encoded, plain, strict=True):
+        assert not any(pa.types.is_dictionary(t) for t in got.schema.types)
+        assert got.schema == expected.schema
+        assert got.equals(expected)
+    riders = dict(
+        zip(encoded[0].column("uuid").to_pylist(), encoded[0].column("rider").to_pylist(), strict=True)
+    )
+    assert riders["000000"] == "u0" and riders["000001"] == "u1" and riders["000002"] == rider[2].as_py()
+    assert len(riders) == n
+
+    compacted = tmp_path / "c"
+    import shutil
+
+    shutil.copytree(tmp_path / "t", compacted)
+    HudiTable.open(str(compacted)).compact()
+    after = HudiTable.open(str(compacted)).read()
+    columns = [c for c in after.column_names if c != "_hoodie_file_name"]
+    assert after.select(columns).sort_by("uuid").equals(encoded[0].select(columns).sort_by("uuid"))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.errors import SchemaMismatchError
 
-__all__ = ["align_table", "target_schema"]
+__all__ = ["align_table", "decoded", "identity", "target_schema"]
 
 
 def target_schema(data_schema: pa.Schema, *, with_meta: bool, meta_fields: list[pa.Field]) -> pa.Schema:
@@ -17,17 +19,49 @@ def target_schema(data_schema: pa.Schema, *, with_meta: bool, meta_fields: list[
     return pa.schema((list(meta_fields) if with_meta else []) + data)
 
 
-def align_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
+def align_table(table: pa.Table, schema: pa.Schema, *, encoded: bool = False) -> pa.Table:
     """``table`` with exactly ``schema``'s columns: cast where types differ (int widening,
-    nested fields added), nulls for columns the file does not have (older schema)."""
-    cols = []
+    nested fields added), nulls for columns the file does not have (older schema). With
+    ``encoded``, a dictionary column of ``schema``'s type stays a dictionary (its field's type
+    says so): :func:`decoded` gives the table ``schema`` after the rows are filtered."""
+    cols, fields = [], []
     for f in schema:
         idx = table.schema.get_field_index(f.name)
         if idx < 0:
             cols.append(pa.nulls(table.num_rows, f.type))
         else:
-            cols.append(_align_array(table.column(idx), f.type, f.name))
-    return pa.Table.from_arrays(cols, schema=schema)
+            column = table.column(idx)
+            if encoded and pa.types.is_dictionary(column.type) and column.type.value_type.equals(f.type):
+                f = f.with_type(column.type)
+            cols.append(_align_array(column, f.type, f.name))
+        fields.append(f)
+    return pa.Table.from_arrays(cols, schema=pa.schema(fields, metadata=schema.metadata))
+
+
+def identity(column: pa.ChunkedArray) -> tuple[Any, ...]:
+    """What two columns holding the same arrays have in common: their type and each chunk's
+    buffers (by address), offset and length."""
+    return (column.type, *((c.offset, len(c), *(b.address if b is not None else 0 for b in c.buffers()))
+                           for c in column.chunks))  # fmt: skip
+
+
+def decoded(table: pa.Table) -> pa.Table:
+    """``table`` with its dictionary columns as their values (an array two columns share is
+    decoded once and stays shared)."""
+    if not any(pa.types.is_dictionary(t) for t in table.schema.types):
+        return table
+    done: dict[tuple[Any, ...], pa.ChunkedArray] = {}
+    cols, fields = [], []
+    for f, column in zip(table.schema, table.columns, strict=True):
+        if pa.types.is_dictionary(f.type):
+            f = f.with_type(f.type.value_type)
+            same = identity(column)
+            if same not in done:
+                done[same] = column.cast(f.type)
+            column = done[same]
+        cols.append(column)
+        fields.append(f)
+    return pa.Table.from_arrays(cols, schema=pa.schema(fields, metadata=table.schema.metadata))
 
 
 def _align_array(arr: pa.ChunkedArray | pa.Array, dt: pa.DataType, name: str) -> pa.ChunkedArray | pa.Array:

