@@ -31,3 +31,36 @@ def test_single_pass_equals_fold(trips: Trips, payload: str | None, monkeypatch:
         zip(single.column("_hoodie_record_key").to_pylist(), single.column("fare").to_pylist(), strict=True)
     )
     assert fares[RIDER_A] == 1.0 and fares[RIDER_D] == 3.0 and fares[RIDER_E] == 4.0
+
+
+def test_one_row_per_key_is_the_greatest_ordering_then_the_latest() -> None:
+    """preCombine within the log: per key the row of the greatest ordering value (a null one
+    never wins over a set one), on a tie the latest; keys met once keep their row."""
+    import numpy as np
+    import pyarrow as pa
+
+    rng = np.random.default_rng(7)
+    n = 5000
+    keys = rng.integers(0, 3000, n)  # most keys once, some twice or more
+    ords = rng.integers(0, 4, n).astype(float)
+    ords[rng.random(n) < 0.2] = np.nan
+    batch = pa.table({
+        "key": pa.array([f"k{k}" for k in keys]),
+        "w_ord": pa.array(ords, pa.float64(), from_pandas=True),
+        "w_row": pa.array(np.arange(n, dtype=np.int64)),
+    })  # fmt: skip
+    expected: dict[str, tuple[float, int]] = {}
+    for k, o, r in zip(
+        batch.column("key").to_pylist(), batch.column("w_ord").to_pylist(), range(n), strict=True
+    ):
+        rank = (-1.0 if o is None else o, r)
+        if k not in expected or rank > expected[k]:
+            expected[k] = rank
+    got = merge._last_per_key(batch)
+    rows = got.column("w_row").to_pylist()
+    assert len(rows) == len(set(rows)) == len(expected)
+    assert dict(zip(got.column("key").to_pylist(), rows, strict=True)) == {
+        k: r for k, (_, r) in expected.items()
+    }
+    unique = batch.slice(0, 3).set_column(0, "key", pa.array(["a", "b", "c"]))
+    assert merge._last_per_key(unique).equals(unique)

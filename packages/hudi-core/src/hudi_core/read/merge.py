@@ -476,19 +476,27 @@ def _empty_state(ord_type: pa.DataType) -> pa.Table:
 
 
 def _last_per_key(batch: pa.Table) -> pa.Table:
-    """Per key the row with the greatest (ordering, arrival): preCombine within one block."""
+    """Per key the row with the greatest (ordering, arrival): preCombine within one block. The
+    rows of keys met once stay as they are (in order); only the others are sorted (a slice's log
+    mostly holds each key once: five upserts of the 10M-row trips table, ~250k records)."""
     if batch.num_rows <= 1:
         return batch
+    ids = pc.dictionary_encode(batch.column("key").combine_chunks()).indices.to_numpy()
+    counts = np.bincount(ids)
+    if len(counts) == len(ids):  # every key once
+        return batch
+    repeated = counts[ids] > 1
+    rows = np.flatnonzero(repeated)
     # Grouping needs equal keys together, not string order: sort on dictionary ids (integers).
-    ids = pc.dictionary_encode(batch.column("key").combine_chunks()).indices
-    order = pc.sort_indices(
-        pa.table({"k": ids, "o": batch.column("w_ord"), "r": batch.column("w_row")}),
-        sort_keys=[("k", "ascending"), ("o", "ascending", "at_start"), ("r", "ascending")],
+    repeats = pa.table(
+        {"k": ids[rows], "o": batch.column("w_ord").take(rows), "r": batch.column("w_row").take(rows)}
     )
-    sorted_ids = pc.take(ids, order)
-    nxt = pc.not_equal(sorted_ids.slice(0, len(sorted_ids) - 1), sorted_ids.slice(1))
-    keep = pa.concat_arrays([nxt, pa.array([True])])
-    return batch.take(pc.filter(order, keep))
+    order = pc.sort_indices(
+        repeats, sort_keys=[("k", "ascending"), ("o", "ascending", "at_start"), ("r", "ascending")]
+    ).to_numpy()
+    sorted_ids = ids[rows[order]]
+    last = np.append(sorted_ids[:-1] != sorted_ids[1:], True)
+    return batch.take(np.concatenate([np.flatnonzero(~repeated), rows[order[last]]]))
 
 
 def _gt(a: Any, b: Any) -> Any:
