@@ -650,11 +650,14 @@ class _Probe:
         take_log = ~self.s_del & (~self.has_base | self.log_wins)
         if not take_log.any():
             return self.logs.schema.empty_table()
-        rows = pc.filter(self.state.column("s_row"), pa.array(take_log))
+        rows = pc.filter(self.state.column("s_row"), pa.array(take_log)).to_numpy(zero_copy_only=False)
         if self.every_copy and (self.copies > 1).any():
             counts = np.maximum(self.copies[take_log], 1)
-            rows = pa.array(np.repeat(rows.to_numpy(zero_copy_only=False), counts))
-        return self.logs.take(pc.take(rows, pc.sort_indices(rows)))
+            return self.logs.take(np.sort(np.repeat(rows, counts)))
+        # each log row once, in log order: a filter (or nothing) where a take gathered row by row
+        keep = np.zeros(self.logs.num_rows, dtype=bool)
+        keep[rows] = True
+        return self.logs if keep.all() else self.logs.filter(pa.array(keep))
 
 
 #: base rows probed against the log's keys at once, in :func:`merge_file_slice_batches`'s batches:
