@@ -166,3 +166,16 @@ def test_merge_marker_precedes_each_new_base_file_and_is_gone_after_commit(
     assert result.operations
     assert seen == {(op.partition_path, Path(op.path).name, "MERGE") for op in result.operations if op.path}
     assert not (Path(trips.meta_path) / ".temp" / t).exists()
+
+
+def test_rows_from_the_log_are_counted_in_dictionary_and_plain_commit_times() -> None:
+    """A compaction counts the rows committed after the base file's instant whether the merge
+    hands it the commit times as a dictionary (the base rows) or as strings (the log's rows)."""
+    times = pa.chunked_array([
+        pa.array(["001", "002", None, "003", "002"]).dictionary_encode(),
+        pa.array(["002", "003", None]).dictionary_encode(),
+    ])  # fmt: skip
+    plain = times.cast(pa.string())
+    for column in (times, plain):
+        assert runner_mod._count_after(column, "002", inclusive=False) == 2
+        assert runner_mod._count_after(column, "002", inclusive=True) == 5

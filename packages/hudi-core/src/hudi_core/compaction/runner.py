@@ -145,6 +145,22 @@ def _write_base(
     return int(result.size)
 
 
+def _count_after(times: pa.ChunkedArray, instant: str, *, inclusive: bool) -> int:
+    """Rows whose commit time is after ``instant`` (or at it), compared value by value once per
+    dictionary where the column is dictionary-encoded."""
+    import pyarrow.compute as pc
+
+    compare = pc.greater_equal if inclusive else pc.greater
+    total = 0
+    for chunk in times.chunks:
+        if pa.types.is_dictionary(chunk.type):
+            newer = pc.take(compare(chunk.dictionary, instant), chunk.indices)
+        else:
+            newer = compare(chunk, instant)
+        total += int(pc.sum(pc.cast(pc.fill_null(newer, False), pa.int64())).as_py() or 0)
+    return total
+
+
 def execute_operation(task: OperationTask) -> OperationResult:
     """Merge one file slice into a new base file at the compaction instant. Never raises: a
     failure comes back as a result with ``error`` set, so the coordinator sees every outcome."""
@@ -159,7 +175,7 @@ def execute_operation(task: OperationTask) -> OperationResult:
         t0 = time.monotonic()
         file_slice = op.file_slice(table)
         merged = merge_file_slice(table, file_slice, as_of=task.instant_time, timeline=task.timeline,
-                                  schema=task.schema, every_copy=True)  # fmt: skip
+                                  schema=task.schema, every_copy=True, dictionaries=True)  # fmt: skip
         blocks, rollbacks, corrupt = _count_blocks(table, file_slice)
         scan_ms = int((time.monotonic() - t0) * 1000)
         name = BaseFileName(op.file_id, write_token(task.index, 0, task.index), task.instant_time).name
@@ -169,15 +185,9 @@ def execute_operation(task: OperationTask) -> OperationResult:
             merged = merged.set_column(idx, _FILE_NAME_COL, constant_strings(name, n))
         from_logs = 0
         if _COMMIT_TIME_COL in merged.column_names and n:
-            import pyarrow.compute as pc
-
-            times = merged.column(_COMMIT_TIME_COL)
-            newer = (
-                pc.greater(times, op.base_instant)
-                if op.data_file_name
-                else pc.greater_equal(times, op.base_instant)
+            from_logs = _count_after(
+                merged.column(_COMMIT_TIME_COL), op.base_instant, inclusive=not op.data_file_name
             )
-            from_logs = int(pc.sum(pc.cast(pc.fill_null(newer, False), pa.int64())).as_py() or 0)
         part_uri = table.partition_uri(op.partition_path) if op.partition_path else table.base_uri
         MarkerFiles(table.storage, table.meta_path, task.instant_time).create(
             op.partition_path, name, "MERGE"

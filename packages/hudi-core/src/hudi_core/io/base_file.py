@@ -226,7 +226,9 @@ def write_base_file(
             footer[MAX_KEY] = max_key
     footer[AVRO_SCHEMA_KEY] = json.dumps(writer_avro, separators=(",", ":"))
     footer[WRITER_MODEL_KEY] = "avro"
-    table = table.replace_schema_metadata(None)
+    # one dictionary per dictionary column: a parquet writer falls back to plain pages when the
+    # dictionary changes from one chunk to the next
+    table = table.replace_schema_metadata(None).unify_dictionaries()
     codec = column_codecs(table, compression, compression_level)
     with storage.open_write(path) as f:
         writer = pq.ParquetWriter(

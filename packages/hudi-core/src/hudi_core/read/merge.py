@@ -79,6 +79,7 @@ def merge_file_slice(
     schema: pa.Schema | None = None,
     every_copy: bool = False,
     since: str | None = None,
+    dictionaries: bool = False,
 ) -> pa.Table:
     """The rows of a file slice as of an instant: its base file merged with its log blocks.
 
@@ -91,7 +92,9 @@ def merge_file_slice(
     honour ordering values or fill fields, not for OverwriteWithLatest).
 
     Returns the meta columns then the table's columns (``schema``, default the table's schema
-    as of ``as_of``). Compaction calls this too, with ``every_copy``.
+    as of ``as_of``). Compaction calls this too, with ``every_copy`` and ``dictionaries``: the
+    columns the merge filtered as dictionary arrays (:func:`_encodable`) stay dictionaries, the
+    log's rows encoded alike, for a parquet writer that stores them as the strings.
 
     A key stored twice in the base file (``insert`` keeps duplicates) is merged as Java does:
     a snapshot read merges the log record into the first copy and passes later copies through
@@ -106,7 +109,7 @@ def merge_file_slice(
     )
     if not blocks:
         return base
-    return _merge(table, base, blocks, schema, every_copy=every_copy)
+    return _merge(table, base, blocks, schema, every_copy=every_copy, decode=not dictionaries)
 
 
 def merge_file_slice_batches(
@@ -310,8 +313,9 @@ def _java_class(dt: pa.DataType) -> str:
 
 
 def _merge(
-    table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool
-) -> pa.Table:
+    table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool,
+    decode: bool = True,
+) -> pa.Table:  # fmt: skip
     config = table.config
     ord_field, ord_type = _ordering_field(config, schema)
     if _is_partial(table):
@@ -322,9 +326,26 @@ def _merge(
     keep_base, taken = _combine_with_base(
         table, base, logs, state, ord_field, ord_type, every_copy=every_copy
     )
-    kept = decoded(_kept(base, keep_base))
+    kept = _kept(base, keep_base)
+    if decode:
+        kept = decoded(kept)
+    else:
+        taken = _encoded_like(taken, kept.schema)
     parts = [p for p in (kept, taken) if p.num_rows]
     return _without_deleted(pa.concat_tables(parts) if parts else kept.schema.empty_table())
+
+
+def _encoded_like(rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``rows`` with the columns that ``schema`` types as dictionaries dictionary-encoded."""
+    if not any(pa.types.is_dictionary(t) for t in schema.types):
+        return rows
+    cols = [
+        pc.dictionary_encode(c)
+        if pa.types.is_dictionary(f.type) and not pa.types.is_dictionary(c.type)
+        else c
+        for f, c in zip(schema, rows.columns, strict=True)
+    ]
+    return pa.Table.from_arrays(cols, schema=schema)
 
 
 def _visible(
