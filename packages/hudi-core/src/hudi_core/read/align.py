@@ -9,7 +9,7 @@ import pyarrow.compute as pc
 
 from hudi_core.errors import SchemaMismatchError
 
-__all__ = ["align_table", "decoded", "identity", "target_schema"]
+__all__ = ["align_table", "decoded", "encoded_like", "identity", "target_schema"]
 
 
 def target_schema(data_schema: pa.Schema, *, with_meta: bool, meta_fields: list[pa.Field]) -> pa.Schema:
@@ -62,6 +62,20 @@ def decoded(table: pa.Table) -> pa.Table:
         cols.append(column)
         fields.append(f)
     return pa.Table.from_arrays(cols, schema=pa.schema(fields, metadata=table.schema.metadata))
+
+
+def encoded_like(rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``rows`` (``schema``'s columns, dictionaries aside) with the columns that ``schema`` types
+    as dictionaries dictionary-encoded: rows to put beside rows of ``schema``."""
+    if not any(pa.types.is_dictionary(t) for t in schema.types):
+        return rows
+    cols = [
+        pc.dictionary_encode(c)
+        if pa.types.is_dictionary(f.type) and not pa.types.is_dictionary(c.type)
+        else c
+        for f, c in zip(schema, rows.columns, strict=True)
+    ]
+    return pa.Table.from_arrays(cols, schema=schema)
 
 
 def _align_array(arr: pa.ChunkedArray | pa.Array, dt: pa.DataType, name: str) -> pa.ChunkedArray | pa.Array:

@@ -26,6 +26,7 @@ __all__ = [
     "dictionary_columns",
     "iter_parquet",
     "parquet_batches",
+    "parquet_file",
     "parquet_metadata",
     "read_parquet",
     "same_columns",
@@ -39,7 +40,7 @@ def read_parquet(
     those of ``as_dictionary`` that :func:`dictionary_columns` picks come as dictionary arrays."""
     fs = storage.arrow_filesystem()
     with fs.open_input_file(storage.arrow_path(path)) as f:
-        pf = _opened(f, as_dictionary)
+        pf = parquet_file(f, as_dictionary)
         wanted = _present(pf, columns)
         copies = same_columns(pf, f, wanted) if isinstance(fs, pafs.LocalFileSystem) else {}
         if not copies:
@@ -77,7 +78,9 @@ def _indices_only(chunk: pq.ColumnChunkMetaData) -> bool:
     return 0 <= data_pages <= 4 * max(1, chunk.num_values)
 
 
-def _opened(f: pa.NativeFile, as_dictionary: Collection[str]) -> pq.ParquetFile:
+def parquet_file(f: pa.NativeFile, as_dictionary: Collection[str] = ()) -> pq.ParquetFile:
+    """``f`` opened as a parquet file whose columns of ``as_dictionary`` that
+    :func:`dictionary_columns` picks are read as dictionary arrays."""
     pf = pq.ParquetFile(f)
     encoded = dictionary_columns(pf.metadata, pf.schema_arrow, as_dictionary)
     return pq.ParquetFile(f, metadata=pf.metadata, read_dictionary=encoded) if encoded else pf
@@ -97,7 +100,7 @@ def iter_parquet(
     memory holds a batch, not the file (``as_dictionary``: as :func:`read_parquet`)."""
     fs = storage.arrow_filesystem()
     with fs.open_input_file(storage.arrow_path(path)) as f:
-        pf = _opened(f, as_dictionary)
+        pf = parquet_file(f, as_dictionary)
         yield from parquet_batches(
             pf, f, _present(pf, columns), batch_rows, local=isinstance(fs, pafs.LocalFileSystem)
         )

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from hudi_core.errors import CorruptedLogBlockError, StorageError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
-from hudi_core.read.align import align_table, decoded, identity
+from hudi_core.read.align import align_table, decoded, encoded_like, identity
 from hudi_core.read.files import iter_parquet, parquet_metadata, read_parquet
 from hudi_core.read.keys import KEY_COLUMN, record_keys
 from hudi_core.read.partial import PARTIAL_UPDATE_PAYLOAD, merge_partial
@@ -330,22 +330,9 @@ def _merge(
     if decode:
         kept = decoded(kept)
     else:
-        taken = _encoded_like(taken, kept.schema)
+        taken = encoded_like(taken, kept.schema)
     parts = [p for p in (kept, taken) if p.num_rows]
     return _without_deleted(pa.concat_tables(parts) if parts else kept.schema.empty_table())
-
-
-def _encoded_like(rows: pa.Table, schema: pa.Schema) -> pa.Table:
-    """``rows`` with the columns that ``schema`` types as dictionaries dictionary-encoded."""
-    if not any(pa.types.is_dictionary(t) for t in schema.types):
-        return rows
-    cols = [
-        pc.dictionary_encode(c)
-        if pa.types.is_dictionary(f.type) and not pa.types.is_dictionary(c.type)
-        else c
-        for f, c in zip(schema, rows.columns, strict=True)
-    ]
-    return pa.Table.from_arrays(cols, schema=schema)
 
 
 def _visible(

@@ -225,13 +225,17 @@ def evolve_schema(
     return pa.schema(fields)
 
 
-def conform_to_schema(data: pa.Table, schema: pa.Schema) -> pa.Table:
+def conform_to_schema(data: pa.Table, schema: pa.Schema, *, keep_dictionaries: bool = False) -> pa.Table:
     """``data``'s user columns cast/filled to ``schema`` (missing -> nulls), internal columns
-    kept after them."""
+    kept after them; with ``keep_dictionaries`` a dictionary column of the field's type stays
+    one (a base file's rows on their way to another base file)."""
     arrays = []
     for f in schema:
         if f.name in data.column_names:
             col = data.column(f.name)
+            if keep_dictionaries and pa.types.is_dictionary(col.type) and col.type.value_type.equals(f.type):
+                arrays.append(col)
+                continue
             if pa.types.is_dictionary(col.type):
                 col = col.cast(col.type.value_type)
             arrays.append(col if col.type.equals(f.type) else col.cast(f.type))

@@ -2,6 +2,11 @@
 
 Records copied unchanged keep their ``_hoodie_commit_time`` / ``_hoodie_commit_seqno``; only
 ``_hoodie_file_name`` changes. Existing rows keep their order; new records follow them.
+
+The old file's columns that the merge only carries and that the file holds as dictionary
+indices (its commit times, partition path, low-cardinality data columns) are read as Arrow
+dictionaries and written as they are, the new rows' values encoded alike: the strings are never
+spelled out and the writer hashes only the dictionaries. The old file names are not read.
 """
 
 from __future__ import annotations
@@ -12,7 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.fs as pafs
-from hudi_core.read.files import parquet_batches
+from hudi_core.read.align import encoded_like
+from hudi_core.read.files import parquet_batches, parquet_file
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.table.file_names import BaseFileName
 from hudi_core.timeline.commit_metadata import WriteStat
@@ -67,8 +73,6 @@ def merge_file_group(
 
     The old file is read batch by batch and each merged batch written as it is made, so memory
     holds one batch of the old file (plus ``records`` and the output's keys for the bloom filter)."""
-    import pyarrow.parquet as pq
-
     storage = ctx.storage
     base_path = base_path or _base_file_path(ctx, partition, file_id, base_instant)
     if base_path is None:
@@ -83,10 +87,13 @@ def merge_file_group(
     def pieces() -> Iterator[pa.Table]:
         fs = storage.arrow_filesystem()
         with fs.open_input_file(storage.arrow_path(base_path)) as f:
-            pf = pq.ParquetFile(f)
+            pf = parquet_file(f, state.carried)
             growing.start_from(pf.metadata.metadata, ctx.config)
             local = isinstance(fs, pafs.LocalFileSystem)
-            for old in parquet_batches(pf, f, None, MERGE_BATCH_ROWS, local=local, use_threads=False):
+            columns = [
+                n for n in pf.schema_arrow.names if n != META_FIELDS[4]
+            ]  # replaced by this file's name
+            for old in parquet_batches(pf, f, columns, MERGE_BATCH_ROWS, local=local, use_threads=False):
                 yield state.merge_batch(old)
         yield state.inserts()
 
@@ -143,6 +150,14 @@ class _MergeState:
         self.incoming_order = records.column(self.order).combine_chunks() if self.order else None
         self.seqno = 0
         self.updated = self.deleted = self.inserted = 0
+        #: the old file's columns read as dictionaries where it encodes them: not the ordering
+        #: field, which is compared, nor any for a partial update (it coalesces old and new values
+        #: field by field) or a table without meta fields (its keys come from the data columns)
+        plain = payload is Payload.PARTIAL_UPDATE or not ctx.populate_meta_fields
+        carried = (META_FIELDS[0], META_FIELDS[3], *ctx.schema.names)
+        self.carried = frozenset(() if plain else (n for n in carried if n != self.order))
+        #: the types of the rows written so far (the old rows'): the new rows are encoded alike
+        self.written: pa.Schema | None = None
 
     def _new_rows(self, rows: np.ndarray) -> pa.Table:
         """Incoming ``rows`` as written: new commit time and seqnos, this file's name."""
@@ -158,7 +173,7 @@ class _MergeState:
     def merge_batch(self, old: pa.Table) -> pa.Table:
         """One batch of the old file merged: kept rows and updates in the old order, deletes gone."""
         ctx = self.ctx
-        old_data = conform_to_schema(old, ctx.schema)
+        old_data = conform_to_schema(old, ctx.schema, keep_dictionaries=True)
         in_row = pc.index_in(_old_record_keys(ctx, old), value_set=self.keys)
         has_match = pc.is_valid(in_row).to_numpy(zero_copy_only=False)
         in_idx = pc.fill_null(in_row, 0).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -181,12 +196,13 @@ class _MergeState:
             self.growing.invalidate()
         meta = [old.column(m) for m in META_FIELDS[:4]]
         batch = _assemble(meta[:2], old_data, ctx, keys=meta[2], parts=meta[3], name=self.name)
+        self.written = batch.schema
         if not replace.any():  # the whole batch stays as it is (no copy)
             return batch
         if not update.any():
             return batch.filter(pa.array(~replace))
         upd = np.flatnonzero(update)
-        new_rows = self._new_rows(in_idx[upd])
+        new_rows = encoded_like(self._new_rows(in_idx[upd]), batch.schema)
         if partial:
             new_rows = coalesce_by_winner(
                 new_rows, old_data.take(pa.array(upd)), pa.array(wins[upd]), ctx.schema.names
@@ -202,6 +218,8 @@ class _MergeState:
         rows = np.flatnonzero(~self.matched & ~self.is_delete)
         self.inserted = len(rows)
         table = self._new_rows(rows)
+        if self.written is not None:
+            table = encoded_like(table, self.written)
         self.growing.add(table.column(META_FIELDS[2]).combine_chunks())
         return table
 
@@ -218,12 +236,19 @@ def _old_record_keys(ctx: WriteContext, old: pa.Table) -> pa.Array:
     return keys.cast(pa.string())
 
 
+def _strings(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A meta column as strings, or as a dictionary of strings where it is one."""
+    if pa.types.is_dictionary(column.type) and pa.types.is_string(column.type.value_type):
+        return column
+    return column.cast(pa.string())
+
+
 def _assemble(
     meta2: list[pa.Array], data: pa.Table, ctx: WriteContext, *, keys: pa.Array, parts: pa.Array, name: str
 ) -> pa.Table:
     n = data.num_rows
     arrays = [
-        meta2[0].cast(pa.string()), meta2[1].cast(pa.string()), keys.cast(pa.string()), parts.cast(pa.string()),
+        _strings(meta2[0]), meta2[1].cast(pa.string()), keys.cast(pa.string()), _strings(parts),
         constant_strings(name, n), *(data.column(f.name) for f in ctx.schema),
     ]  # fmt: skip
     return pa.Table.from_arrays(arrays, names=[*META_FIELDS, *ctx.schema.names])

@@ -252,7 +252,9 @@ def parquet_block_content(table: pa.Table, config: Any) -> bytes:
 
 
 def _write_row_group(writer: pq.ParquetWriter, pending: list[pa.Table]) -> None:
-    table = pending[0] if len(pending) == 1 else pa.concat_tables(pending)
+    # one dictionary per dictionary column (a merge's old rows and its new ones): Arrow's writer
+    # falls back to plain pages when the dictionary changes from one chunk to the next
+    table = (pending[0] if len(pending) == 1 else pa.concat_tables(pending)).unify_dictionaries()
     writer.write_table(table, row_group_size=min(max(1, table.num_rows), 1 << 20))  # Arrow's default cap
 
 
