@@ -44,7 +44,16 @@ HUDI_SESSION_CONF = {
 
 def session(jar: str, local_dir: str) -> SparkSession:
     builder = SparkSession.builder.master("local[2]").appName("hudi-oracle")
-    for key, value in {**HUDI_SESSION_CONF, "spark.jars": jar, "spark.local.dir": local_dir}.items():
+    # Hudi's spillable maps (merges, compaction, MOR reads) make their folders under java.io.tmpdir
+    # and delete them at a JVM exit the oracle never has (it is killed): keep them in local_dir
+    java = f"{HUDI_SESSION_CONF['spark.driver.extraJavaOptions']} -Djava.io.tmpdir={local_dir}"
+    settings = {
+        **HUDI_SESSION_CONF,
+        "spark.jars": jar,
+        "spark.local.dir": local_dir,
+        "spark.driver.extraJavaOptions": java,
+    }
+    for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
