@@ -90,9 +90,8 @@ def merge_file_group(
             pf = parquet_file(f, state.carried)
             growing.start_from(pf.metadata.metadata, ctx.config)
             local = isinstance(fs, pafs.LocalFileSystem)
-            columns = [
-                n for n in pf.schema_arrow.names if n != META_FIELDS[4]
-            ]  # replaced by this file's name
+            # every column but the old file names, which this file's name replaces
+            columns = [n for n in pf.schema_arrow.names if n != META_FIELDS[4]]
             for old in parquet_batches(pf, f, columns, MERGE_BATCH_ROWS, local=local, use_threads=False):
                 yield state.merge_batch(old)
         yield state.inserts()
