@@ -42,22 +42,33 @@ HUDI_SESSION_CONF = {
 }
 
 
+SPILL_PATH = "hoodie.memory.spillable.map.path"
+
+
 def session(jar: str, local_dir: str) -> SparkSession:
     builder = SparkSession.builder.master("local[2]").appName("hudi-oracle")
-    # Hudi's spillable maps (merges, compaction, MOR reads) make their folders under java.io.tmpdir
-    # and delete them at a JVM exit the oracle never has (it is killed): keep them in local_dir
+    # Hudi's spillable maps (merges, compaction, MOR reads) make their folders under
+    # hoodie.memory.spillable.map.path (default /tmp/, some paths java.io.tmpdir) and delete them
+    # at a JVM exit the oracle never has (it is killed): keep them in local_dir (see _spill)
     java = f"{HUDI_SESSION_CONF['spark.driver.extraJavaOptions']} -Djava.io.tmpdir={local_dir}"
     settings = {
         **HUDI_SESSION_CONF,
         "spark.jars": jar,
         "spark.local.dir": local_dir,
         "spark.driver.extraJavaOptions": java,
+        f"spark.hadoop.{SPILL_PATH}": local_dir,  # MOR reads take it from the Hadoop configuration
     }
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    spark.conf.set(SPILL_PATH, local_dir)  # Hudi's SQL takes hoodie.* settings from the session
     return spark
+
+
+def _spill(spark: SparkSession, options: dict) -> dict:
+    """A request's options with the session's spill folder unless they name one."""
+    return {SPILL_PATH: spark.conf.get(SPILL_PATH), **options}
 
 
 def handle(spark: SparkSession, request: dict) -> dict:
@@ -66,11 +77,15 @@ def handle(spark: SparkSession, request: dict) -> dict:
         return {"ok": True, "spark": spark.version}
     if op == "write":
         df = spark.read.parquet(request["input"])
-        writer = df.write.format("hudi").options(**request.get("options", {}))
+        writer = df.write.format("hudi").options(**_spill(spark, request.get("options", {})))
         writer.mode(request.get("mode", "append")).save(request["path"])
         return {"ok": True}
     if op == "read":
-        df = spark.read.format("hudi").options(**request.get("options", {})).load(request["path"])
+        df = (
+            spark.read.format("hudi")
+            .options(**_spill(spark, request.get("options", {})))
+            .load(request["path"])
+        )
         batches = df._collect_as_arrow()
         table = pa.Table.from_batches(batches) if batches else _empty(df)
         pq.write_table(table, request["output"])
