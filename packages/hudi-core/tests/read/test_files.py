@@ -3,6 +3,7 @@ another's (the record key beside its key field) is decoded once, and only then."
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -159,7 +160,7 @@ def test_only_columns_of_dictionary_indices_are_read_as_dictionaries(tmp_path: P
     """A string column every chunk of which is dictionary indices is read as a dictionary
     array, with the values pyarrow reads; a column whose dictionary overflowed into plain pages,
     one written without a dictionary, and a number column are read as they are."""
-    from hudi_core.read.files import dictionary_columns
+    from hudi_core.read.files import indexed_columns
 
     n = 30_000
     rng = np.random.default_rng(5)
@@ -173,8 +174,8 @@ def test_only_columns_of_dictionary_indices_are_read_as_dictionaries(tmp_path: P
     pq.write_table(data, path, use_dictionary=["city", "unique", "n"], dictionary_pagesize_limit=4096,
                    row_group_size=10_000)  # fmt: skip
     pf = pq.ParquetFile(path)
-    assert dictionary_columns(pf.metadata, pf.schema_arrow, set(data.column_names)) == ["city"]
-    assert dictionary_columns(pf.metadata, pf.schema_arrow, {"unique", "plain"}) == []
+    assert indexed_columns(pf.metadata, pf.schema_arrow, set(data.column_names)) == ["city"]
+    assert indexed_columns(pf.metadata, pf.schema_arrow, {"unique", "plain"}) == []
     storage = LocalStorage()
     for got in (
         read_parquet(storage, str(path), as_dictionary={"city", "unique", "plain", "n"}),
@@ -228,8 +229,6 @@ def test_a_merge_filters_dictionary_columns_and_answers_plain_strings(
     assert len(riders) == n
 
     compacted = tmp_path / "c"
-    import shutil
-
     shutil.copytree(tmp_path / "t", compacted)
     HudiTable.open(str(compacted)).compact()
     after = HudiTable.open(str(compacted)).read()

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hudi_core import HudiTable
-from hudi_core.read.files import dictionary_columns
+from hudi_core.read.files import indexed_columns
 from hudi_core.write.handles import merge as merge_handle
 
 CARRIED = ["_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_file_name", "rider", "p"]
@@ -66,7 +66,7 @@ def test_a_merged_file_keeps_its_dictionaries_and_its_answers(
     assert merged, "a small file took the new keys"
     for path in merged:
         pf = pq.ParquetFile(path)
-        assert set(dictionary_columns(pf.metadata, pf.schema_arrow, CARRIED)) == set(CARRIED)
+        assert set(indexed_columns(pf.metadata, pf.schema_arrow, CARRIED)) == set(CARRIED)
         assert not any(pa.types.is_dictionary(t) for t in pq.read_schema(path).types)
     # as small as the files written from strings: no chunk fell back to plain pages half-way
     kept_sizes, spelled_sizes = _column_bytes(tmp_path / "kept"), _column_bytes(tmp_path / "spelled")

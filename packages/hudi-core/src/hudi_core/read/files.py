@@ -9,7 +9,7 @@ its memory). Whether the bytes are the same is checked, never assumed.
 A merge that drops some base rows may read a file's dictionary-encoded string columns (every
 base file's ``_hoodie_commit_time``, ``_hoodie_partition_path`` and ``_hoodie_file_name``) as
 Arrow dictionary arrays (``as_dictionary``): the file's indices, not one string per row, until
-the rows are filtered (:func:`dictionary_columns` says which columns of a file qualify).
+the rows are filtered (:func:`indexed_columns` says which columns of a file qualify).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 from hudi_core.storage.base import Storage
 
 __all__ = [
-    "dictionary_columns",
+    "indexed_columns",
     "iter_parquet",
     "parquet_batches",
     "parquet_file",
@@ -37,7 +37,7 @@ def read_parquet(
     storage: Storage, path: str, columns: Sequence[str] | None = None, *, as_dictionary: Collection[str] = ()
 ) -> pa.Table:
     """A parquet file, restricted to the ``columns`` it has (others are added by alignment);
-    those of ``as_dictionary`` that :func:`dictionary_columns` picks come as dictionary arrays."""
+    those of ``as_dictionary`` that :func:`indexed_columns` picks come as dictionary arrays."""
     fs = storage.arrow_filesystem()
     with fs.open_input_file(storage.arrow_path(path)) as f:
         pf = parquet_file(f, as_dictionary)
@@ -50,12 +50,13 @@ def read_parquet(
         )
 
 
-def dictionary_columns(meta: pq.FileMetaData, arrow: pa.Schema, candidates: Collection[str]) -> list[str]:
+def indexed_columns(meta: pq.FileMetaData, arrow: pa.Schema, candidates: Collection[str]) -> list[str]:
     """The ``candidates`` that are top-level string or binary columns of the file whose every
     column chunk holds dictionary indices: a dictionary page, and data pages of at most 4 bytes a
     value (a chunk that fell back to plain values has longer pages, and reading it as a dictionary
     would hash every value). Reading them as dictionary arrays costs the indices, and filtering
-    them moves indices instead of strings."""
+    them moves indices instead of strings. (What a file holds; ``io.base_file.dictionary_columns``
+    is the writer's choice of columns to encode.)"""
     if not candidates or meta.num_row_groups == 0:
         return []
     picked = []
@@ -80,9 +81,9 @@ def _indices_only(chunk: pq.ColumnChunkMetaData) -> bool:
 
 def parquet_file(f: pa.NativeFile, as_dictionary: Collection[str] = ()) -> pq.ParquetFile:
     """``f`` opened as a parquet file whose columns of ``as_dictionary`` that
-    :func:`dictionary_columns` picks are read as dictionary arrays."""
+    :func:`indexed_columns` picks are read as dictionary arrays."""
     pf = pq.ParquetFile(f)
-    encoded = dictionary_columns(pf.metadata, pf.schema_arrow, as_dictionary)
+    encoded = indexed_columns(pf.metadata, pf.schema_arrow, as_dictionary)
     return pq.ParquetFile(f, metadata=pf.metadata, read_dictionary=encoded) if encoded else pf
 
 
