@@ -43,6 +43,10 @@ HUDI_SESSION_CONF = {
 
 
 SPILL_PATH = "hoodie.memory.spillable.map.path"
+#: the metadata table's log readers spill under this key, which defaults to the file-system
+#: view's spill folder, "/tmp/" (HoodieMetadataConfig; a file index keeps its reader open for
+#: good, so its folder outlives every query); neither takes SPILL_PATH
+METADATA_SPILL_PATHS = ("hoodie.metadata.spillable.map.path", "hoodie.filesystem.view.spillable.dir")
 
 
 def session(jar: str, local_dir: str) -> SparkSession:
@@ -62,13 +66,15 @@ def session(jar: str, local_dir: str) -> SparkSession:
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
-    spark.conf.set(SPILL_PATH, local_dir)  # Hudi's SQL takes hoodie.* settings from the session
+    for key in (SPILL_PATH, *METADATA_SPILL_PATHS):  # Hudi's SQL and reads take hoodie.* from the session
+        spark.conf.set(key, local_dir)
     return spark
 
 
 def _spill(spark: SparkSession, options: dict) -> dict:
-    """A request's options with the session's spill folder unless they name one."""
-    return {SPILL_PATH: spark.conf.get(SPILL_PATH), **options}
+    """A request's options with the session's spill folders unless they name theirs (a
+    DataFrame write takes no hoodie.* setting from the session)."""
+    return {**{k: spark.conf.get(k) for k in (SPILL_PATH, *METADATA_SPILL_PATHS)}, **options}
 
 
 def handle(spark: SparkSession, request: dict) -> dict:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hudi_spark.session import spark_session
+from hudi_spark.session import spark_session, worker_environment
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -38,6 +38,7 @@ def register(spark: SparkSession) -> None:
         )
     from hudi_spark.datasource import register as _register
 
+    worker_environment(spark)  # before the registration: the data source ships with it
     _register(spark)
 
 
@@ -77,10 +78,13 @@ def write(*args: Any, **kwargs: Any) -> Any:
 
 
 def _register_once(spark: SparkSession) -> None:
-    """:func:`register` on a PySpark 4 session that has not seen it (filter pushdown still unset):
-    ``format("hudi")`` then takes filters in a session built before ``hudi_spark`` was imported,
-    once :func:`read` or :func:`write` ran in it."""
+    """The workers' environment (:func:`~hudi_spark.session.worker_environment`) on any session,
+    and :func:`register` on a PySpark 4 session that has not seen it (filter pushdown still
+    unset): ``format("hudi")`` then takes filters in a session built before ``hudi_spark`` was
+    imported, once :func:`read` or :func:`write` ran in it."""
     from hudi_spark.compat import has_data_source_api
+
+    worker_environment(spark)
 
     if not has_data_source_api():
         return
@@ -94,6 +98,9 @@ def write_stream(*args: Any, **kwargs: Any) -> Any:
     """See :func:`hudi_spark.streaming.write_stream`."""
     from hudi_spark.streaming import write_stream as _write_stream
 
+    df = args[0] if args else kwargs.get("stream_df")
+    if df is not None and hasattr(df, "sparkSession"):
+        _register_once(df.sparkSession)
     return _write_stream(*args, **kwargs)
 
 
