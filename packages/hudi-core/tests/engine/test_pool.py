@@ -196,3 +196,19 @@ def test_with_pyarrow_loaded_first_a_jemalloc_setting_the_process_was_given_wins
     loaded_before, again, first = _reuse({"JE_ARROW_MALLOC_CONF": "dirty_decay_ms:0"}, _REUSE_LOADED_FIRST)
     assert loaded_before == "False"
     assert again > first // 2  # freed pages went back to the kernel at once: fresh ones again
+
+
+#: what Spark's PythonWorkerFactory puts in the environment of every Python worker it starts
+_SPARK_WORKER = {"PYTHON_WORKER_FACTORY_SECRET": "secret"}
+
+
+@needs_jemalloc
+def test_a_spark_python_worker_hands_freed_pages_back_whatever_the_import_order() -> None:
+    """A worker serves task after task for its whole life: hudi_core neither sets its decay nor
+    applies it late there, so jemalloc keeps Arrow's and the worker's memory follows its tasks."""
+    setting, again, first = _reuse(_SPARK_WORKER)  # hudi_core first
+    assert setting == "None"
+    assert again > first // 2  # freed pages went back to the kernel after Arrow's decay time
+    loaded_before, again, first = _reuse(_SPARK_WORKER, _REUSE_LOADED_FIRST)
+    assert loaded_before == "False"
+    assert again > first // 2
