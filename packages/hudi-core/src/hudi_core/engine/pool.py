@@ -44,9 +44,10 @@ Where pyarrow was loaded before hudi_core (``import pyarrow`` first, as most scr
 ``hudi_core.arrow_env.LOADED_BEFORE``), jemalloc has read Arrow's settings, which hand freed pages
 back after 1 s; the first switch applies ours to every arena but the first
 (:func:`_apply_decay_late`). Not in a Spark Python worker, which serves task after task and keeps
-the decay its environment gives it (``hudi_core.arrow_env.SPARK_WORKER``). The 10M-row table of the speed benchmark in fresh processes, pyarrow
-imported first, page faults before / after this / with hudi_core imported first: snapshot read
-1.56-1.61M / 1.02M / 0.96-0.97M, compaction 1.16-1.17M / 0.14M / 0.08-0.12M.
+the decay its environment gives it (``hudi_core.arrow_env.SPARK_WORKER``). The 10M-row table of
+the speed benchmark in fresh processes, pyarrow imported first, page faults before / after this /
+with hudi_core imported first: snapshot read 1.56-1.61M / 1.02M / 0.96-0.97M, compaction
+1.16-1.17M / 0.14M / 0.08-0.12M.
 """
 
 from __future__ import annotations
