@@ -47,6 +47,8 @@ SPILL_PATH = "hoodie.memory.spillable.map.path"
 #: view's spill folder, "/tmp/" (HoodieMetadataConfig; a file index keeps its reader open for
 #: good, so its folder outlives every query); neither takes SPILL_PATH
 METADATA_SPILL_PATHS = ("hoodie.metadata.spillable.map.path", "hoodie.filesystem.view.spillable.dir")
+#: every spill folder setting the oracle points at its local dir
+SPILL_KEYS = (SPILL_PATH, *METADATA_SPILL_PATHS)
 
 
 def session(jar: str, local_dir: str) -> SparkSession:
@@ -66,7 +68,7 @@ def session(jar: str, local_dir: str) -> SparkSession:
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
-    for key in (SPILL_PATH, *METADATA_SPILL_PATHS):  # Hudi's SQL and reads take hoodie.* from the session
+    for key in SPILL_KEYS:  # Hudi's SQL and reads take hoodie.* from the session
         spark.conf.set(key, local_dir)
     return spark
 
@@ -74,7 +76,7 @@ def session(jar: str, local_dir: str) -> SparkSession:
 def _spill(spark: SparkSession, options: dict) -> dict:
     """A request's options with the session's spill folders unless they name theirs (a
     DataFrame write takes no hoodie.* setting from the session)."""
-    return {**{k: spark.conf.get(k) for k in (SPILL_PATH, *METADATA_SPILL_PATHS)}, **options}
+    return {**{k: spark.conf.get(k) for k in SPILL_KEYS}, **options}
 
 
 def handle(spark: SparkSession, request: dict) -> dict:

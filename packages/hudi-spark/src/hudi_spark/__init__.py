@@ -71,10 +71,14 @@ def write(*args: Any, **kwargs: Any) -> Any:
     """See :func:`hudi_spark.writer.write`."""
     from hudi_spark.writer import write as _write
 
-    df = args[0] if args else kwargs.get("df")
+    _register_for(args[0] if args else kwargs.get("df"))
+    return _write(*args, **kwargs)
+
+
+def _register_for(df: Any) -> None:
+    """:func:`_register_once` on the session of ``df``, a DataFrame to write (else nothing)."""
     if df is not None and hasattr(df, "sparkSession"):
         _register_once(df.sparkSession)
-    return _write(*args, **kwargs)
 
 
 def _register_once(spark: SparkSession) -> None:
@@ -98,9 +102,7 @@ def write_stream(*args: Any, **kwargs: Any) -> Any:
     """See :func:`hudi_spark.streaming.write_stream`."""
     from hudi_spark.streaming import write_stream as _write_stream
 
-    df = args[0] if args else kwargs.get("stream_df")
-    if df is not None and hasattr(df, "sparkSession"):
-        _register_once(df.sparkSession)
+    _register_for(args[0] if args else kwargs.get("stream_df"))
     return _write_stream(*args, **kwargs)
 
 

@@ -81,8 +81,8 @@ def worker_jemalloc_conf() -> str:
     and with our decay off jemalloc keeps every page any of them freed for good: over the ten
     reads of ``benchmarks/spark_vs_hudi_engine.py`` on a 3.75M-row table, a worker's peak RSS
     rose from 457 to 699 MB with ours and stayed at 384-481 MB with Arrow's in three runs, the
-    reads no slower (benchmarks/README.md, thirty-ninth session). A task's batches still reuse the pages the
-    batch before freed: Arrow's decay hands them back over a second, not at once."""
+    reads no slower (benchmarks/README.md, thirty-ninth session). A task's batches still reuse
+    the pages the batch before freed: Arrow's decay hands them back over a second, not at once."""
     return arrow_env.OWN_SETTING or arrow_env.ARROW_CONF
 
 
