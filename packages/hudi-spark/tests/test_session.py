@@ -33,8 +33,10 @@ def test_cluster_masters_let_executors_reach_the_driver(master: str) -> None:
 def test_fast_settings_are_optional_and_given_settings_win() -> None:
     quick = session_settings("local[2]")
     assert quick["spark.driver.extraJavaOptions"] == FAST_CONF["spark.driver.extraJavaOptions"]
+    assert "TieredStopAtLevel=1" in quick["spark.executor.extraJavaOptions"]  # local-cluster executors
     full = session_settings("local[2]", {"spark.driver.memory": "6g"}, fast=False)
     assert "spark.driver.extraJavaOptions" not in full  # the JVM's full JIT for real jobs
+    assert "spark.executor.extraJavaOptions" not in full
     assert full["spark.driver.memory"] == "6g"
     assert full["spark.sql.session.timeZone"] == "UTC"
     # a default-parallelism of our own would cap a bigger local machine's write tasks
