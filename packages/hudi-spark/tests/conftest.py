@@ -24,8 +24,9 @@ SPARK = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 # Every Spark driver a test starts as a subprocess (spark-submit, the pyspark shell, a plain
 # PySpark job, hudi-py streamer) runs with the JVM options spark_session() gives the session's
 # own driver: C1 only and the serial collector. Each runs small jobs for seconds, where C2's
-# compilations cost more CPU than they buy (this tier: 747 -> 641 CPU seconds, 385 -> 342 s on 2
-# cores). The launcher reads SPARK_SUBMIT_OPTS; a value the caller set wins.
+# compilations cost more CPU than they buy (a plain job's test: 30-35 -> 25 CPU seconds; this tier
+# 747 -> 641-703 CPU seconds, 385 -> 342-374 s on 2 cores, one run each). The launcher reads
+# SPARK_SUBMIT_OPTS; a value the caller set wins.
 os.environ.setdefault("SPARK_SUBMIT_OPTS", FAST_CONF["spark.driver.extraJavaOptions"])
 
 

@@ -45,10 +45,13 @@ LOCAL_CONF: dict[str, str] = {
     "spark.driver.bindAddress": "127.0.0.1",
 }
 
+#: the JVM options of a quick start: the C1 JIT only and the serial collector
+_QUICK_JVM = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+
 #: quick start on a small machine (the tests, the demo): no UI, few shuffle partitions, AQE off,
-#: and the C1 JIT only with the serial collector in the driver and in executor JVMs (a
-#: local-cluster test: 62 -> 45 CPU seconds), which start faster but run the JVM side of a large
-#: Arrow hop ~2x slower; ``spark_session(fast=False)`` keeps Spark's own defaults for real jobs
+#: and :data:`_QUICK_JVM` in the driver and in executor JVMs (a local-cluster test: 62 -> 45 CPU
+#: seconds), which start faster but run the JVM side of a large Arrow hop ~2x slower;
+#: ``spark_session(fast=False)`` keeps Spark's own defaults for real jobs
 FAST_CONF: dict[str, str] = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
@@ -56,8 +59,8 @@ FAST_CONF: dict[str, str] = {
     "spark.sql.adaptive.enabled": "false",
     "spark.driver.memory": "1g",
     "spark.sql.catalogImplementation": "in-memory",
-    "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
-    "spark.executor.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+    "spark.driver.extraJavaOptions": _QUICK_JVM,
+    "spark.executor.extraJavaOptions": _QUICK_JVM,
     **REQUIRED_CONF,
 }
 
