@@ -1,10 +1,11 @@
 """Our Spark pipeline against Apache Hudi's own (issue 22): the same workload, options and cores.
 
     .venv/bin/python benchmarks/spark_vs_hudi_bench.py                      # 1M rows, SIMPLE and BUCKET
-    .venv/bin/python benchmarks/spark_vs_hudi_bench.py --rows 10000000 --index SIMPLE --driver-memory 12g --no-arrow --one-at-a-time --no-crossed --no-spark35  # scaling line (50 min)
+    .venv/bin/python benchmarks/spark_vs_hudi_bench.py --rows 10000000 --index SIMPLE --driver-memory 12g --no-arrow --one-at-a-time --no-crossed --no-spark35  # scaling line (~55 min)
 
 Workload: ``defaults_bench.generate``'s trips table (uuid key, ``ts`` ordering field, 9 columns,
-partitioned by ``city`` over 5 values), bulk_insert of ``--rows`` rows, then ``--upserts`` upserts of
+partitioned by ``city`` over 5 values), bulk_insert of ``--rows`` rows (then four more times into new
+tables: the JIT's first writes, then a steady-state median), ``--upserts`` upserts of
 a tenth as many rows (half updates), into a MERGE_ON_READ table; then reads of the table with
 its log files: a snapshot scan into Spark's ``noop`` sink, ``count()``, a ``groupBy`` aggregate,
 the snapshot collected to Arrow, a read_optimized scan, and the count of one city and of one
