@@ -4,12 +4,14 @@ readable, Hudi's guards hold, and a crash half-way never loses or double counts 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
-from hudi_core.archival import archive, archived_instants
-from hudi_core.errors import ConfigError
+from hudi_core.archival import archive, archived_instants, maybe_archive
+from hudi_core.errors import ConfigError, LockTimeoutError
+from hudi_core.lock import FileSystemLockProvider
 
 SMALL = {"hoodie.keep.min.commits": "4", "hoodie.keep.max.commits": "6", "hoodie.cleaner.commits.retained": "3",
          "hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "3"}  # fmt: skip
@@ -125,3 +127,33 @@ def test_keep_bounds_are_checked_as_hudi_checks_them(tmp_path: Path) -> None:
         archive(t, {"hoodie.keep.min.commits": "8", "hoodie.keep.max.commits": "8"})
     _upsert(t, 0, bad)  # automatic archival warns and skips: the committed write does not fail
     assert HudiTable.open(t.base_uri).read().num_rows == 2
+
+
+def test_automatic_archival_takes_the_table_lock_only_when_something_is_due(tmp_path: Path) -> None:
+    """Under optimistic concurrency control a commit's archival waits for the table lock only
+    when it has instants to archive: with another writer holding the lock, archival with nothing
+    due returns at once (before, every commit queued for the lock), archival with instants due
+    waits for it."""
+    occ = {**SMALL, "hoodie.compact.inline": "false", "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
+           "hoodie.write.lock.wait_time_ms": "300"}  # fmt: skip
+    writes = {**occ, "hoodie.archive.automatic": "false"}  # the writes leave archival to the test
+    t = _table(tmp_path)
+
+    def while_another_writer_holds_the_lock() -> Any:
+        table = HudiTable.open(t.base_uri)
+        holder = FileSystemLockProvider(table.storage, table.base_uri, occ)
+        holder.acquire()
+        try:
+            return maybe_archive(table, occ)
+        finally:
+            holder.release()
+
+    for i in range(6):  # keep.max.commits: nothing is due yet
+        _upsert(t, i, writes)
+    assert while_another_writer_holds_the_lock() is None
+    _upsert(t, 6, writes)  # the seventh commit: instants are due
+    with pytest.raises(LockTimeoutError):
+        while_another_writer_holds_the_lock()
+    result = maybe_archive(HudiTable.open(t.base_uri), occ)
+    assert result is not None and len(result.instants) == 3  # down to keep.min.commits
+    assert len(HudiTable.open(t.base_uri).timeline.completed_commits()) == 4

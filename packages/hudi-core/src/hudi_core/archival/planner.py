@@ -16,7 +16,7 @@ from hudi_core.timeline.timeline import ActiveTimeline
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
 
-__all__ = ["instants_to_archive", "keep_bounds"]
+__all__ = ["archival_due", "instants_to_archive", "keep_bounds"]
 
 _SAVEPOINT = "savepoint"
 
@@ -38,6 +38,17 @@ def keep_bounds(config: HoodieConfig) -> tuple[int, int]:
             f"{retained}: archival must never remove instants the cleaner still needs"
         )
     return keep_min, keep_max
+
+
+def archival_due(timeline: ActiveTimeline, config: HoodieConfig) -> bool:
+    """Whether an action has more completed instants than ``hoodie.keep.max.commits``: without
+    that, :func:`instants_to_archive` selects nothing (with it, it still may: a pending write or
+    a savepoint bounds what goes). Reads only the timeline it is given."""
+    _, keep_max = keep_bounds(config)
+    completed = list(timeline.completed())
+    if any(sum(1 for i in completed if i.action == a) > keep_max for a in (Action.CLEAN, Action.ROLLBACK)):
+        return True
+    return len(list(timeline.completed_commits())) > keep_max
 
 
 def instants_to_archive(table: MetaClient, config: HoodieConfig) -> list[Instant]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.archival.planner import instants_to_archive, keep_bounds
+from hudi_core.archival.planner import archival_due, instants_to_archive
 from hudi_core.config.archival import ArchivalOptions
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
@@ -52,11 +52,14 @@ def maybe_archive(table: MetaClient, options: Mapping[str, Any]) -> ArchiveResul
     if not bool(cfg.get(ArchivalOptions.AUTOMATIC)):
         return None
     try:
-        keep_bounds(cfg)
+        due = archival_due(table.timeline, cfg)
     except ConfigError as e:  # the write has committed: say why nothing was archived, do not fail it
         log.warning("archival skipped: %s", e)
         return None
-    return archive(table, options)
+    # Cheap check first, outside the table lock (as the automatic clean does): most commits have
+    # nothing to archive, and under optimistic concurrency control a lock taken for nothing makes
+    # the other writers wait. When something is due, archive() plans again under the lock.
+    return archive(table, options) if due else None
 
 
 def archive(table: MetaClient, options: Mapping[str, Any] | None = None) -> ArchiveResult | None:
