@@ -109,13 +109,18 @@ class WorkerPeak:
             for pid in filter(str.isdigit, os.listdir("/proc")):
                 try:
                     with open(f"/proc/{pid}/cmdline", "rb") as f:
-                        if b"pyspark.daemon" not in f.read():
+                        if not _python_worker(f.read()):
                             continue
                     with open(f"/proc/{pid}/status") as f:
                         rss = next(int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:"))
                 except (OSError, StopIteration, ValueError):
                     continue  # the process ended meanwhile
                 self.peak_kb = max(self.peak_kb, rss)
+
+
+def _python_worker(cmdline: bytes) -> bool:
+    """A Spark Python worker's command line: ``pyspark.daemon`` and the workers it forks."""
+    return b"pyspark.daemon" in cmdline
 
 
 def tree_cpu() -> dict[str, float]:
@@ -131,14 +136,14 @@ def tree_cpu() -> dict[str, float]:
             with open(f"/proc/{pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = f.read().split(b"\0")
+                cmd = f.read()
         except OSError:
             continue  # the process ended meanwhile
         p = int(pid)
         parent[p], cpu[p] = int(fields[1]), (int(fields[11]) + int(fields[12])) / tick
-        if cmd[0].endswith(b"java"):
+        if cmd.split(b"\0", 1)[0].endswith(b"java"):
             kind[p] = "jvm"
-        elif b"pyspark.daemon" in b" ".join(cmd):
+        elif _python_worker(cmd):
             kind[p] = "python_workers"
     me, out = os.getpid(), {"jvm": 0.0, "python_workers": 0.0}
     for p, k in kind.items():

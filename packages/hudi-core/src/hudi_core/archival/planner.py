@@ -40,15 +40,23 @@ def keep_bounds(config: HoodieConfig) -> tuple[int, int]:
     return keep_min, keep_max
 
 
-def archival_due(timeline: ActiveTimeline, config: HoodieConfig) -> bool:
-    """Whether an action has more completed instants than ``hoodie.keep.max.commits``: without
-    that, :func:`instants_to_archive` selects nothing (with it, it still may: a pending write or
-    a savepoint bounds what goes). Reads only the timeline it is given."""
-    _, keep_max = keep_bounds(config)
+def _completed_groups(timeline: ActiveTimeline) -> list[list[Instant]]:
+    """The completed instants archival counts against ``keep.max``: cleans, rollbacks, commits."""
     completed = list(timeline.completed())
-    if any(sum(1 for i in completed if i.action == a) > keep_max for a in (Action.CLEAN, Action.ROLLBACK)):
-        return True
-    return len(list(timeline.completed_commits())) > keep_max
+    return [
+        [i for i in completed if i.action == Action.CLEAN],
+        [i for i in completed if i.action == Action.ROLLBACK],
+        list(timeline.completed_commits()),
+    ]
+
+
+def archival_due(timeline: ActiveTimeline, config: HoodieConfig) -> bool:
+    """Whether a group of completed instants (cleans, rollbacks, commits) is longer than
+    ``hoodie.keep.max.commits``: without that, :func:`instants_to_archive` selects nothing (with
+    it, it still may: a pending write or a savepoint bounds what goes). Reads only the timeline
+    it is given."""
+    _, keep_max = keep_bounds(config)
+    return any(len(group) > keep_max for group in _completed_groups(timeline))
 
 
 def instants_to_archive(table: MetaClient, config: HoodieConfig) -> list[Instant]:
@@ -61,25 +69,23 @@ def instants_to_archive(table: MetaClient, config: HoodieConfig) -> list[Instant
     """
     keep_min, keep_max = keep_bounds(config)
     tl = table.timeline
-    completed = list(tl.completed())
+    cleans, rollbacks, commits = _completed_groups(tl)
     out: list[Instant] = []
-    for action in (Action.CLEAN, Action.ROLLBACK):
-        done = [i for i in completed if i.action == action]
+    for done in (cleans, rollbacks):
         if len(done) > keep_max:
             out.extend(done[: len(done) - keep_min])
-    commits = list(tl.completed_commits())
     if len(commits) > keep_max:
-        bound = _first_retained(table, tl, completed)
+        bound = _first_retained(table, tl, cleans)
         candidates = [c for c in commits if bound is None or c.timestamp < bound]
         out.extend(candidates[: len(commits) - keep_min])
     return sorted(out, key=lambda i: i.timestamp)
 
 
-def _first_retained(table: MetaClient, tl: ActiveTimeline, completed: list[Instant]) -> str | None:
-    """The earliest instant archival must keep, with everything after it (None: no bound)."""
+def _first_retained(table: MetaClient, tl: ActiveTimeline, cleans: list[Instant]) -> str | None:
+    """The earliest instant archival must keep, with everything after it (None: no bound);
+    ``cleans`` are the completed cleans, oldest first."""
     bounds = [i.timestamp for i in tl.commits().pending()]  # pending writes and compactions
     bounds += [i.timestamp for i in tl if i.action == _SAVEPOINT]
-    cleans = [i for i in completed if i.action == Action.CLEAN]
     if cleans:
         meta = read_avro_timeline_file(table.storage, tl.path_of(cleans[-1]), CLEAN_METADATA)
         if meta.get("earliestCommitToRetain"):
