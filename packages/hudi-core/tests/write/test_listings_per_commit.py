@@ -55,14 +55,33 @@ def test_an_upsert_that_cleans_lists_the_timeline_and_each_partition_less(
     timeline = HudiTable.open(base).timeline
     assert timeline.completed().last().action == "clean"  # type: ignore[union-attr]
     # the schema and the look for failed writes, the instant's creation, the commit under the
-    # lock, the clean's check and its plan under the lock, archival (11 before: the look for
-    # failed writes, the planning, the clean's look for pending cleans, its plan's look for
-    # savepoints and its run each loaded the timeline again)
-    assert listed[".hoodie"] == 6
+    # lock, the clean's plan under the lock, archival's check after the clean (11 before: the
+    # look for failed writes, the planning, the clean's look for pending cleans, its plan's look
+    # for savepoints and its run each loaded the timeline again; 6 before the clean's check read
+    # the commit's load)
+    assert listed[".hoodie"] == 5
     # the planning's view (the index look-up and small files), the merge of the inserts into a
     # small base file, the clean's plan (4 each before: the view listed each partition again
     # after finding it)
     assert {p: listed[p] for p in PARTITIONS} == {p: 3 for p in PARTITIONS}
+
+
+def test_an_upsert_with_nothing_to_clean_or_archive_lists_the_timeline_three_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The services' checks read the load the commit was made on, which holds the commit."""
+    base = str(tmp_path / "t")
+    HudiTable.create(base, name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                     partition_fields="part", ordering_field="ts", options=OCC)  # fmt: skip
+    HudiTable.open(base, options=OCC).upsert(_rows(0), options=OCC)
+    listed = _listings(monkeypatch, base)
+    HudiTable.open(base, options=OCC).upsert(_rows(1), options=OCC)
+    monkeypatch.undo()
+
+    assert [i.action for i in HudiTable.open(base).timeline.completed()] == ["deltacommit"] * 2
+    # the schema and the look for failed writes, the instant's creation, the commit under the
+    # lock (5 before: the clean's check and archival's each loaded the timeline again)
+    assert listed[".hoodie"] == 3
 
 
 def test_rolling_back_a_failed_write_lists_each_partition_once(

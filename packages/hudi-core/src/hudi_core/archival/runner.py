@@ -24,6 +24,7 @@ from hudi_core.timeline.instant import Action, Instant, State, parse_instant_fil
 
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
+    from hudi_core.timeline.timeline import ActiveTimeline
 
 __all__ = ["ARCHIVE_FILE_RE", "ArchiveResult", "archive", "archive_file_name", "instant_key", "maybe_archive"]
 
@@ -46,13 +47,16 @@ def archive_file_name(version: int) -> str:
     return f".commits_.archive.{version}_{_WRITE_TOKEN}"
 
 
-def maybe_archive(table: MetaClient, options: Mapping[str, Any]) -> ArchiveResult | None:
-    """Archival after a commit, when ``hoodie.archive.automatic`` (on by default, as in Hudi)."""
+def maybe_archive(
+    table: MetaClient, options: Mapping[str, Any], *, timeline: ActiveTimeline | None = None
+) -> ArchiveResult | None:
+    """Archival after a commit, when ``hoodie.archive.automatic`` (on by default, as in Hudi).
+    ``timeline``: a load the caller holds (the commit's), for the first look only."""
     cfg = table.write_config(options)
     if not bool(cfg.get(ArchivalOptions.AUTOMATIC)):
         return None
     try:
-        due = archival_due(table.timeline, cfg)
+        due = archival_due(timeline if timeline is not None else table.timeline, cfg)
     except ConfigError as e:  # the write has committed: say why nothing was archived, do not fail it
         log.warning("archival skipped: %s", e)
         return None

@@ -222,7 +222,7 @@ class WriteClient:
                 replaced = _file_groups_of(view, list(partitions))
                 write_inflight(table, requested, WorkloadProfile(), "delete_partition")
                 txn.commit(requested, [], operation="delete_partition", schema=schema, replaced=replaced)
-            run_post_commit_services(table, self.options, delta_commit=False)
+            run_post_commit_services(table, self.options, delta_commit=False, timeline=txn.committed)
         return WriteResult(requested.timestamp, "delete_partition",
                            replaced_file_groups=sum(len(v) for v in replaced.values()))  # fmt: skip
 
@@ -375,7 +375,9 @@ class WriteClient:
                     results = self._map_buckets([(ctx, b, recs) for b, recs in tasks])
                 statuses = [s for r in results for s in r]
             txn.commit(inflight, statuses, operation=op, schema=avro, replaced=replaced)
-        run_post_commit_services(table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT)
+        run_post_commit_services(
+            table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT, timeline=txn.committed
+        )
         return WriteResult(
             t, op,
             inserted=sum(s.inserted for s in statuses), updated=sum(s.updated for s in statuses),
@@ -444,7 +446,9 @@ class WriteClient:
                 raise WriteConflictError(txn.rolled_back_message()) from e
             raise
         txn.commit(inflight, statuses, operation=op, schema=avro)
-        run_post_commit_services(table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT)
+        run_post_commit_services(
+            table, self.options, delta_commit=inflight.action == Action.DELTA_COMMIT, timeline=txn.committed
+        )
         return WriteResult(
             requested.timestamp, op,
             inserted=sum(s.inserted for s in statuses), updated=sum(s.updated for s in statuses),

@@ -138,6 +138,9 @@ class WriteTransaction:
         self.started: TimelineSnapshot | None = None
         #: the timeline loaded under the lock as the instant was created (it holds the instant)
         self.timeline: ActiveTimeline | None = None
+        #: optimistic concurrency control: the load under the lock that :meth:`commit` checked for
+        #: conflicts and completed the instant on (it holds the commit), for the services after it
+        self.committed: ActiveTimeline | None = None
         self._heartbeat: Heartbeat | None = None
 
     def __enter__(self) -> WriteTransaction:
@@ -215,17 +218,20 @@ class WriteTransaction:
         statuses = list(statuses)
         try:
             # under the lock the timeline moves only through us: one load for the check and the commit
-            with self.lock(), self.table.pinned_timeline():
+            with self.lock(), self.table.pinned_timeline() as tl:
                 if self._rolled_back_elsewhere():
                     raise WriteConflictError(self.rolled_back_message())
                 if self.settings.occ:
                     self._check_conflicts(statuses, replaced)
                 else:
                     check_lease_held(self.table.meta_path)
-                return commit(
+                done = commit(
                     self.table, instant, statuses, operation=operation, schema=schema, replaced=replaced,
                     extra_metadata=extra_metadata, reconcile=reconcile,
                 )  # fmt: skip
+                if self.settings.occ:  # (a single writer's services share the write's pinned load)
+                    self.committed = tl
+                return done
         except WriteConflictError:
             self.abort()
             raise
