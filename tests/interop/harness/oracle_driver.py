@@ -84,15 +84,15 @@ def _spill(spark: SparkSession, options: dict) -> dict:
 
 
 class Settings:
-    """The session's SQL settings, put back before each request. Hudi 0.15's reads set some for
-    good, in the session rather than for their own scan: a COW snapshot read turns on
-    ``spark.sql.parquet.recordLevelFilter.enabled``, and a CDC query turns off
-    ``spark.sql.parquet.enableVectorizedReader``. Together they make Spark's parquet reader drop
-    rows by a pushed filter, where it otherwise skips only whole row groups, so a later
-    incremental query of a merge-on-read table merged its log records with other base rows
-    (``test_incremental_merges`` failed whenever ``test_hudi_table_features``'s CDC test ran
-    before it in the same oracle). A test's answers are a fresh session's, as a user's first
-    query gets them."""
+    """The session's SQL settings, put back before each request. Hudi 0.15 sets some for good,
+    in the session rather than for its own scan: after a COW table's upsert and snapshot read
+    ``spark.sql.parquet.recordLevelFilter.enabled`` is on, and a CDC query turns
+    ``spark.sql.parquet.enableVectorizedReader`` off (``SET`` before and after, by hand).
+    Together they make Spark's parquet reader drop rows by a pushed filter, where it otherwise
+    skips only whole row groups, so a later incremental query of a merge-on-read table merged
+    its log records with other base rows (``test_incremental_merges`` failed whenever
+    ``test_hudi_table_features``'s CDC test ran before it in the same oracle). A test's answers
+    are a fresh session's, as a user's first query gets them."""
 
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
@@ -109,7 +109,8 @@ class Settings:
             self.wanted[key.strip()] = value.strip()
 
     def restore(self) -> None:
-        for key, value in self._current().items():
+        current = self._current()
+        for key, value in {**{k: None for k in self.wanted}, **current}.items():
             if self.wanted.get(key) == value:
                 continue
             try:
