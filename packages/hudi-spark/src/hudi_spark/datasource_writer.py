@@ -184,7 +184,7 @@ class HudiArrowWriter(DataSourceArrowWriter):
         with writer_guard(job.table, job.cfg, adopt=self.lease_path):
             job.replaced = self._replaced(job, statuses)
             job.commit(statuses)
-            run_table_services(self.base, self.options, action=self.action)
+            run_table_services(self.base, self.options, action=self.action, timeline=job.txn.committed)
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
         from hudi_core.write.transaction import writer_guard

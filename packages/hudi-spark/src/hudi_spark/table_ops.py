@@ -15,6 +15,7 @@ from hudi_spark import compat
 
 if TYPE_CHECKING:
     from hudi_core import HudiTable
+    from hudi_core.timeline.timeline import ActiveTimeline
     from pyspark.sql import DataFrame
 
     from hudi_spark.commit import SparkWriteResult
@@ -106,15 +107,19 @@ def forget_new_table(base_uri: str, options: Mapping[str, str]) -> None:
         pass
 
 
-def run_table_services(base_uri: str, options: Mapping[str, str], *, action: str) -> None:
+def run_table_services(
+    base_uri: str, options: Mapping[str, str], *, action: str, timeline: ActiveTimeline | None = None
+) -> None:
     """Hudi's post-commit services after a Spark write: inline compaction after a deltacommit
-    (``hoodie.compact.inline``; the compaction runs as a Spark job), then the automatic clean."""
+    (``hoodie.compact.inline``; the compaction runs as a Spark job), then the automatic clean,
+    then archival. ``timeline``: the load the commit was made on (core's
+    ``run_post_commit_services``)."""
     from hudi_core import HudiTable
     from hudi_core.client.services import run_post_commit_services
 
     table = HudiTable.open(base_uri, options=options)
     run_post_commit_services(
-        table, {**options, "hoodie.engine": "spark"}, delta_commit=action == "deltacommit"
+        table, {**options, "hoodie.engine": "spark"}, delta_commit=action == "deltacommit", timeline=timeline
     )
 
 

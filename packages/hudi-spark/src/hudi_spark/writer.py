@@ -34,6 +34,7 @@ from hudi_spark.options import SparkOptions
 
 if TYPE_CHECKING:
     from hudi_core import HudiTable
+    from hudi_core.timeline.timeline import ActiveTimeline
     from pyspark.sql import DataFrame
 
 __all__ = ["OPERATIONS", "write"]
@@ -95,9 +96,11 @@ def write(
     try:
         cfg = table.write_config(opts)
         with writing(table, cfg):  # single writer: the table's lease, one timeline load
-            result, action = retrying(lambda: _write(df, table, op, opts, input_schema, extra_metadata), cfg)
+            result, action, seen = retrying(
+                lambda: _write(df, table, op, opts, input_schema, extra_metadata), cfg
+            )
             if result.instant is not None and action:  # (delete_partition ran them in core)
-                table_ops.run_table_services(base_uri, opts, action=action)
+                table_ops.run_table_services(base_uri, opts, action=action, timeline=seen)
     except BaseException:
         if created:  # (only when the table still has no commit)
             table_ops.forget_new_table(base_uri, opts)
@@ -108,7 +111,9 @@ def write(
 def _write(
     df: DataFrame, table: HudiTable, op: str, opts: dict[str, str], input_schema: pa.Schema,
     extra_metadata: Mapping[str, str] | None,
-) -> tuple[SparkWriteResult, str]:  # fmt: skip
+) -> tuple[SparkWriteResult, str, ActiveTimeline | None]:  # fmt: skip
+    """The write, its action, and (optimistic concurrency control) the load of the timeline its
+    commit was made on, for the services after it."""
     from hudi_core.client.write_client import check_option_conflicts, check_write_options
     from hudi_core.write.records import evolve_schema
 
@@ -118,24 +123,24 @@ def _write(
     cfg = table.write_config(opts)
     check_write_options(cfg)
     if op == "delete_partition":
-        return table_ops.delete_partitions(df, table, cfg), ""
+        return table_ops.delete_partitions(df, table, cfg), "", None
     required = table_ops.required_columns(table, cfg, op)
     table_schema = table.schema()
     if op == "delete":
         evolve_schema(None, input_schema, required=required)
         if table_schema is None:
-            return SparkWriteResult(None, op), ""
+            return SparkWriteResult(None, op), "", None
         schema = table_schema
     else:
         schema = evolve_schema(table_schema, input_schema, required=required)
     job = SparkCommit(table, cfg, op, schema, dict(extra_metadata or {}))
     if job.already_committed():
-        return SparkWriteResult(None, op, skipped=True), ""
+        return SparkWriteResult(None, op, skipped=True), "", None
     job.start()
     try:
         with compat.batches_bounded_by_rows(df):
             statuses = _run_pipeline(df, table, cfg, op, schema, job)
-        return job.commit(statuses), job.action
+        return job.commit(statuses), job.action, job.txn.committed
     except BaseException as e:
         job.abort()
         error = task_error(e)  # a task's hudi_core error (a null key, ...) as itself
