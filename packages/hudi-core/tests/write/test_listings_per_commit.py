@@ -40,18 +40,25 @@ def _listings(monkeypatch: pytest.MonkeyPatch, base: str) -> Counter[str]:
     return listed
 
 
-def test_an_upsert_that_cleans_lists_the_timeline_and_each_partition_less(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _listings_of_an_upsert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, after: int
+) -> tuple[str, Counter[str]]:
+    """The listings of one OCC upsert into a table that had ``after`` upserts before it."""
     base = str(tmp_path / "t")
     HudiTable.create(base, name="t", table_type="MERGE_ON_READ", record_key_fields="id",
                      partition_fields="part", ordering_field="ts", options=OCC)  # fmt: skip
-    for i in range(6):
+    for i in range(after):
         HudiTable.open(base, options=OCC).upsert(_rows(i), options=OCC)
     listed = _listings(monkeypatch, base)
-    HudiTable.open(base, options=OCC).upsert(_rows(6), options=OCC)
+    HudiTable.open(base, options=OCC).upsert(_rows(after), options=OCC)
     monkeypatch.undo()
+    return base, listed
 
+
+def test_an_upsert_that_cleans_lists_the_timeline_and_each_partition_less(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, listed = _listings_of_an_upsert(tmp_path, monkeypatch, after=6)
     timeline = HudiTable.open(base).timeline
     assert timeline.completed().last().action == "clean"  # type: ignore[union-attr]
     # the schema and the look for failed writes, the instant's creation, the commit under the
@@ -70,14 +77,7 @@ def test_an_upsert_with_nothing_to_clean_or_archive_lists_the_timeline_three_tim
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The services' checks read the load the commit was made on, which holds the commit."""
-    base = str(tmp_path / "t")
-    HudiTable.create(base, name="t", table_type="MERGE_ON_READ", record_key_fields="id",
-                     partition_fields="part", ordering_field="ts", options=OCC)  # fmt: skip
-    HudiTable.open(base, options=OCC).upsert(_rows(0), options=OCC)
-    listed = _listings(monkeypatch, base)
-    HudiTable.open(base, options=OCC).upsert(_rows(1), options=OCC)
-    monkeypatch.undo()
-
+    base, listed = _listings_of_an_upsert(tmp_path, monkeypatch, after=1)
     assert [i.action for i in HudiTable.open(base).timeline.completed()] == ["deltacommit"] * 2
     # the schema and the look for failed writes, the instant's creation, the commit under the
     # lock (5 before: the clean's check and archival's each loaded the timeline again)
