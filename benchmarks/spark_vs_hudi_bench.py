@@ -48,10 +48,11 @@ TARGETS = {"bulk_insert": 0.5, "bulk_insert_again": 0.5, "bulk_insert_warm": 0.5
 WORKLOAD = [p for p in TARGETS if p not in ("bulk_insert_again", "bulk_insert_warm")]
 
 
-#: rows per row group of the bulk input: Spark splits a parquet file between tasks only at row
+#: rows per row group of the inputs: Spark splits a parquet file between tasks only at row
 #: group boundaries, and pyarrow writes up to 1,048,576 rows in one, so a 1M-row file was one
 #: Spark partition and the bulk_insert one task on both engines (an input of several files, as
-#: Spark or any other writer leaves them, spreads over the cores)
+#: Spark or any other writer leaves them, spreads over the cores); the 1M-row upserts of the 10M
+#: line likewise (their first stage, reading the input into the key shuffle, ran as one task)
 INPUT_ROW_GROUP = 131_072
 
 
@@ -406,7 +407,8 @@ def main(argv: list[str]) -> int:
         data = work / "data"
         data.mkdir()
         generate(data, a.rows, a.upserts, max(1, a.rows // 10))
-        spread_row_groups(data / "base.parquet")
+        for name in ("base.parquet", *(f"upsert-{k}.parquet" for k in range(a.upserts))):
+            spread_row_groups(data / name)
         print(f"{a.rows:,} rows, {a.upserts} upserts of {max(1, a.rows // 10):,}; MERGE_ON_READ, local[2]")
         results = {}
         for index in a.index:
