@@ -49,6 +49,7 @@ import pytest
 from hudi_core import HudiTable
 from hudi_core.archival.timeline import archived_instants
 from hudi_core.errors import WriteConflictError
+from hudi_core.lock.heartbeat import MTIME_SLACK_S
 from hudi_core.lock.providers import FileSystemLockProvider
 from hudi_core.plugins import PluginManager, hookimpl, reset_plugin_manager
 from hudi_core.write.transaction import WriteTransaction
@@ -61,6 +62,9 @@ COLUMNS = ["uuid", "ts", "fare", "city", "tag"]
 ATTEMPT_KEY = "_attempt"  # Hudi copies options under the commit-metadata prefix ("_") into its commit
 # interval 1000 ms x 2 tolerable misses (Hudi's expiry; ours allows 1 s more for whole-second mtimes)
 HEARTBEAT_EXPIRY_S = 2.0 + 1.0
+#: a heartbeat our writer deletes: older than the expiry plus the mtime slack, with 2 s to spare
+#: for a beat of Hudi's timer that races its commit and lands late under load
+STALE_S = HEARTBEAT_EXPIRY_S + MTIME_SLACK_S + 2.0
 HUDI_WRITES_PER_PHASE = 4
 OUR_WRITES_CAP = 40
 SHARED_KEYS = 30
@@ -364,9 +368,8 @@ def test_hudi_and_we_write_at_the_same_time_under_occ(
     last = race.rows("hudi", "hudi", _keys("h", 0, 5))
     race.hudi_writes(last)
     # Hudi's heartbeat timer can renew a heartbeat while its writer deletes it at commit: our
-    # next writer deletes such a file of a finished instant once it is stale (older than the
-    # expiry plus a second of mtime slack; a beat racing the commit can land late under load)
-    time.sleep(HEARTBEAT_EXPIRY_S + 3.0)
+    # next writer deletes such a file of a finished instant once it is stale
+    time.sleep(STALE_S)
     mine = race.rows("ours", "ours", _keys("o", 0, 5))
     race.we_write(mine)
     assert last.outcome == "ok" and mine.outcome == "ok", (last.error, mine.error)
@@ -375,7 +378,7 @@ def test_hudi_and_we_write_at_the_same_time_under_occ(
     fresh = _heartbeats(race.path)
     if fresh:
         print(f"\nheartbeats fresh after our last write (name: age s): {fresh}")
-        time.sleep(HEARTBEAT_EXPIRY_S + 3.0)
+        time.sleep(STALE_S)
         again = race.rows("ours", "ours", _keys("o", 5, 5))
         race.we_write(again)
         assert again.outcome == "ok", again.error
