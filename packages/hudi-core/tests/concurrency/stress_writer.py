@@ -12,6 +12,10 @@ It opens the table, runs ``commits`` upserts and writes one JSON line per event 
 - ``{"event": "paused", "attempt", "instant"}`` when a commit from ``pause_before_commit`` on has
   written its files and is about to commit: the writer then sleeps until it is killed (the test
   kills it there, with certainty, instead of racing a commit that may finish first);
+- ``{"event": "writing", "attempt", "instant"}`` when a commit from ``big["from"]`` on, given
+  ``big["pause_s"]``, has created its second data file's marker: the writer then sleeps that
+  long (a slow disk), so the test can kill it with files written and more to come (a 100,000-row
+  BUCKET commit otherwise completes about 0.1 s after its instant turns inflight);
 - ``{"event": "end", "attempt", "success", "instant", "error", "message", "conflict", "seconds"}``.
 
 Keys: ``disjoint`` mode uses only ``<writer>-NNNNN`` keys; ``overlapping`` draws from one key
@@ -125,6 +129,26 @@ def _pause_before_commit(log: _Log, from_commit: int) -> None:
     transaction.WriteTransaction.commit = commit  # type: ignore[method-assign]
 
 
+def _pause_mid_write(log: _Log, from_commit: int, pause_s: float) -> None:
+    """From commit ``from_commit`` on, each write sleeps ``pause_s`` once, after the marker of its
+    second data file (its first file is written or being written by then)."""
+    from hudi_core.write import markers
+
+    original = markers.MarkerFiles.create
+    seen: dict[str, int] = {}
+
+    def create(self: Any, *args: Any, **kwargs: Any) -> Any:
+        marker = original(self, *args, **kwargs)
+        instant = self.dir.rstrip("/").rsplit("/", 1)[1]
+        seen[instant] = seen.get(instant, 0) + 1
+        if seen[instant] == 2 and int(log.attempt.rsplit("-c", 1)[1]) >= from_commit:
+            log.write("writing", instant=instant)
+            time.sleep(pause_s)
+        return marker
+
+    markers.MarkerFiles.create = create  # type: ignore[method-assign]
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json-args", required=True)
@@ -141,6 +165,8 @@ def main(argv: list[str]) -> int:
     with open(args["out"], "a", encoding="utf-8") as out:
         log = _Log(out)
         _record_instants(log)
+        if big.get("pause_s"):
+            _pause_mid_write(log, int(big["from"]), float(big["pause_s"]))
         if "pause_before_commit" in args:
             _pause_before_commit(log, int(args["pause_before_commit"]))
         logging.getLogger("hudi_core").addHandler(_RetryHandler(log))

@@ -66,6 +66,7 @@ INDEX = {
 WRITE_ACTIONS = {"commit", "deltacommit", "replacecommit"}
 KILLED = "killed"
 BIG_ROWS = 100_000
+MID_WRITE_PAUSE_S = 2.0
 
 
 @dataclass
@@ -132,25 +133,22 @@ class Run:
         return _events(self.tmp / f"{writer}.jsonl")
 
     def kill_mid_commit(self, *, mode: str, rows: int, tries: int = 3, timeout_s: float = 120) -> None:
-        """Start a writer whose commits after the first carry ``BIG_ROWS`` more rows, and SIGKILL it
-        while one of those is inflight (files being written, nothing committed). A big commit can
-        lose a conflict and end before that moment: the next one is then the target; a writer
-        that raced past the kill (its commit completed) is replaced by a new one."""
-        table = self.table()
+        """Start a writer whose commits after the first carry ``BIG_ROWS`` more rows and pause
+        ``MID_WRITE_PAUSE_S`` after their second data file's marker (a slow disk), and SIGKILL it
+        in that pause: files written, more to come, nothing committed. A writer whose commit
+        completed anyway (the pause outlived by a stalled test) is replaced by a new one."""
         for n in range(1, tries + 1):
             writer = KILLED if n == 1 else f"{KILLED}{n}"
-            proc = self.spawn(writer, commits=6, rows=rows, mode=mode, big={"from": 1, "rows": BIG_ROWS})
+            big = {"from": 1, "rows": BIG_ROWS, "pause_s": MID_WRITE_PAUSE_S}
+            proc = self.spawn(writer, commits=6, rows=rows, mode=mode, big=big)
             deadline, target = time.monotonic() + timeout_s, None
-            while time.monotonic() < deadline and proc.poll() is None:
-                events = self.events(writer)
+            while time.monotonic() < deadline and proc.poll() is None and target is None:
+                # only the small lines: a big attempt's "start" line lists 100,000 keys
+                events = _events(self.tmp / f"{writer}.jsonl", only=("writing", "end"))
                 ended = {e["attempt"] for e in events if e["event"] == "end"}
-                open_ = [(e["attempt"], e["instant"]) for e in events
-                         if e["event"] == "instant" and e["attempt"] not in ended
-                         and not e["attempt"].endswith("-c0")]  # fmt: skip
-                if open_ and table.storage.exists(f"{table.meta_path}/{open_[-1][1]}.deltacommit.inflight"):
-                    target = open_[-1]
-                    time.sleep(0.1)  # some of its log blocks and base files are written by now
-                    break
+                writing = [(e["attempt"], e["instant"]) for e in events
+                           if e["event"] == "writing" and e["attempt"] not in ended]  # fmt: skip
+                target = writing[-1] if writing else None
                 time.sleep(0.02)
             if self._kill(writer, proc, target, tries=n):
                 return
@@ -185,8 +183,10 @@ class Run:
         completed = any((i := parse_instant_file_name(x)) is not None and i.is_completed for x in state)
         if ended or completed:
             return False
+        temp = f"{table.meta_path}/.temp/{target[1]}"
+        markers = len(list(table.storage.walk_files(temp))) if table.storage.exists(temp) else 0
         self.killed = {"writer": writer, "attempt": target[0], "instant": target[1], "tries": tries,
-                       "state_at_kill": state}  # fmt: skip
+                       "state_at_kill": state, "markers_at_kill": markers}  # fmt: skip
         return True
 
     def settle(self) -> Attempt:
@@ -221,10 +221,13 @@ class Run:
         return out
 
 
-def _events(log: Path) -> list[dict[str, Any]]:
-    """The complete lines of a writer's log (one being written, or cut by SIGKILL, is left out)."""
-    lines = (log.read_text() if log.exists() else "").split("\n")
-    return [json.loads(x) for x in lines[:-1]]
+def _events(log: Path, only: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """The complete lines of a writer's log (one being written, or cut by SIGKILL, is left out);
+    with ``only``, just the events of those kinds (the writer's lines begin ``{"event": kind``)."""
+    lines = (log.read_text() if log.exists() else "").split("\n")[:-1]
+    if only:
+        lines = [x for x in lines if x.startswith(tuple(f'{{"event": "{kind}"' for kind in only))]
+    return [json.loads(x) for x in lines]
 
 
 def _rolled_back_by(table: HudiTable, instant: str) -> str | None:
@@ -335,6 +338,7 @@ def verify(
             "instant": inst,
             "processes_started_to_kill_one_mid_commit": run.killed["tries"],
             "files_at_kill": run.killed["state_at_kill"],
+            "data_file_markers_at_kill": run.killed.get("markers_at_kill"),
             "rolled_back_by": by or "(rollback instant archived)",
             "rolled_back_before_final_upsert": not run.killed.get("pending_before_final_upsert", True),
         }
