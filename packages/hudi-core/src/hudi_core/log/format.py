@@ -152,14 +152,17 @@ def _frame_one(data: bytes, pos: int) -> FramedBlock:
     if version == 0:
         # Legacy layout: no type/header/footer, the content follows the version directly.
         return FramedBlock(block_type, {}, {}, pos, stop + 8 - pos, body + 4, stop - body - 4, 0)
-    header, p = decode_header(data[:stop], body + 8)
+    # the header and footer may not run past the trailer: read them through a view that ends
+    # there (a ``bytes`` slice copied the file up to the block's end, twice per block)
+    bounded = memoryview(data)[:stop]
+    header, p = decode_header(bounded, body + 8)
     if p + 8 > stop:
         raise CorruptedLogBlockError(f"content length field of block at byte {pos} is missing")
     (content_length,) = _I64.unpack_from(data, p)
     content_offset = p + 8
     if content_length < 0 or content_offset + content_length > stop:
         raise CorruptedLogBlockError(f"content length {content_length} runs past block at byte {pos}")
-    footer, p = decode_header(data[:stop], content_offset + content_length)
+    footer, p = decode_header(bounded, content_offset + content_length)
     if p != stop:
         raise CorruptedLogBlockError(f"block at byte {pos} has {stop - p} stray bytes before its trailer")
     return FramedBlock(
