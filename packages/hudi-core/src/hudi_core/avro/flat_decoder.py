@@ -99,6 +99,16 @@ def _check_utf8(text: pa.Array) -> None:
         raise CorruptedLogBlockError(f"an Avro string value is not valid UTF-8 ({e})") from None
 
 
+_HIGH_BITS = np.uint64(0x8080808080808080)
+
+
+def _ascii(data: np.ndarray) -> bool:
+    """Whether every byte of ``data`` (uint8) is below 0x80."""
+    whole = len(data) // 8 * 8
+    words = data[:whole].view(np.uint64)
+    return not (np.bitwise_or.reduce(words) & _HIGH_BITS) and not (data[whole:] >= 0x80).any()
+
+
 def _fixed_bytes(buf: np.ndarray, p: np.ndarray, size: int) -> np.ndarray:
     return buf[p[:, None] + np.arange(size, dtype=np.int64)]
 
@@ -386,7 +396,9 @@ def _decode_compiled(
             # a right-sized copy of the bytes: the room, a block's size per column, is let go
             buffers = [validity, pa.py_buffer(a), pa.py_buffer(b[:used].copy())]
             arr = pa.Array.from_buffers(storage, n, buffers, null_count=nulls)
-            if f.string:
+            # the codec's offsets rise by construction; ASCII bytes are UTF-8 wherever a value
+            # starts (a word-wide OR, ~4x quicker than Arrow's full validation of 1M uuids)
+            if f.string and not _ascii(b[:used]):
                 _check_utf8(arr)
         else:
             arr = pa.Array.from_buffers(_STORAGE[f.kind], n, [validity, pa.py_buffer(a)], null_count=nulls)
