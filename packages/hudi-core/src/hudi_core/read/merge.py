@@ -633,11 +633,15 @@ class _Probe:
         if not self.every_copy and matched.any():
             # only the first base copy of a key meets its log record (duplicates are rare)
             rows = np.flatnonzero(matched)
-            _, first = np.unique(pos[rows], return_index=True)
-            first = first[~self.has_base[pos[rows[first]]]]  # not met in an earlier batch
-            if len(first) < len(rows):
-                matched = np.zeros_like(matched)
-                matched[rows[first]] = True
+            met = pos[rows]
+            # a count per log key tells the common case (no key twice, none met before) without
+            # the sort np.unique does
+            if self.has_base[met].any() or np.bincount(met, minlength=len(self.has_base)).max() > 1:
+                _, first = np.unique(met, return_index=True)
+                first = first[~self.has_base[met[first]]]  # not met in an earlier batch
+                if len(first) < len(rows):
+                    matched = np.zeros_like(matched)
+                    matched[rows[first]] = True
         if not matched.any():
             return keep_base
         m_pos = pos[matched]
