@@ -1,9 +1,11 @@
-"""The compiled pieces of hudi-core: the bloom filter hashing (``hudi_core.bloom._murmur``) and the
-Avro records of log blocks (``hudi_core.avro._codec``).
+"""The compiled pieces of hudi-core: the bloom filter hashing (``hudi_core.bloom._murmur``), the
+record keys' hash tables (``hudi_core.keymatch._match``) and the Avro records of log blocks
+(``hudi_core.avro._codec``).
 
-Both optional: where no C compiler is found the install goes on without them, the filters hash in
-numpy (``hudi_core.bloom.murmur``) with the same bits, and log blocks are encoded and decoded in
-numpy (``hudi_core.avro.encoder``, ``hudi_core.avro.flat_decoder``) with the same bytes.
+All optional: where no C compiler is found the install goes on without them, the filters hash in
+numpy (``hudi_core.bloom.murmur``) with the same bits, keys are matched by pyarrow's kernels
+(``hudi_core.keymatch``) with the same answers, and log blocks are encoded and decoded in numpy
+(``hudi_core.avro.encoder``, ``hudi_core.avro.flat_decoder``) with the same bytes.
 Everything else is in pyproject.toml.
 """
 
@@ -14,6 +16,12 @@ setup(
         Extension(
             "hudi_core.bloom._murmur",
             ["src/hudi_core/bloom/_murmur.c"],
+            extra_compile_args=["-O3"],
+            optional=True,
+        ),
+        Extension(
+            "hudi_core.keymatch._match",
+            ["src/hudi_core/keymatch/_match.c"],
             extra_compile_args=["-O3"],
             optional=True,
         ),

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core import keymatch
 from hudi_core.errors import CorruptedLogBlockError, StorageError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
@@ -489,13 +490,12 @@ def _last_per_key(batch: pa.Table) -> pa.Table:
     mostly holds each key once: five upserts of the 10M-row trips table, ~250k records)."""
     if batch.num_rows <= 1:
         return batch
-    ids = pc.dictionary_encode(batch.column("key").combine_chunks()).indices.to_numpy()
-    counts = np.bincount(ids)
-    if len(counts) == len(ids):  # every key once
+    ids = keymatch.group_ids(batch.column("key"))
+    repeated = np.bincount(ids, minlength=len(ids))[ids] > 1
+    if not repeated.any():  # every key once
         return batch
-    repeated = counts[ids] > 1
     rows = np.flatnonzero(repeated)
-    # Grouping needs equal keys together, not string order: sort on dictionary ids (integers).
+    # Grouping needs equal keys together, not string order: sort on group ids (integers).
     repeats = pa.table(
         {"k": ids[rows], "o": batch.column("w_ord").take(rows), "r": batch.column("w_row").take(rows)}
     )
@@ -620,8 +620,7 @@ class _Probe:
 
     def positions(self, base: pa.Table) -> np.ndarray:
         """Each base row's row in the log state, -1 where the log has no record of its key."""
-        b_keys = pc.cast(record_keys(base, self.config), pa.string())
-        return pc.fill_null(pc.index_in(b_keys, value_set=self.s_keys), -1).to_numpy()
+        return keymatch.index_in(pc.cast(record_keys(base, self.config), pa.string()), self.s_keys)
 
     def keep(self, base: pa.Table, pos: np.ndarray | None = None) -> np.ndarray:
         """Which rows of ``base`` stay; ``pos``: their :meth:`positions`, when already known."""

@@ -1,0 +1,75 @@
+"""Record keys matched by their bytes: a merge's look-up of base keys among the log's, and the
+log's keys grouped.
+
+:data:`compiled` (``_match.c``, built when the package was installed) builds one hash table per
+call and probes it in a single pass; without it, or for keys it does not take (nulls, 64-bit
+offsets, two different types), pyarrow answers the same (``pc.index_in``,
+``pc.dictionary_encode``). On 1M uuid keys against 250k: 68-72 ms for ``pc.index_in`` (a hash
+table built and probed by Arrow's memo table).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["compiled", "group_ids", "index_in"]
+
+compiled: ModuleType | None
+try:
+    from hudi_core.keymatch import _match as compiled
+except ImportError:  # installed without a C compiler: pyarrow's kernels
+    compiled = None
+
+Keys = pa.Array | pa.ChunkedArray
+
+
+def index_in(values: Keys, value_set: Keys) -> np.ndarray:
+    """For each of ``values``, the row of its first equal in ``value_set``, -1 where none (or
+    where the value is null): ``pc.index_in`` as int64."""
+    values, value_set = _one(values), _one(value_set)
+    v, s = _plain(values), _plain(value_set)
+    if compiled is None or v is None or s is None or v.type != s.type:
+        return np.asarray(pc.fill_null(pc.index_in(values, value_set=value_set), -1).to_numpy(), np.int64)
+    out = np.full(len(v), -1, dtype=np.int64)
+    if not len(v) or not len(s):
+        return out
+    compiled.index_in(out, *_buffers(v), *_buffers(s))
+    return out
+
+
+def group_ids(values: Keys) -> np.ndarray:
+    """One id per row, equal where the keys are equal, each in ``[0, len(values))`` (null keys
+    one group of their own)."""
+    values = _one(values)
+    v = _plain(values)
+    if compiled is None or v is None:
+        encoded = pc.dictionary_encode(values, null_encoding="encode")
+        return np.asarray(encoded.indices.to_numpy(zero_copy_only=False), np.int64)
+    out = np.empty(len(v), dtype=np.int64)
+    if not len(v):
+        return out
+    compiled.first_rows(out, *_buffers(v))
+    return out
+
+
+def _one(keys: Keys) -> pa.Array:
+    if isinstance(keys, pa.ChunkedArray):
+        return keys.combine_chunks() if keys.num_chunks != 1 else keys.chunk(0)
+    return keys
+
+
+def _plain(keys: pa.Array) -> pa.Array | None:
+    """``keys`` if the compiled code takes them: a string or binary array without nulls."""
+    ok = pa.types.is_string(keys.type) or pa.types.is_binary(keys.type)
+    return keys if ok and keys.null_count == 0 else None
+
+
+def _buffers(arr: pa.Array) -> tuple[np.ndarray, pa.Buffer | bytes]:
+    """A string array's ``n + 1`` int32 offsets and the data buffer they index."""
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    return offsets, bufs[2] if bufs[2] is not None else b""
