@@ -102,3 +102,17 @@ def test_the_compiled_code_checks_its_buffers() -> None:
     out = np.zeros(2, np.int64)
     c.index_in(out, ok, b"abcdefgh", np.array([0, 4], dtype=np.int32), b"efgh")
     assert out.tolist() == [-1, 0]
+
+
+def test_lookup_is_index_in_for_take_and_distinct_tells_a_key_twice(impl: str) -> None:
+    keys = _keys()
+    values = pa.array([*keys[:300], "absent", None])
+    got = keymatch.lookup(values, pa.array(keys))
+    assert got.type == pa.int64()
+    assert got.to_pylist() == pc.index_in(values, value_set=pa.array(keys)).to_pylist()
+    assert keymatch.distinct(pa.array(keys[9:]))
+    assert not keymatch.distinct(pa.array([*keys, keys[5]]))
+    assert not keymatch.distinct(pa.array(["a", None]))
+    assert keymatch.distinct(pa.chunked_array([pa.array(["a"]), pa.array(["b"])]))
+    assert not keymatch.distinct(pa.chunked_array([pa.array(["a"]), pa.array(["a"])]))
+    assert keymatch.distinct(pa.array([], pa.string()))

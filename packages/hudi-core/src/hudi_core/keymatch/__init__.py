@@ -11,12 +11,13 @@ table built and probed by Arrow's memo table).
 from __future__ import annotations
 
 from types import ModuleType
+from typing import TypeAlias
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["compiled", "group_ids", "index_in"]
+__all__ = ["compiled", "distinct", "group_ids", "index_in", "lookup"]
 
 compiled: ModuleType | None
 try:
@@ -24,7 +25,7 @@ try:
 except ImportError:  # installed without a C compiler: pyarrow's kernels
     compiled = None
 
-Keys = pa.Array | pa.ChunkedArray
+Keys: TypeAlias = pa.Array | pa.ChunkedArray
 
 
 def index_in(values: Keys, value_set: Keys) -> np.ndarray:
@@ -39,6 +40,23 @@ def index_in(values: Keys, value_set: Keys) -> np.ndarray:
         return out
     compiled.index_in(out, *_buffers(v), *_buffers(s))
     return out
+
+
+def lookup(values: Keys, value_set: Keys) -> pa.Array:
+    """:func:`index_in` as Arrow int64, null where ``pc.index_in`` is (for ``take``)."""
+    pos = index_in(values, value_set)
+    return pa.array(pos, mask=pos < 0)
+
+
+def distinct(values: Keys) -> bool:
+    """No null and no value twice."""
+    if values.null_count:
+        return False
+    values = _one(values)
+    v = _plain(values)
+    if compiled is None or v is None:
+        return len(pc.unique(values)) == len(values)
+    return not len(v) or compiled.first_rows(np.empty(len(v), dtype=np.int64), *_buffers(v)) == len(v)
 
 
 def group_ids(values: Keys) -> np.ndarray:

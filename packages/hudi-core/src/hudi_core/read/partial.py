@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core import keymatch
 from hudi_core.read.align import align_table
 from hudi_core.read.keys import record_keys
 from hudi_core.schema.avro_schema import META_FIELDS
@@ -155,7 +156,7 @@ def _with_base(
     parts: list[pa.Table] = []
     if base.num_rows:
         b_keys = pc.cast(record_keys(base, table.config), pa.string())
-        pos = pc.fill_null(pc.index_in(b_keys, value_set=s_keys), -1).to_numpy()
+        pos = keymatch.index_in(b_keys, s_keys)
         matched = pos >= 0
         if not every_copy and matched.any():  # a duplicated base key meets its log record once
             rows = np.flatnonzero(matched)

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.fs as pafs
+from hudi_core import keymatch
 from hudi_core.read.align import encoded_like
 from hudi_core.read.files import parquet_batches, parquet_file
 from hudi_core.schema.avro_schema import META_FIELDS
@@ -173,9 +173,9 @@ class _MergeState:
         """One batch of the old file merged: kept rows and updates in the old order, deletes gone."""
         ctx = self.ctx
         old_data = conform_to_schema(old, ctx.schema, keep_dictionaries=True)
-        in_row = pc.index_in(_old_record_keys(ctx, old), value_set=self.keys)
-        has_match = pc.is_valid(in_row).to_numpy(zero_copy_only=False)
-        in_idx = pc.fill_null(in_row, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        in_row = keymatch.index_in(_old_record_keys(ctx, old), self.keys)
+        has_match = in_row >= 0
+        in_idx = np.maximum(in_row, 0)
         wins = np.ones(old.num_rows, dtype=bool)
         if self.order is not None and self.records.num_rows:
             stored = old_data.column(self.order).combine_chunks()
