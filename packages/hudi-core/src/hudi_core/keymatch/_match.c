@@ -6,7 +6,10 @@
  * n + 1) and ``data`` (the bytes the offsets index). A hash table of 64-bit slots (the hash's
  * top 32 bits, then the row + 1; 0 is empty) with linear probing, sized to twice the keys, holds
  * the first row of each distinct key; a slot's key bytes are compared only where the top bits
- * agree. The GIL is released while hashing and probing.
+ * agree. A probe waits on memory, not on hashing (1M uuid keys hash in ~7 ms, a table of 250k
+ * keys takes 4 MB): so 16 keys' slots are fetched ahead of their probes, and ``index_in`` puts a
+ * bit array (8 bits per key of the set) in front of the table, ruling out from a few hundred KB
+ * most keys the set does not hold. The GIL is released while hashing and probing.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
