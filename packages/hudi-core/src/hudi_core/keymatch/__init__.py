@@ -18,6 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.bloom.murmur import key_buffers
+
 __all__ = ["compiled", "distinct", "group_ids", "index_in", "lookup"]
 
 compiled: ModuleType | None
@@ -39,7 +41,7 @@ def index_in(values: Keys, value_set: Keys) -> np.ndarray:
     out = np.full(len(v), -1, dtype=np.int64)
     if not len(v) or not len(s):
         return out
-    compiled.index_in(out, *_buffers(v), *_buffers(s))
+    compiled.index_in(out, *key_buffers(v), *key_buffers(s))
     return out
 
 
@@ -57,7 +59,7 @@ def distinct(values: Keys) -> bool:
     v = _plain(values)
     if compiled is None or v is None:
         return len(pc.unique(values)) == len(values)
-    return not len(v) or compiled.first_rows(np.empty(len(v), dtype=np.int64), *_buffers(v)) == len(v)
+    return not len(v) or compiled.first_rows(np.empty(len(v), dtype=np.int64), *key_buffers(v)) == len(v)
 
 
 def group_ids(values: Keys) -> np.ndarray:
@@ -71,7 +73,7 @@ def group_ids(values: Keys) -> np.ndarray:
     out = np.empty(len(v), dtype=np.int64)
     if not len(v):
         return out
-    compiled.first_rows(out, *_buffers(v))
+    compiled.first_rows(out, *key_buffers(v))
     return out
 
 
@@ -85,10 +87,3 @@ def _plain(keys: pa.Array) -> pa.Array | None:
     """``keys`` if the compiled code takes them: a string or binary array without nulls."""
     ok = pa.types.is_string(keys.type) or pa.types.is_binary(keys.type)
     return keys if ok and keys.null_count == 0 else None
-
-
-def _buffers(arr: pa.Array) -> tuple[np.ndarray, pa.Buffer | bytes]:
-    """A string array's ``n + 1`` int32 offsets and the data buffer they index."""
-    bufs = arr.buffers()
-    offsets = np.frombuffer(bufs[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
-    return offsets, bufs[2] if bufs[2] is not None else b""

@@ -127,6 +127,11 @@ static int alloc_table(table_t *t, int64_t n, int filtered) {
     return 0;
 }
 
+static void free_table(table_t *t) {
+    PyMem_RawFree(t->slots);
+    PyMem_RawFree(t->filter);
+}
+
 /* The key buffers checked: n + 1 non-decreasing offsets within ``data``, fewer than 2^32 - 1 keys. */
 static int check_keys(Py_buffer *offsets, Py_buffer *data, keys_t *keys) {
     if (offsets->len % 4 != 0 || offsets->len < 4) {
@@ -181,8 +186,7 @@ static PyObject *index_in(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    PyMem_RawFree(t.slots);
-    PyMem_RawFree(t.filter);
+    free_table(&t);
     PyBuffer_Release(&out);
     PyBuffer_Release(&offsets);
     PyBuffer_Release(&data);
@@ -212,8 +216,7 @@ static PyObject *first_rows(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     result = PyLong_FromLongLong((long long)distinct);
 done:
-    PyMem_RawFree(t.slots);
-    PyMem_RawFree(t.filter);
+    free_table(&t);
     PyBuffer_Release(&out);
     PyBuffer_Release(&offsets);
     PyBuffer_Release(&data);

@@ -235,11 +235,6 @@ def _composite(keys: pa.ChunkedArray | pa.Array, parts: pa.ChunkedArray | pa.Arr
     return pc.binary_join_element_wise(parts, keys, "\x00")
 
 
-def _distinct(values: pa.Array | pa.ChunkedArray) -> bool:
-    """No null and no value twice."""
-    return keymatch.distinct(values)
-
-
 def _located(data: pa.Table, existing: pa.Table, pos: pa.Array | pa.ChunkedArray) -> pa.Table:
     """``data`` with the location columns of ``existing``'s rows at ``pos`` (null: a new key)."""
     out = data
@@ -261,13 +256,13 @@ def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.T
         return out
     existing = existing.select([RECORD_KEY, FILE_ID, BASE_INSTANT, LOCATION_PARTITION])
     stored = existing.column(RECORD_KEY).combine_chunks()
-    unique = _distinct(stored)
+    unique = keymatch.distinct(stored)
     if not unique:
         # A key inserted twice into one file group (insert does not deduplicate) is one location:
         # the merge handle updates every copy in that file, as Java's merge handle does.
         existing = existing.group_by(existing.column_names, use_threads=False).aggregate([])
         stored = existing.column(RECORD_KEY).combine_chunks()
-        unique = _distinct(stored)
+        unique = keymatch.distinct(stored)
     if unique:
         # every key at one location (the usual case): a hash look-up of the keys alone, then,
         # for a partitioned look-up, only where the location's partition is the row's
@@ -278,7 +273,7 @@ def join_locations(data: pa.Table, existing: pa.Table, *, global_: bool) -> pa.T
         return _located(data, existing, pos)
     if not global_:
         right_key = _composite(stored, existing.column(LOCATION_PARTITION))
-        if _distinct(right_key):  # a key in several partitions, once in each: look up both
+        if keymatch.distinct(right_key):  # a key in several partitions, once in each: look up both
             left_key = _composite(data.column(RECORD_KEY), data.column(PARTITION_PATH))
             return _located(data, existing, keymatch.lookup(left_key, right_key))
     # a key stored in several file groups (duplicates from inserts): every location is updated
