@@ -17,9 +17,9 @@ subprocess, after a warm-up on a small throwaway table: bulk load, the upserts, 
 compaction, read after compaction. The engines take turns, ``--repeat`` times; each figure is the
 median over repeats (an upsert figure: the median of a run's upserts). Peak memory of a phase is
 the peak RSS during it (``VmHWM``, reset through ``/proc/self/clear_refs`` at the phase's start)
-minus the RSS at its start, after freeing what the previous phase left (what can be freed: the
-pages jemalloc keeps for our reads and writes stay with the process, see ``hudi_core.engine.pool``,
-so they count in ours' starting RSS; the process's peak RSS of each phase is printed too).
+minus the RSS at its start, after freeing what the previous phase left (what can be freed: pages
+jemalloc has not handed back yet, within its decay time of about a second, count in ours' starting
+RSS; the process's peak RSS of each phase is printed too).
 
 Prints seconds, the issue's ratios and their targets; nothing is asserted.
 """

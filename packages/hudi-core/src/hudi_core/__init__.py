@@ -4,7 +4,6 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from hudi_core import arrow_env  # noqa: F401  (first: what pyarrow reads when it loads)
 from hudi_core.builtin_plugins import BUILTIN_PLUGINS
 from hudi_core.errors import (
     CommitConflictError,

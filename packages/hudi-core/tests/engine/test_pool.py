@@ -13,7 +13,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from hudi_core import HudiTable
-from hudi_core.arrow_env import JEMALLOC_CONF
 from hudi_core.engine import pool as engine_pool
 from hudi_core.engine.pool import arrow_pool
 from hudi_core.testing.fixtures import needs_jemalloc
@@ -119,96 +118,40 @@ def faults_of_a_new_buffer():
     del del_me
     return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before
 """
-#: in a fresh interpreter: hudi_core first, then 32 MB from jemalloc's pool, freed, allocated again
-#: after Arrow's default decay time (1 s) has passed; prints the setting and the page faults taken
-#: by the second allocation, and by the first
+#: in a fresh interpreter: pyarrow and hudi_core in the order given, then 32 MB allocated inside
+#: ``arrow_pool``, freed, and allocated again after Arrow's decay time (1 s); prints the jemalloc
+#: setting in the environment, the page faults of the second allocation and of the first
 _REUSE = (
     """
-import os, resource, sys, time
-import hudi_core
-import numpy as np, pyarrow as pa, pyarrow.compute as pc
-pa.set_memory_pool(pa.jemalloc_memory_pool())
-"""
-    + _FAULTS
-    + """
-first = faults_of_a_new_buffer()
-time.sleep(1.5)
-print(os.environ.get("JE_ARROW_MALLOC_CONF"), faults_of_a_new_buffer(), first)
-"""
-)
-
-
-def _reuse(env: dict[str, str], script: str = _REUSE) -> tuple[str, int, int]:
-    clean = {
-        k: v for k, v in os.environ.items() if k not in ("JE_ARROW_MALLOC_CONF", "ARROW_DEFAULT_MEMORY_POOL")
-    }
-    out = subprocess.run([sys.executable, "-c", script], env={**clean, **env}, capture_output=True, text=True,
-                         check=True).stdout.split()  # fmt: skip
-    return out[0], int(out[1]), int(out[2])
-
-
-@needs_jemalloc
-def test_importing_hudi_core_first_keeps_freed_pages_with_jemalloc() -> None:
-    setting, again, first = _reuse({})
-    assert setting == JEMALLOC_CONF
-    assert first > 4000  # 32 MB of new pages (4 KB each) the first time
-    assert again < first // 10  # the second buffer reuses them: no new pages from the kernel
-
-
-@needs_jemalloc
-def test_a_jemalloc_setting_the_process_was_given_wins() -> None:
-    setting, again, first = _reuse({"JE_ARROW_MALLOC_CONF": "dirty_decay_ms:0"})
-    assert setting == "dirty_decay_ms:0"
-    assert again > first // 2  # freed pages went back to the kernel at once: fresh ones again
-
-
-#: in a fresh interpreter: pyarrow loaded before hudi_core (as most scripts do), so jemalloc has
-#: read Arrow's settings; inside ``arrow_pool`` 32 MB allocated, freed, allocated again after
-#: Arrow's decay time; prints whether hudi_core saw pyarrow loaded first, and the page faults
-#: of the second allocation and of the first (of this thread only)
-_REUSE_LOADED_FIRST = (
-    """
-import resource, time
-import numpy as np, pyarrow as pa, pyarrow.compute as pc
-import hudi_core
+import os, resource, time
+{imports}
+import numpy as np, pyarrow.compute as pc
 from hudi_core.engine.pool import arrow_pool
 """
     + _FAULTS
     + """
 with arrow_pool():
+    assert pa.default_memory_pool().backend_name == "jemalloc"
     first = faults_of_a_new_buffer()
     time.sleep(1.5)
-    print(hudi_core.arrow_env.LOADED_BEFORE, faults_of_a_new_buffer(), first)
+    print(os.environ.get("JE_ARROW_MALLOC_CONF"), faults_of_a_new_buffer(), first)
 """
 )
 
 
 @needs_jemalloc
-def test_with_pyarrow_loaded_first_the_first_switch_keeps_freed_pages_too() -> None:
-    loaded_before, again, first = _reuse({}, _REUSE_LOADED_FIRST)
-    assert loaded_before == "True"
+@pytest.mark.parametrize(
+    "imports", ["import hudi_core\nimport pyarrow as pa", "import pyarrow as pa\nimport hudi_core"]
+)
+def test_freed_pages_go_back_to_the_kernel_whatever_the_import_order(imports: str) -> None:
+    """hudi_core leaves jemalloc's settings to Arrow: a long-lived process's memory follows what it
+    holds, and the next call's threads reuse the pages through the kernel."""
+    clean = {
+        k: v for k, v in os.environ.items() if k not in ("JE_ARROW_MALLOC_CONF", "ARROW_DEFAULT_MEMORY_POOL")
+    }
+    out = subprocess.run([sys.executable, "-c", _REUSE.format(imports=imports)], env=clean, capture_output=True,
+                         text=True, check=True).stdout.split()  # fmt: skip
+    setting, again, first = out[0], int(out[1]), int(out[2])
+    assert setting == "None"  # nothing set on import
     assert first > 4000  # 32 MB of new pages (4 KB each) the first time
-    assert again < first // 10  # the second buffer reuses them, past Arrow's decay time
-
-
-@needs_jemalloc
-def test_with_pyarrow_loaded_first_a_jemalloc_setting_the_process_was_given_wins() -> None:
-    loaded_before, again, first = _reuse({"JE_ARROW_MALLOC_CONF": "dirty_decay_ms:0"}, _REUSE_LOADED_FIRST)
-    assert loaded_before == "False"
-    assert again > first // 2  # freed pages went back to the kernel at once: fresh ones again
-
-
-#: what Spark's PythonWorkerFactory puts in the environment of every Python worker it starts
-_SPARK_WORKER = {"PYTHON_WORKER_FACTORY_SECRET": "secret"}
-
-
-@needs_jemalloc
-def test_a_spark_python_worker_hands_freed_pages_back_whatever_the_import_order() -> None:
-    """A worker serves task after task for its whole life: hudi_core neither sets its decay nor
-    applies it late there, so jemalloc keeps Arrow's and the worker's memory follows its tasks."""
-    setting, again, first = _reuse(_SPARK_WORKER)  # hudi_core first
-    assert setting == "None"
-    assert again > first // 2  # freed pages went back to the kernel after Arrow's decay time
-    loaded_before, again, first = _reuse(_SPARK_WORKER, _REUSE_LOADED_FIRST)
-    assert loaded_before == "False"
-    assert again > first // 2
+    assert again > first // 2  # handed back after the decay time: fresh pages again

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hudi_spark.session import spark_session, worker_environment
+from hudi_spark.session import spark_session
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -38,7 +38,6 @@ def register(spark: SparkSession) -> None:
         )
     from hudi_spark.datasource import register as _register
 
-    worker_environment(spark)  # before the registration: the data source ships with it
     _register(spark)
 
 
@@ -82,13 +81,10 @@ def _register_for(df: Any) -> None:
 
 
 def _register_once(spark: SparkSession) -> None:
-    """The workers' environment (:func:`~hudi_spark.session.worker_environment`) on any session,
-    and :func:`register` on a PySpark 4 session that has not seen it (filter pushdown still
+    """:func:`register` on a PySpark 4 session that has not seen it (filter pushdown still
     unset): ``format("hudi")`` then takes filters in a session built before ``hudi_spark`` was
     imported, once :func:`read` or :func:`write` ran in it."""
     from hudi_spark.compat import has_data_source_api
-
-    worker_environment(spark)
 
     if not has_data_source_api():
         return

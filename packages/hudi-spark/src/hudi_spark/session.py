@@ -12,8 +12,6 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from hudi_core import arrow_env
-
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -25,8 +23,6 @@ __all__ = [
     "prepare_environment",
     "session_settings",
     "spark_session",
-    "worker_environment",
-    "worker_jemalloc_conf",
 ]
 
 #: settings without which the pipeline misbehaves (kept on any session we build)
@@ -78,40 +74,11 @@ def prepare_environment(master: str = "local") -> None:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 
-def worker_jemalloc_conf() -> str:
-    """What the Python workers' jemalloc runs with: the setting this process gave it before
-    hudi_core's import, else Arrow's own decay (``hudi_core.arrow_env.ARROW_CONF``), not ours.
-
-    A worker lives for task after task and query after query (``spark.python.worker.reuse``),
-    and with our decay off jemalloc keeps every page any of them freed for good: over the ten
-    reads of ``benchmarks/spark_vs_hudi_engine.py`` on a 3.75M-row table, a worker's peak RSS
-    rose from 457 to 699 MB with ours and stayed at 384-481 MB with Arrow's in three runs, the
-    reads no slower (benchmarks/README.md, thirty-ninth session). A task's batches still reuse
-    the pages the batch before freed: Arrow's decay hands them back over a second, not at once."""
-    return arrow_env.OWN_SETTING or arrow_env.ARROW_CONF
-
-
-def worker_environment(spark: SparkSession) -> None:
-    """Give the Python functions ``spark`` runs from now on :func:`worker_jemalloc_conf`, unless
-    its executors' environment names a jemalloc setting already (``spark.executorEnv.*``, or an
-    earlier call). Without it a local session's workers inherit the driver's environment, where
-    hudi_core's import put our decay. PySpark copies ``SparkContext.environment`` into every
-    function it ships (a UDF, a ``mapInArrow``, a data source at its registration), and
-    starts workers for each environment apart."""
-    try:
-        environment = spark.sparkContext.environment
-    except Exception:  # a Spark Connect session has no SparkContext: its server's settings hold
-        return
-    environment.setdefault(arrow_env.JEMALLOC_VAR, worker_jemalloc_conf())
-
-
 def session_settings(
     master: str, conf: Mapping[str, Any] | None = None, *, fast: bool = True
 ) -> dict[str, str]:
     """The settings :func:`spark_session` gives a session on ``master`` (``conf`` wins)."""
     settings = dict(FAST_CONF if fast else REQUIRED_CONF)
-    # the Python workers' jemalloc hands freed pages back (worker_jemalloc_conf says why)
-    settings[f"spark.executorEnv.{arrow_env.JEMALLOC_VAR}"] = worker_jemalloc_conf()
     if is_local(master):
         settings.update(LOCAL_CONF)
     if master.startswith("local-cluster"):
@@ -145,7 +112,6 @@ def spark_session(
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(log_level)
-    worker_environment(session)  # also where getOrCreate returned a session built before
     from hudi_spark.compat import has_data_source_api
 
     if has_data_source_api():  # PySpark 3.5 has no Python data sources: hudi_spark.read reads

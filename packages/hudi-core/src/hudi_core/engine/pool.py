@@ -20,34 +20,22 @@ jemalloc's, if this pyarrow has it and the process left the default alone (no
 ``ARROW_DEFAULT_MEMORY_POOL``, the default still mimalloc); the buffers keep their pool, so the
 switch back changes nothing for them. Nested and concurrent callers share one switch.
 
-jemalloc keeps the pages of the buffers it freed for the next buffers (decay off). Arrow's own
-settings hand them back after a decay time, and a read that decodes batch after batch then takes
-a page fault for each page of every new batch: reading the 80 base files of a 10M-row table batch
-by batch (each batch dropped) took 3.3-3.6 s (1.0-1.2 s of it in the kernel, 350-450k page faults)
-against 2.5-2.7 s (0.2 s, 1-30k) with decay off, at the same peak RSS (258-282 MB). jemalloc reads
-its settings when pyarrow loads: ``hudi_core.arrow_env`` sets them on hudi_core's import for this
-process, where pyarrow is not loaded yet, and for the processes it starts.
+jemalloc runs with the settings Arrow gives it (freed pages go back to the kernel over about a
+second), or with the process's own ``JE_ARROW_MALLOC_CONF``. hudi_core used to keep every freed
+page instead (decay off, set on its import). Where a process does one read, that saved page
+faults: 80 base files read batch by batch, 2.5-2.7 s against 3.3-3.6 s. But a process that reads
+and writes again and again kept much and reused little. jemalloc keeps a freed page in the arena
+of the thread that freed it, and each call starts new threads, which need not get the same
+arenas. So the next call still took fresh pages from the kernel, and the process grew. (With one
+arena, the read after compaction below grew by 0.6-0.8 GB instead of 2.6-2.7 GB.) The speed
+benchmark's 10M-row sequence in one process, three runs each, decay off / Arrow's:
 
-The price: the pages stay with the process until it exits. With decay off jemalloc does not
-purge (its ``arena.<i>.purge`` does nothing at -1), and pyarrow's ``release_unused()`` on
-jemalloc's pool names no arena (Arrow's ``ARROW_STRINGIFY(MALLCTL_ARENAS_ALL)`` spells the macro's
-name, not 4096), so nothing here can hand them back: a 10M-row read's result, dropped, left the
-process at 3.8-4.2 GB of RSS, which the next reads and writes reuse (no fresh pages: the second
-read of it took 0.13M page faults against 1.0M). A long-lived process that wants the memory back
-between its reads sets its own ``JE_ARROW_MALLOC_CONF`` (Arrow's ``dirty_decay_ms:1000,
-muzzy_decay_ms:1000``) or its own pool (``ARROW_DEFAULT_MEMORY_POOL=mimalloc`` with
-``MIMALLOC_PURGE_DELAY=100000``, both set before pyarrow loads, keeps freed pages for reuse and
-hands them back on ``pa.default_memory_pool().release_unused()``: that 10M-row read took
-8.8-10.1 s against 7.2-7.6 s from ours, and left 0.5 GB).
+- compaction: 7.1-7.3 s against 5.4-5.9 s;
+- the read after it: 5.2-5.5 s against 2.4-3.7 s, at a peak RSS of 7.0-7.2 GB against 3.6-3.7 GB;
+- the snapshot read: 4.0-5.7 s against 3.5-3.9 s;
+- an upsert: 2.8-3.0 s against 3.3-3.4 s (the median of five), the one phase that lost.
 
-Where pyarrow was loaded before hudi_core (``import pyarrow`` first, as most scripts do:
-``hudi_core.arrow_env.LOADED_BEFORE``), jemalloc has read Arrow's settings, which hand freed pages
-back after 1 s; the first switch applies ours to every arena but the first
-(:func:`_apply_decay_late`). Not in a Spark Python worker, which serves task after task and keeps
-the decay its environment gives it (``hudi_core.arrow_env.SPARK_WORKER``). The 10M-row table of
-the speed benchmark in fresh processes, pyarrow imported first, page faults before / after this /
-with hudi_core imported first: snapshot read 1.56-1.61M / 1.02M / 0.96-0.97M, compaction
-1.16-1.17M / 0.14M / 0.08-0.12M.
+At 1M rows the times are the same, and the peak RSS is 0.71-0.80 GB against 0.63-0.70 GB.
 """
 
 from __future__ import annotations
@@ -59,52 +47,20 @@ from contextlib import contextmanager
 
 import pyarrow as pa
 
-from hudi_core import arrow_env
-
 __all__ = ["arrow_pool"]
 
 _guard = threading.Lock()
 _depth = 0
 _saved: pa.MemoryPool | None = None
-#: our decay applied to a jemalloc that had read Arrow's settings (see the module doc)
-_late_setting_applied = False
 
 
 def _jemalloc() -> pa.MemoryPool | None:
-    global _late_setting_applied
     if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
         return None  # the process chose its pool
     try:
-        pool = pa.jemalloc_memory_pool()
+        return pa.jemalloc_memory_pool()
     except NotImplementedError:  # a pyarrow built without it
         return None
-    if arrow_env.LOADED_BEFORE and not _late_setting_applied:
-        _late_setting_applied = True
-        _apply_decay_late(pool)
-    return pool
-
-
-def _apply_decay_late(pool: pa.MemoryPool) -> None:
-    """``JE_ARROW_MALLOC_CONF``'s decay for a jemalloc that read Arrow's settings when pyarrow
-    loaded. ``pa.jemalloc_set_decay_ms`` sets it for the arenas jemalloc makes from then on, not
-    for the first, made when it started. A thread is bound to the arena with the fewest threads
-    when it first calls jemalloc (setting the decay is such a call), so a parked thread makes
-    that call and holds the first arena: the other threads, this one included, get arenas made
-    with our decay (a thread that used jemalloc before keeps its arena and Arrow's decay)."""
-    bound = threading.Event()
-
-    def hold() -> None:
-        try:
-            pa.jemalloc_set_decay_ms(arrow_env.DECAY_MS)  # binds this thread to the first arena
-            pa.allocate_buffer(64, memory_pool=pool)  # (an allocation binds it, if that did not)
-        except Exception:  # Arrow's settings stay: slower, never wrong
-            return
-        finally:
-            bound.set()  # the caller never waits on a thread that failed
-        threading.Event().wait()  # parked until the process ends, holding the arena
-
-    threading.Thread(target=hold, name="hudi-core-jemalloc-first-arena", daemon=True).start()
-    bound.wait()
 
 
 @contextmanager
@@ -124,5 +80,5 @@ def arrow_pool() -> Iterator[None]:
         with _guard:
             _depth -= 1
             if _depth == 0 and _saved is not None:
-                pa.set_memory_pool(_saved)  # jemalloc keeps the freed pages (see the module doc)
+                pa.set_memory_pool(_saved)
                 _saved = None

@@ -176,7 +176,7 @@ class StreamWriter:
         del tagged
         # the chunk's temporaries are gone: a pool that can hand its free pages back to the OS
         # (mimalloc's, the system's: one the process chose) does, so RSS follows the buffer;
-        # jemalloc's keeps them for the next chunk's (engine.pool), a no-op here (cheap per chunk)
+        # jemalloc's hands them back over its decay time (engine.pool): a no-op here, cheap per chunk
         pa.default_memory_pool().release_unused()
 
     def _flush_inserts_moved_by(self, tagged: pa.Table) -> None:
