@@ -33,6 +33,7 @@ import functools
 import gc
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -329,7 +330,7 @@ def run_sequence(
     profile: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """Every phase of ``engine`` in order; returns {phase: [[wall s, cpu s, RSS growth MB, peak
-    RSS MB], ...]} and the row count and ts sum of each read. ``profile=(phase, out)`` runs
+    RSS MB, system cpu s, page faults], ...]} and the row count and ts sum of each read. ``profile=(phase, out)`` runs
     cProfile over that phase (every call of it, in every thread)."""
     out: dict[str, Any] = {p: [] for p in PHASES}
     checks: dict[str, list[int]] = {}
@@ -340,10 +341,13 @@ def run_sequence(
         with PhaseMemory() as mem:
             on = profiler is not None and profile is not None and profile[0] == phase
             with profiler if on and profiler else contextlib.nullcontext():
+                r0 = resource.getrusage(resource.RUSAGE_SELF)
                 t0, c0 = time.perf_counter(), time.process_time()
                 result = fn()
                 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        out[phase].append([wall, cpu, mem.growth_mb if measure else 0.0, mem.peak_mb if measure else 0.0])
+                r1 = resource.getrusage(resource.RUSAGE_SELF)
+        out[phase].append([wall, cpu, mem.growth_mb if measure else 0.0, mem.peak_mb if measure else 0.0,
+                           r1.ru_stime - r0.ru_stime, r1.ru_minflt - r0.ru_minflt])  # fmt: skip
         return result
 
     def read(phase: str) -> None:
@@ -425,7 +429,9 @@ def measure(data: Path, work: Path, upserts: int, repeat: int, engines: Sequence
                 walls = [s[0] for s in samples]
                 # an upsert run's figure is its median upsert; its memory the largest peak
                 runs[name][phase].append([statistics.median(walls), statistics.median(s[1] for s in samples),
-                                          max(s[2] for s in samples), max(s[3] for s in samples)])  # fmt: skip
+                                          max(s[2] for s in samples), max(s[3] for s in samples),
+                                          statistics.median(s[4] for s in samples),
+                                          statistics.median(s[5] for s in samples)])  # fmt: skip
             checks[name] = res["checks"]
             print(f"  {name} run {r + 1}/{repeat}: {time.perf_counter() - t0:.1f} s", flush=True)
             shutil.rmtree(wdir, ignore_errors=True)
@@ -439,6 +445,12 @@ def _median(runs: dict[str, Any], engine: str, phase: str, idx: int = 0) -> floa
 
 def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
+
+
+def _kernel(runs: dict[str, Any], engine: str, phase: str) -> str:
+    """A phase's median system CPU and page faults (thousands): "1.23 s 456k"."""
+    sys_s, faults = _median(runs, engine, phase, 4), _median(runs, engine, phase, 5)
+    return "-" if sys_s is None or faults is None else f"{sys_s:.2f} s {faults / 1000:.0f}k"
 
 
 def _f(x: float | None, fmt: str = "{:.3f}") -> str:
@@ -498,6 +510,11 @@ def report(result: dict[str, Any], expected: dict[str, int], rows: int) -> dict[
     # the process's whole peak shows what that retention costs
     print("peak RSS of the process during the phase, MB (deltalake / ours / ours BUCKET): " + ", ".join(
         f"{phase} {'/'.join(_f(_median(runs, e, phase, 3), '{:.0f}') for e in ('deltalake', 'ours', 'ours_bucket'))}"
+        for phase in PHASES))  # fmt: skip
+    # the first touch of a page is the kernel's work, and on a VM the host's: what a phase's system
+    # time and page faults say about the memory it touched, apart from its own CPU
+    print("system CPU s, page faults (k) of each phase (deltalake / ours / ours BUCKET): " + ", ".join(
+        f"{phase} " + " / ".join(_kernel(runs, e, phase) for e in ("deltalake", "ours", "ours_bucket"))
         for phase in PHASES))  # fmt: skip
     bad = {e: c for e, c in result["checks"].items()
            if any(v != [expected["rows"], expected["ts_sum"]] for v in c.values())}  # fmt: skip
