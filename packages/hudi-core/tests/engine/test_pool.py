@@ -145,7 +145,7 @@ with arrow_pool():
 )
 def test_freed_pages_go_back_to_the_kernel_whatever_the_import_order(imports: str) -> None:
     """hudi_core leaves jemalloc's settings to Arrow: a long-lived process's memory follows what it
-    holds, and the next call's threads reuse the pages through the kernel."""
+    holds, where keeping every freed page grew it call after call (see ``engine.pool``)."""
     clean = {
         k: v for k, v in os.environ.items() if k not in ("JE_ARROW_MALLOC_CONF", "ARROW_DEFAULT_MEMORY_POOL")
     }
