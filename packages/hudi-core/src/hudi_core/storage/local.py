@@ -110,7 +110,14 @@ class LocalStorage(Storage):
         _drop_checksum(d)
 
     def arrow_filesystem(self) -> pafs.FileSystem:
-        return pafs.LocalFileSystem()
+        """Arrow's local file system, reading files through memory maps: a parquet read takes its
+        pages from the page cache instead of copying them into memory the process must fault in
+        first. The 10M-row table of the speed benchmark (fresh processes, three runs each, without
+        / with): snapshot read 3.93-4.31 / 3.27-3.41 s, read_optimized 2.44-2.52 / 1.97-2.01 s,
+        1 s less system time each. (A file that shrank while mapped would fault the reader. A base
+        file is written once under a name of its own, its instant and write token, and never
+        rewritten; one deleted while mapped, by a clean, stays readable until it is unmapped.)"""
+        return pafs.LocalFileSystem(use_mmap=True)
 
 
 class MemoryStorage(Storage):
