@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import enum
+import mmap
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hudi_core.errors import CorruptedLogBlockError
+
+#: a log file's bytes: read, or mapped (``Storage.read_mapped``)
+LogBytes = bytes | mmap.mmap
 
 __all__ = [
     "LOG_FORMAT_VERSION",
@@ -123,12 +127,12 @@ class FramedBlock:
     corrupt_reason: str | None = None
 
 
-def _next_magic(data: bytes, start: int) -> int:
+def _next_magic(data: LogBytes, start: int) -> int:
     found = data.find(MAGIC, start)
     return len(data) if found < 0 else found
 
 
-def _frame_one(data: bytes, pos: int) -> FramedBlock:
+def _frame_one(data: LogBytes, pos: int) -> FramedBlock:
     """The well-formed block at ``pos``; raises ``CorruptedLogBlockError`` otherwise."""
     end = len(data)
     if data[pos : pos + len(MAGIC)] != MAGIC:
@@ -170,7 +174,7 @@ def _frame_one(data: bytes, pos: int) -> FramedBlock:
     )
 
 
-def scan_blocks(data: bytes) -> list[FramedBlock]:
+def scan_blocks(data: LogBytes) -> list[FramedBlock]:
     """Every block of a log file's bytes; unreadable spans become CORRUPT blocks that run to the
     next magic (or EOF), per spec 5.8. Never raises."""
     out: list[FramedBlock] = []

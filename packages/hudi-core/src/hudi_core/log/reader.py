@@ -10,7 +10,15 @@ import pyarrow as pa
 
 from hudi_core.errors import CorruptedLogBlockError
 from hudi_core.log.blocks import decode_avro_data_block, decode_delete_block, decode_parquet_data_block
-from hudi_core.log.format import MAGIC, BlockType, FramedBlock, HeaderKey, decode_header, scan_blocks
+from hudi_core.log.format import (
+    MAGIC,
+    BlockType,
+    FramedBlock,
+    HeaderKey,
+    LogBytes,
+    decode_header,
+    scan_blocks,
+)
 from hudi_core.storage.base import Storage
 
 __all__ = ["LogBlock", "first_block_instant", "read_log_bytes", "read_log_file"]
@@ -84,7 +92,7 @@ class LogBlock:
         return decode_delete_block(self._content if self._content is not None else memoryview(b""))
 
 
-def _to_block(framed: FramedBlock, data: bytes, path: str) -> LogBlock:
+def _to_block(framed: FramedBlock, data: LogBytes, path: str) -> LogBlock:
     view = memoryview(data)[framed.content_offset : framed.content_offset + framed.content_length]
     return LogBlock(
         block_type=framed.block_type,
@@ -99,8 +107,8 @@ def _to_block(framed: FramedBlock, data: bytes, path: str) -> LogBlock:
     )
 
 
-def read_log_bytes(data: bytes, path: str = "<memory>") -> list[LogBlock]:
-    """The blocks of a log file's bytes; see :func:`read_log_file`."""
+def read_log_bytes(data: LogBytes, path: str = "<memory>") -> list[LogBlock]:
+    """The blocks of a log file's bytes (or of its memory map); see :func:`read_log_file`."""
     blocks = []
     for framed in scan_blocks(data):
         if framed.block_type is BlockType.CORRUPT:
@@ -118,8 +126,9 @@ def read_log_bytes(data: bytes, path: str = "<memory>") -> list[LogBlock]:
 def read_log_file(storage: Storage, path: str) -> list[LogBlock]:
     """Every block of the log file at ``path``, in file order. Unreadable spans (bad magic,
     sizes past EOF, trailer mismatch, a truncated last block) come back as CORRUPT blocks with
-    a logged warning; reading continues after them."""
-    return read_log_bytes(storage.read_bytes(path), path)
+    a logged warning; reading continues after them. The blocks' content is read in place where
+    the storage maps files (``Storage.read_mapped``)."""
+    return read_log_bytes(storage.read_mapped(path), path)
 
 
 def first_block_instant(storage: Storage, path: str) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import mmap
 import posixpath
 import re
 import threading
@@ -120,6 +121,11 @@ class Storage:
 
     def read_range(self, path: str, start: int, length: int) -> bytes:
         return bytes(self.fs.cat_file(self._p(path), start=start, end=start + length))
+
+    def read_mapped(self, path: str) -> bytes | mmap.mmap:
+        """The file's bytes for a reader that takes them in place (a log file's blocks): a
+        read-only memory map where the storage offers one (local disk), else :meth:`read_bytes`."""
+        return self.read_bytes(path)
 
     def read_text(self, path: str) -> str:
         return self.read_bytes(path).decode("utf-8")

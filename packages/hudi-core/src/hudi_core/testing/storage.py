@@ -15,6 +15,7 @@ A storage plugin runs it by subclassing and providing the ``storage_case`` fixtu
 from __future__ import annotations
 
 import pickle
+import random
 import threading
 from dataclasses import dataclass
 
@@ -166,6 +167,20 @@ class StorageConformance:
         assert st.read_range(path, 0, 4) == data[:4]
         assert st.read_range(path, 300, 50) == data[300:350]
         assert st.read_range(path, len(data) - 10, 100) == data[-10:]  # past the end: truncated
+
+    @pytest.mark.parametrize("size", [1000, 3 << 20])  # a small file; one local disk maps
+    def test_read_mapped_gives_the_files_bytes_even_once_it_is_deleted(
+        self, storage_case: StorageCase, size: int
+    ) -> None:
+        st, base = storage_case.storage, storage_case.base
+        path = st.join(base, "mapped.log")
+        data = random.Random(size).randbytes(size)
+        st.write_bytes(path, data)
+        mapped = st.read_mapped(path)
+        st.delete(path)  # a clean removing a file a reader holds
+        assert len(mapped) == size
+        assert mapped[:4] == data[:4] and mapped.find(data[-300:]) == size - 300
+        assert bytes(memoryview(mapped)) == data
 
     def test_open_write_then_open_read(self, storage_case: StorageCase) -> None:
         st, base = storage_case.storage, storage_case.base
