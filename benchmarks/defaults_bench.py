@@ -330,8 +330,8 @@ def run_sequence(
     profile: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """Every phase of ``engine`` in order; returns {phase: [[wall s, cpu s, RSS growth MB, peak
-    RSS MB, system cpu s, page faults], ...]} and the row count and ts sum of each read. ``profile=(phase, out)`` runs
-    cProfile over that phase (every call of it, in every thread)."""
+    RSS MB, system cpu s, page faults], ...]} and the row count and ts sum of each read.
+    ``profile=(phase, out)`` runs cProfile over that phase (every call of it, in every thread)."""
     out: dict[str, Any] = {p: [] for p in PHASES}
     checks: dict[str, list[int]] = {}
     profiler = ThreadsProfile() if profile else None

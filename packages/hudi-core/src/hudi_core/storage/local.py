@@ -12,10 +12,10 @@ from fsspec.implementations.local import LocalFileSystem
 
 from hudi_core.storage.base import TEMP_PREFIX, FileInfo, Storage
 
-__all__ = ["MAP_FROM", "LocalStorage", "MemoryStorage"]
+__all__ = ["LocalStorage", "MemoryStorage"]
 
-#: files this large or larger are memory-mapped by :meth:`LocalStorage.read_mapped`
-MAP_FROM = 1 << 20
+#: files of this many bytes or more are memory-mapped by :meth:`LocalStorage.read_mapped`
+_MAP_FROM = 1 << 20
 
 
 def _drop_checksum(path: str) -> None:
@@ -84,13 +84,13 @@ class LocalStorage(Storage):
             return f.read()
 
     def read_mapped(self, path: str) -> bytes | mmap.mmap:
-        """A read-only memory map of a file of :data:`MAP_FROM` bytes or more (smaller ones are
+        """A read-only memory map of a file of 1 MB or more (:data:`_MAP_FROM`; smaller ones are
         read): its pages come from the page cache instead of a copy in memory the process must
         fault in first. Safe where files are not rewritten in place, as log files are not: a new
         log version per append on local disk (``log.writer``), Apache Hudi's too (the local file
         system has no append), and a map keeps a deleted file readable."""
         with open(self._p(path), "rb") as f:
-            if os.fstat(f.fileno()).st_size < MAP_FROM:
+            if os.fstat(f.fileno()).st_size < _MAP_FROM:
                 return f.read()
             return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
 
