@@ -38,7 +38,7 @@ ROOT = HERE.parent
 ENGINE = HERE / "spark_vs_hudi_engine.py"
 PHASES = ["bulk_insert", "bulk_insert_again", "bulk_insert_warm", "first_upsert", "next_upserts", "scan_noop", "count", "group_by", "to_arrow",
           "ro_scan_noop", "count_city", "count_key", "format_scan_noop", "format_count",
-          "format_count_city", "filters_count_city"]  # fmt: skip
+          "format_count_city", "filters_count_city", "format_count_key", "filters_count_key"]  # fmt: skip
 #: the reads, which the engines also make of each other's table
 READS = ["scan_noop", "count", "group_by", "to_arrow", "ro_scan_noop"]
 #: issue 22's targets, ours / Apache Hudi's (None: the figure is reported, no target)
@@ -173,7 +173,8 @@ class Served:
 
 #: a read of ours that Apache Hudi answers with its own plain read (the same query)
 HUDI_SAME = {"format_scan_noop": "scan_noop", "format_count": "count", "format_count_city": "count_city",
-             "filters_count_city": "count_city"}  # fmt: skip
+             "filters_count_city": "count_city", "format_count_key": "count_key",
+             "filters_count_key": "count_key"}  # fmt: skip
 
 
 def run_in_turns(
@@ -218,8 +219,8 @@ def report(results: dict[tuple[str, str], dict[str, Any]], indexes: list[str]) -
         "\nseconds: writes one run each (first_upsert: the first; next_upserts: mean of the others), "
         "reads the median of three after a first run (printed below the table);\n"
         "count_city / count_key: count() of one city / one record key; "
-        'format_*: ours through spark.read.format("hudi") instead of hudi_spark.read; filters_count_city: '
-        "hudi_spark.read(filters=[city = berlin]); each against Hudi's same query"
+        'format_*: ours through spark.read.format("hudi") instead of hudi_spark.read; filters_count_*: '
+        "hudi_spark.read(filters=[city = berlin] / [uuid = key]); each against Hudi's same query"
     )
     head = "phase".ljust(18) + "".join(f"{e} {i}".rjust(16) for i in indexes for e in ("hudi", "ours"))
     print(head + "".join(f"{'ratio ' + i:>14}" for i in indexes) + "   target")

@@ -311,6 +311,12 @@ def main(argv: list[str]) -> int:
         reads["filters_count_city"] = keep(
             "pruned_rows", lambda: hudi_spark.read(spark, a.table, filters=berlin).count()
         )
+        # a record key pinned: only the base files whose footer may hold it are read
+        one_key = [("uuid", "=", key)]
+        reads["format_count_key"] = keep("pushed_key_rows", lambda: fmt().filter(f"uuid = '{key}'").count())
+        reads["filters_count_key"] = keep(
+            "skipped_key_rows", lambda: hudi_spark.read(spark, a.table, filters=one_key).count()
+        )
 
     def run(name: str) -> float:
         """One run of a read; a Python worker's peak RSS kept per read (every run of it)."""
@@ -342,6 +348,9 @@ def main(argv: list[str]) -> int:
         return 0
     if "pruned_rows" in answers:
         assert answers["pruned_rows"] == answers["city_rows"], answers
+    for skipped in ("pushed_key_rows", "skipped_key_rows"):
+        if skipped in answers:
+            assert answers[skipped] == answers["key_rows"], answers
     import pyarrow.compute as pc
 
     table, groups = answers.get("table"), answers["groups"]

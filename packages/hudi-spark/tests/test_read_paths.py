@@ -172,6 +172,37 @@ def test_filters_prune_partitions_on_every_read(spark: Any, mixed_table: tuple[s
         spark.conf.set(key, "true")
 
 
+def test_a_key_filter_reads_only_the_base_files_that_may_hold_the_key(
+    spark: Any, mixed_table: tuple[str, str]
+) -> None:
+    """A filter on the record key leaves out the base files whose footer (min/max keys, bloom
+    filter) rules the key out; their slices' log files are still merged. ``hudi_spark.read`` and
+    ``format("hudi")`` give the full read's rows of the key: in a base file only, updated by a
+    log record that wins or loses on ``ts``, stored twice, deleted, inserted by a log, absent."""
+    import hudi_spark
+    import pyarrow.compute as pc
+    from hudi_spark.compat import has_data_source_api, pyspark_version, to_arrow
+    from hudi_spark.reading import ReadSpec, plan, read_schema
+
+    path, _ = mixed_table
+    full = HudiTable.open(path).read()
+    spec = ReadSpec.from_options({"path": path})
+    names = read_schema(spec).names
+    pushdown = has_data_source_api() and pyspark_version() >= (4, 1)
+    for key, bases in (("kc007", 1), ("ka005", 1), ("kb015", 1), ("ka001", 1), ("kb003", 1), ("na002", 0),
+                       ("zz999", 0)):  # fmt: skip
+        expected = full.filter(pc.equal(full.column("key"), key))
+        splits = plan(spec, names, filters=[("key", "=", key)])
+        assert sum(s.base_file is not None for s in splits) == bases, key
+        assert sum(bool(s.log_files) for s in splits) == 4, key  # every slice with logs stays
+        got = to_arrow(hudi_spark.read(spark, path, filters=[("key", "=", key)]))
+        assert _rows(got) == _rows(expected.cast(got.schema)), key
+        if pushdown:
+            pushed = to_arrow(spark.read.format("hudi").load(path).filter(f"key = '{key}'"))
+            assert _rows(pushed) == _rows(expected.cast(pushed.schema)), key
+    assert full.filter(pc.equal(full.column("key"), "ka001")).num_rows == 2  # (the duplicate)
+
+
 def test_a_session_built_before_the_import_gets_pushdown_from_read_or_write(
     spark: Any, mixed_table: tuple[str, str]
 ) -> None:

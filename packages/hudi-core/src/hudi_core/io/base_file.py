@@ -9,7 +9,7 @@ micros adjusted to UTC, lists in the standard 3-level layout).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,9 @@ __all__ = [
     "BaseFileResult",
     "column_codecs",
     "dictionary_columns",
+    "footer_may_hold",
     "java_min_max",
+    "key_span",
     "parquet_codec",
     "read_base_file",
     "read_bloom_filter",
@@ -379,6 +381,53 @@ def read_footer(storage: Storage, path: str) -> dict[str, str]:
     with storage.open_read(path) as f:
         kv = pq.ParquetFile(f).metadata.metadata or {}
     return {k.decode("utf-8"): v.decode("utf-8") for k, v in kv.items()}
+
+
+def key_span(keys: pa.Array) -> tuple[pa.Array, tuple[str, str] | None]:
+    """The distinct ``keys`` and, when every one is ASCII, their least and greatest: what
+    :func:`footer_may_hold` takes."""
+    distinct = pc.unique(keys)
+    span = None
+    if len(distinct) and distinct.null_count == 0 and pc.all(pc.string_is_ascii(distinct)).as_py():
+        least, greatest = pc.min_max(distinct).values()
+        span = (least.as_py(), greatest.as_py())
+    return distinct, span
+
+
+def footer_may_hold(
+    meta: pq.FileMetaData,
+    wanted: pa.Array,
+    span: tuple[str, str] | None,
+    *,
+    probe: Callable[[int, int], bool] | None = None,
+) -> bool:
+    """False when a base file's footer rules out every key of ``wanted``: its min/max record
+    keys, then its bloom filter (``wanted`` and ``span`` as :func:`key_span` gives them). A bloom
+    filter never misses a key it holds, so False is certain; a file without these keys may hold
+    any. ``probe(filter_chars, keys)`` says whether decoding the filter is worth it (default:
+    always)."""
+    raw = meta.metadata or {}
+
+    def entry(key: str) -> str | None:  # decoded one at a time: the filter's ~1 MB only if probed
+        value = raw.get(key.encode("utf-8"))
+        return None if value is None else value.decode("utf-8")
+
+    lo, hi = entry(MIN_KEY), entry(MAX_KEY)
+    if lo is not None and hi is not None:
+        # byte order equals Java's order except for rare supplementary characters: only prune
+        # by range when every key is ASCII
+        if span is not None and lo.isascii() and hi.isascii():
+            if span[1] < lo or span[0] > hi:
+                return False
+            if span[0] < lo or span[1] > hi:  # (random keys mostly fall inside: no filter)
+                wanted = wanted.filter(pc.and_(pc.greater_equal(wanted, lo), pc.less_equal(wanted, hi)))
+                if len(wanted) == 0:
+                    return False
+    bloom = raw.get(BLOOM_FILTER_KEY.encode("utf-8"))  # base64: its length in bytes is in characters
+    if bloom is not None and (probe is None or probe(len(bloom), len(wanted))):
+        filt = deserialize_bloom_filter(bloom.decode("utf-8"), entry(BLOOM_TYPE_KEY))
+        return bool(filt.might_contain(wanted).any())
+    return True
 
 
 def read_bloom_filter(storage: Storage, path: str) -> BloomFilter | None:

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from hudi_core import keymatch
+from hudi_core.io.base_file import footer_may_hold, key_span
 from hudi_core.read.parallel import ordered_map, read_parallelism
 from hudi_core.write.index.slices import FileGroupLocation, file_group_locations
 from hudi_core.write.payload import Payload
@@ -68,32 +69,11 @@ def _worth_probing(filter_chars: int, wanted: int, rows: int) -> bool:
 
 
 def _may_hold(meta: pq.FileMetaData, wanted: pa.Array, span: tuple[str, str] | None) -> bool:
-    """False when the footer's min/max keys or bloom filter rule out every key of ``wanted``
-    (``span``: its least and greatest key when every one is ASCII, else None)."""
-    from hudi_core.bloom import might_contain
-    from hudi_core.io.base_file import BLOOM_FILTER_KEY, BLOOM_TYPE_KEY, MAX_KEY, MIN_KEY
-
-    raw = meta.metadata or {}
-
-    def entry(key: str) -> str | None:  # decoded one at a time: the filter's ~1 MB only if probed
-        value = raw.get(key.encode("utf-8"))
-        return None if value is None else value.decode("utf-8")
-
-    lo, hi = entry(MIN_KEY), entry(MAX_KEY)
-    if lo is not None and hi is not None:
-        # byte order equals Java's order except for rare supplementary characters: only prune
-        # by range when every key is ASCII
-        if span is not None and lo.isascii() and hi.isascii():
-            if span[1] < lo or span[0] > hi:
-                return False
-            if span[0] < lo or span[1] > hi:  # (random keys mostly fall inside: no filter)
-                wanted = wanted.filter(pc.and_(pc.greater_equal(wanted, lo), pc.less_equal(wanted, hi)))
-                if len(wanted) == 0:
-                    return False
-    bloom = raw.get(BLOOM_FILTER_KEY.encode("utf-8"))  # base64: its length in bytes is in characters
-    if bloom is not None and _worth_probing(len(bloom), len(wanted), meta.num_rows):
-        return bool(might_contain(bloom.decode("utf-8"), entry(BLOOM_TYPE_KEY), wanted).any())
-    return True
+    """:func:`~hudi_core.io.base_file.footer_may_hold`, probing the bloom filter only when
+    :func:`_worth_probing` says so."""
+    return footer_may_hold(
+        meta, wanted, span, probe=lambda chars, keys: _worth_probing(chars, keys, meta.num_rows)
+    )
 
 
 def _slice_keys(
@@ -167,7 +147,7 @@ def existing_key_locations(
         keys = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
         keys = keys.cast(pa.string())
         if key_partitions is None:
-            wanted = {None: _wanted(keys)}
+            wanted = {None: key_span(keys)}
         else:
             parts = (
                 key_partitions.combine_chunks()
@@ -183,7 +163,7 @@ def existing_key_locations(
             bounds = np.searchsorted(code[order], np.arange(len(names) + 1))
             grouped = keys.take(pa.array(order))
             wanted = {
-                name: _wanted(grouped.slice(int(bounds[i]), int(bounds[i + 1] - bounds[i])))
+                name: key_span(grouped.slice(int(bounds[i]), int(bounds[i + 1] - bounds[i])))
                 for i, name in enumerate(names)
             }
             partitions = names
@@ -215,16 +195,6 @@ def existing_key_locations(
 
     tables = [t for t in ordered_map(located, jobs, workers) if t is not None]
     return pa.concat_tables(tables) if tables else _EMPTY.empty_table()
-
-
-def _wanted(keys: pa.Array) -> tuple[pa.Array, tuple[str, str] | None]:
-    """The distinct ``keys`` and, when every one is ASCII, their least and greatest."""
-    distinct = pc.unique(keys)
-    span = None
-    if len(distinct) and distinct.null_count == 0 and pc.all(pc.string_is_ascii(distinct)).as_py():
-        least, greatest = pc.min_max(distinct).values()
-        span = (least.as_py(), greatest.as_py())
-    return distinct, span
 
 
 def _composite(keys: pa.ChunkedArray | pa.Array, parts: pa.ChunkedArray | pa.Array | None) -> pa.Array:

@@ -1,0 +1,167 @@
+"""Data skipping by record key: a query filtered on the key reads only the base files whose
+footer may hold it, and the log files of the other slices; its rows are those of the full read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from hudi_core import HudiTable
+from hudi_core.io.base_file import footer_may_hold, key_span
+from hudi_core.read import plan_splits
+from hudi_core.read.skipping import _KEY_COLUMN_PROBE, filter_keys
+
+BUCKET = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "4"}
+CITIES = ["berlin", "chennai", "lima"]
+
+
+def _rows(start: int, n: int, ts: int, fare: float) -> pa.Table:
+    ids = np.arange(start, start + n)
+    return pa.table({
+        "uuid": pa.array([f"key-{i:05d}" for i in ids]),
+        "ts": pa.array(np.full(n, ts, dtype=np.int64)),
+        "fare": pa.array(np.full(n, fare)),
+        "city": pa.array([CITIES[i % 3] for i in ids]),
+    })  # fmt: skip
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> HudiTable:
+    """A MERGE_ON_READ table of 3 partitions x 4 hash buckets (12 file groups, each base file
+    with its own bloom filter) of keys 0-599; then, in log files: keys 0-49 updated (fare 2.0),
+    keys 600-629 inserted (fare 3.0), keys 50-59 deleted."""
+    t = HudiTable.create(str(tmp_path / "t"), name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                         partition_fields="city", ordering_field="ts", options=BUCKET)  # fmt: skip
+    t.bulk_insert(_rows(0, 600, 1, 1.0), options=BUCKET)
+    t.upsert(pa.concat_tables([_rows(0, 50, 2, 2.0), _rows(600, 30, 2, 3.0)]), options=BUCKET)
+    t.delete(_rows(50, 10, 3, 0.0).select(["uuid", "city"]), options=BUCKET)
+    return HudiTable.open(t.base_uri)
+
+
+def _by_key(data: pa.Table) -> list[tuple[str, float]]:
+    return sorted(zip(data.column("uuid").to_pylist(), data.column("fare").to_pylist(), strict=True))
+
+
+def _bases_read(table: HudiTable, filters: list, query_type: str = "snapshot") -> list[str]:
+    splits = plan_splits(table, query_type, filters=filters)
+    return sorted(s.base_file.path for s in splits if s.base_file is not None)
+
+
+def test_the_fixture_has_a_base_file_and_log_files_in_every_file_group(table: HudiTable) -> None:
+    slices = table.file_slices()
+    assert len(slices) == 12
+    assert all(s.base_file is not None and s.log_files for s in slices)
+
+
+@pytest.mark.parametrize(
+    ("filters", "expected"),
+    [
+        ([("uuid", "=", "key-00123")], [("key-00123", 1.0)]),  # in a base file only
+        ([("uuid", "=", "key-00007")], [("key-00007", 2.0)]),  # updated in a log file
+        ([("uuid", "=", "key-00612")], [("key-00612", 3.0)]),  # inserted in a log file only
+        ([("uuid", "=", "key-00055")], []),  # deleted
+        ([("uuid", "=", "key-99999")], []),  # nowhere
+        ([("_hoodie_record_key", "=", "key-00007")], [("key-00007", 2.0)]),
+        ([("uuid", "in", ["key-00001", "key-00300", "key-00620", "key-00052"])],
+         [("key-00001", 2.0), ("key-00300", 1.0), ("key-00620", 3.0)]),
+        ([("uuid", "in", ["key-00001", "key-00300"]), ("uuid", "=", "key-00300")], [("key-00300", 1.0)]),
+        ([("uuid", "=", "key-00301"), ("fare", ">", 5.0)], []),
+        ([("uuid", "in", [])], []),
+    ],
+)  # fmt: skip
+def test_a_key_filter_returns_the_rows_of_the_full_read(
+    table: HudiTable, filters: list, expected: list[tuple[str, float]]
+) -> None:
+    got = table.read(filters=filters)
+    assert _by_key(got) == expected
+    assert got.schema == table.read().schema
+
+
+def test_only_the_base_file_holding_the_key_is_read(table: HudiTable) -> None:
+    everything = table.read(columns=["uuid", "_hoodie_file_name"])
+    holder = pc.filter(
+        everything.column("_hoodie_file_name"), pc.equal(everything.column("uuid"), "key-00123")
+    )
+    [name] = holder.to_pylist()
+    assert [p.rsplit("/", 1)[1] for p in _bases_read(table, [("uuid", "=", "key-00123")])] == [name]
+    # a key no base file holds: the log files alone; a read_optimized query reads nothing
+    assert _bases_read(table, [("uuid", "=", "key-00612")]) == []
+    assert len(plan_splits(table, "snapshot", filters=[("uuid", "=", "key-00612")])) == 12
+    assert plan_splits(table, "read_optimized", filters=[("uuid", "=", "key-00612")]) == []
+    # without a key filter every base file is read
+    assert len(_bases_read(table, [("fare", ">", 0.0)])) == 12
+
+
+def test_the_footers_alone_rule_out_keys_between_and_beyond_the_stored_ones(tmp_path: Path) -> None:
+    """Past a few keys no key column is read: the footers' bloom filters (a key between two
+    stored ones) and min/max keys (one beyond them all) decide, for files of more rows than keys."""
+    t = HudiTable.create(str(tmp_path / "b"), name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                         partition_fields="city", ordering_field="ts", options=BUCKET)  # fmt: skip
+    rows = _rows(0, 2000, 1, 1.0)
+    t.bulk_insert(rows.set_column(3, "city", pa.array(["berlin"] * 2000)), options=BUCKET)
+    absent = [f"key-{i:05d}x" for i in range(0, 2000, 20)] + ["zzz"]
+    rows_per_file = [pq.ParquetFile(s.base_file.path).metadata.num_rows for s in t.file_slices()]
+    assert _KEY_COLUMN_PROBE < len(absent) < min(rows_per_file)
+    assert len(t.file_slices()) == 4 and _bases_read(t, [("uuid", "in", absent)]) == []
+    assert t.read(filters=[("uuid", "in", absent)]).num_rows == 0
+    with_one = [*absent, "key-00123"]
+    assert len(_bases_read(t, [("uuid", "in", with_one)])) == 1
+    assert _by_key(t.read(filters=[("uuid", "in", with_one)])) == [("key-00123", 1.0)]
+
+
+def test_the_key_column_decides_where_a_full_bloom_filter_says_maybe(tmp_path: Path) -> None:
+    """A file of more keys than its filter was sized for (Hudi's default caps it at 100k keys)
+    answers "maybe" to most keys: a few wanted keys are then looked for in its key column."""
+    full = {"hoodie.index.bloom.num_entries": "2", "hoodie.index.bloom.fpp": "0.5",
+            "hoodie.bloom.index.filter.dynamic.max.entries": "4"}  # fmt: skip
+    t = HudiTable.create(str(tmp_path / "f"), name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                         partition_fields="city", ordering_field="ts", options={**BUCKET, **full})  # fmt: skip
+    t.bulk_insert(_rows(0, 600, 1, 1.0), options={**BUCKET, **full})
+    between = [f"key-{i:05d}x" for i in range(100, 110)]
+    meta = pq.ParquetFile(t.file_slices()[0].base_file.path).metadata
+    assert footer_may_hold(meta, *key_span(pa.array(between)))  # the filter cannot tell
+    assert _bases_read(t, [("uuid", "in", between)]) == []
+    assert [p.rsplit("/", 1)[1] for p in _bases_read(t, [("uuid", "in", [*between, "key-00123"])])] == [
+        n for n in t.read(columns=["uuid", "_hoodie_file_name"]).filter(pc.field("uuid") == "key-00123")
+        .column("_hoodie_file_name").to_pylist()
+    ]  # fmt: skip
+    assert _by_key(t.read(filters=[("uuid", "in", [*between, "key-00123"])])) == [("key-00123", 1.0)]
+
+
+def test_read_optimized_reads_the_base_files_version_of_a_key(table: HudiTable) -> None:
+    def ro(filters: list) -> list[tuple[str, float]]:
+        return _by_key(table.read(query_type="read_optimized", filters=filters))
+
+    assert ro([("uuid", "=", "key-00007")]) == [("key-00007", 1.0)]
+    assert ro([("uuid", "=", "key-00612")]) == []
+    assert ro([("uuid", "in", ["key-00055", "key-00400"])]) == [("key-00055", 1.0), ("key-00400", 1.0)]
+
+
+def test_every_key_reads_as_the_full_read_filtered(table: HudiTable) -> None:
+    full = {k: f for k, f in _by_key(table.read())}
+    for i in range(0, 640, 7):
+        key = f"key-{i:05d}"
+        assert _by_key(table.read(filters=[("uuid", "=", key)])) == (
+            [(key, full[key])] if key in full else []
+        )
+
+
+def test_filters_that_do_not_pin_the_key_skip_nothing(table: HudiTable) -> None:
+    cfg, schema = table.config, table.read().schema
+    assert filter_keys(cfg, schema, [("uuid", ">", "key-00100")]) is None
+    assert filter_keys(cfg, schema, [("uuid", "!=", "key-00100")]) is None
+    assert filter_keys(cfg, schema, [("city", "=", "berlin")]) is None
+    assert filter_keys(cfg, schema, [("uuid", "=", "a"), ("uuid", "in", ["a", "b"])]).to_pylist() == ["a"]
+
+
+def test_a_complex_key_is_not_the_columns_text_and_is_not_skipped_on(tmp_path: Path) -> None:
+    t = HudiTable.create(str(tmp_path / "c"), name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                         partition_fields="city", ordering_field="ts",
+                         options={"hoodie.table.keygenerator.class": "org.apache.hudi.keygen.ComplexKeyGenerator"})  # fmt: skip
+    t.bulk_insert(_rows(0, 30, 1, 1.0))
+    assert filter_keys(t.config, t.read().schema, [("uuid", "=", "key-00003")]) is None
+    assert _by_key(t.read(filters=[("uuid", "=", "key-00003")])) == [("key-00003", 1.0)]
