@@ -165,3 +165,78 @@ def test_a_complex_key_is_not_the_columns_text_and_is_not_skipped_on(tmp_path: P
     t.bulk_insert(_rows(0, 30, 1, 1.0))
     assert filter_keys(t.config, t.read().schema, [("uuid", "=", "key-00003")]) is None
     assert _by_key(t.read(filters=[("uuid", "=", "key-00003")])) == [("key-00003", 1.0)]
+
+
+DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+
+
+def _by_city_fares(tmp_path: Path, payload: str | None) -> HudiTable:
+    """12 file groups whose fares lie apart by city (berlin 0-199, chennai 200-399, lima 400-599);
+    then, in log files: berlin keys 0, 3, 6 moved to fare 1000 at ts 0 (older than the base rows'
+    ts 1), chennai key 301 deleted."""
+    options = {**BUCKET, **({"hoodie.datasource.write.payload.class": payload} if payload else {})}
+    t = HudiTable.create(str(tmp_path / "r"), name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                         partition_fields="city", ordering_field="ts", options=options)  # fmt: skip
+    rows = _rows(0, 600, 1, 0.0)
+    city = pa.array([CITIES[i // 200] for i in range(600)])
+    t.bulk_insert(rows.set_column(2, "fare", pa.array(np.arange(600, dtype=float))).set_column(3, "city", city),
+                  options=options)  # fmt: skip
+    moved = _rows(0, 7, 0, 1000.0).take([0, 3, 6])
+    t.upsert(moved.set_column(3, "city", pa.array(["berlin"] * 3)), options=options)
+    t.delete(pa.table({"uuid": ["key-00301"], "city": ["chennai"]}), options=options)
+    return HudiTable.open(t.base_uri)
+
+
+def _filtered(full: pa.Table, column: str, low: float) -> list[tuple[str, float]]:
+    return _by_key(full.filter(pc.greater_equal(full.column(column), low)))
+
+
+@pytest.mark.parametrize("query_type", ["snapshot", "read_optimized"])
+def test_a_range_reads_only_the_base_files_whose_statistics_reach_it(tmp_path: Path, query_type: str) -> None:
+    """Row group min/max statistics rule out berlin's base files for ``fare >= 300``; with the
+    default payload a log record replaces its base row whatever it holds, so berlin's log files
+    are merged alone and the keys they move into the range are found."""
+    t = _by_city_fares(tmp_path, None)
+    ranged = [("fare", ">=", 300.0)]
+    bases = _bases_read(t, ranged, query_type)
+    assert len(bases) == 8 and not any("/berlin/" in p for p in bases)
+    full = t.read(query_type)
+    got = _by_key(t.read(query_type, filters=ranged))
+    assert got == _filtered(full, "fare", 300.0)
+    moved = [("key-00000", 1000.0), ("key-00003", 1000.0), ("key-00006", 1000.0)]
+    snapshot = query_type == "snapshot"
+    assert (set(moved) <= set(got)) == snapshot and (("key-00301", 301.0) in got) != snapshot
+    assert len(got) == 299 + (3 if query_type == "snapshot" else 1)
+    for low in (0.0, 150.0, 200.0, 599.0, 600.0, 1000.0, 1001.0):  # every split of the files
+        assert _by_key(t.read(query_type, filters=[("fare", ">=", low)])) == _filtered(full, "fare", low)
+    ops = {"<": pc.less, "<=": pc.less_equal, ">": pc.greater, "=": pc.equal}
+    # at the files' bounds: berlin's fares end at 199.0, lima's start at 400.0
+    bounds = {("<", 200.0): "berlin", ("<=", 199.0): "berlin", (">", 399.0): "lima", (">=", 400.0): "lima"}
+    for (op, value), city in bounds.items():
+        read = _bases_read(t, [("fare", op, value)], query_type)
+        assert len(read) == 4 and all(f"/{city}/" in p for p in read), (op, value)  # its 4 file groups
+    assert len(_bases_read(t, [("fare", "=", 200.0)], query_type)) == 1  # the file whose least fare it is
+    for op, value in (("<", 200.0), ("<=", 199.0), ("<=", 200.0), (">", 399.0), (">", 599.0), ("=", 250.0),
+                      ("=", 200.0), ("=", 199.0)):  # fmt: skip
+        want = _by_key(full.filter(ops[op](full.column("fare"), value)))
+        assert _by_key(t.read(query_type, filters=[("fare", op, value)])) == want, (op, value)
+    some = [10.0, 450.0, 1000.0]
+    assert _by_key(t.read(query_type, filters=[("fare", "in", some)])) == _by_key(
+        full.filter(pc.is_in(full.column("fare"), pa.array(some)))
+    )
+    assert _by_key(t.read(query_type, filters=[("ts", "=", 7)])) == []
+    assert _bases_read(t, [("ts", "in", [5, 7])], query_type) == []
+
+
+def test_a_log_record_that_loses_on_ordering_keeps_its_base_file_in_the_read(tmp_path: Path) -> None:
+    """With an event-time payload a log record older than its base row loses to it: berlin's
+    moved keys stay at their base fares, so a range that rules berlin's base files out must
+    still read them with their logs, or the losing records would stand in for the base rows."""
+    t = _by_city_fares(tmp_path, DEFAULT_PAYLOAD)
+    full = t.read()
+    assert _by_key(full.filter(pc.field("uuid") == "key-00003")) == [("key-00003", 3.0)]
+    ranged = [("fare", ">=", 300.0)]
+    got = _by_key(t.read(filters=ranged))
+    assert got == _filtered(full, "fare", 300.0) and ("key-00003", 1000.0) not in got
+    bases = _bases_read(t, ranged)
+    assert sum("/berlin/" in p for p in bases) == 3  # berlin's file groups with log files

@@ -19,7 +19,7 @@ from hudi_core.keygen.partition import DEFAULT_PARTITION_PATH
 from hudi_core.read.filters import Filter, normalize_filters, partition_matches
 from hudi_core.read.merge import IS_DELETED_FIELD, slice_schema
 from hudi_core.read.parallel import costliest_first, ordered_map, read_parallelism
-from hudi_core.read.skipping import filter_keys, skip_by_key
+from hudi_core.read.skipping import skip_slices
 from hudi_core.read.splits import COMMIT_TIME, ReadContext, Split, read_split
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -212,9 +212,8 @@ def _plan(
         plan.slices = view.latest_merged_file_slices(as_of=as_of, partitions=partitions)
     else:
         plan.slices = _incremental_slices(plan, partitions)
-    keys = filter_keys(cfg, schema, flt) if qt != "incremental" else None
-    if keys is not None:
-        plan.slices = skip_by_key(table, plan.slices, keys, with_logs=qt == "snapshot")
+    if flt and qt != "incremental":
+        plan.slices = skip_slices(table, plan.slices, schema, flt, with_logs=qt == "snapshot")
     return plan
 
 

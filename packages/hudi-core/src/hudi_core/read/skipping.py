@@ -1,21 +1,27 @@
-"""Data skipping by record key: a snapshot or read_optimized query whose filters pin the record
-key (``=`` or ``in`` on ``_hoodie_record_key``, or on the table's single key field where the key
-is that field's text) reads a base file only where it may hold one of the keys: its footer's
-min/max record keys and bloom filter, then, for a few keys, its key column decide. A slice whose
-base file does not hold them is left out when it has no log files to read; otherwise its log
-files are read alone: the keys' rows there cannot meet a base row, so the merge without the base
-file gives them exactly.
+"""Data skipping: a snapshot or read_optimized query reads a base file only where it may hold a
+row its filters pass.
 
-Apache Hudi's reader skips files by key only through its metadata table's indexes; the bloom
-filter and the min/max keys are in every base file's footer anyway (its writers' bloom index
-reads them), so a point look-up here costs the footers and a few key columns, not the table.
+- **By record key**, where the filters pin it (``=`` or ``in`` on ``_hoodie_record_key``, or on
+  the table's single key field where the key is that field's text): the footer's min/max record
+  keys and bloom filter, then, for a few keys, the key column decide. A slice whose base file
+  holds none of the keys keeps its log files, merged alone: the keys' rows there cannot meet a
+  base row, so the merge without the base file gives them exactly.
+- **By range**, for ``=``, ``<``, ``<=``, ``>``, ``>=`` and ``in`` on an integer or floating
+  column: every row group's min/max statistics. A slice whose base file is out of range keeps its
+  log files merged alone only where a log record replaces its base row whatever either holds
+  (``OverwriteWithLatestAvroPayload``); under other payloads a log record may lose to a base row
+  out of range, so the slice is read whole.
+
+A slice left with nothing to read is dropped. Apache Hudi's reader skips files only through its
+metadata table's indexes; the bloom filter, the min/max keys and the statistics are in every base
+file anyway, so a point look-up or a recent range here costs the footers, not the table.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -32,7 +38,7 @@ if TYPE_CHECKING:
     from hudi_core.table.config import TableConfig
     from hudi_core.table.meta_client import MetaClient
 
-__all__ = ["filter_keys", "skip_by_key"]
+__all__ = ["filter_keys", "skip_slices"]
 
 #: key generators whose record key of one field is that field's value as text (Hudi's simple
 #: key, which the non-partitioned and timestamp-based ones use too); a complex key of one field
@@ -79,42 +85,109 @@ def _names_the_key(config: TableConfig, schema: pa.Schema, column: str) -> bool:
     )
 
 
-def skip_by_key(
-    table: MetaClient, slices: list[FileSlice], keys: pa.Array, *, with_logs: bool
+def skip_slices(
+    table: MetaClient,
+    slices: list[FileSlice],
+    schema: pa.Schema,
+    filters: Sequence[Filter],
+    *,
+    with_logs: bool,
 ) -> list[FileSlice]:
-    """``slices`` without the base files that hold none of ``keys``: a slice left with no file
-    is dropped, one with log files (``with_logs``: a snapshot) keeps them. The files are asked
-    on ``hoodie.read.parallelism`` threads."""
-    wanted, span = key_span(keys)
-    if len(wanted) == 0:
+    """``slices`` without the base files that hold no row the ``filters`` could pass: none of
+    the keys they pin (:func:`filter_keys`), or, on a numeric column, no value in the range they
+    allow by every row group's min/max statistics. A slice left with no file to read is dropped;
+    one with log files (``with_logs``: a snapshot) keeps them, merged alone, where that gives its
+    rows exactly: always for a key its base file does not hold; for a range only when the log's
+    record replaces the base row whatever it holds (``OverwriteWithLatestAvroPayload``), since a
+    log record that loses on ordering would otherwise stand in for a base row outside the range.
+    The files are asked on ``hoodie.read.parallelism`` threads."""
+    keys = filter_keys(table.config, schema, filters)
+    ranges = [f for f in filters if _numeric_range(schema, f)]
+    if keys is None and not ranges:
+        return slices
+    wanted, span = key_span(keys) if keys is not None else (None, None)
+    if wanted is not None and len(wanted) == 0:
         return []
     storage, stored = table.storage, bool(table.config.populate_meta_fields)
+    log_wins = table.config.payload_class.rsplit(".", 1)[-1] == "OverwriteWithLatestAvroPayload"
 
-    def may_hold(fs: FileSlice) -> bool:
+    def verdict(fs: FileSlice) -> str:
         if fs.base_file is None:
-            return True
+            return _READ
         path = storage.arrow_path(fs.base_file.path)
         try:
             with pq.ParquetFile(path, filesystem=storage.arrow_filesystem()) as file:
                 meta = file.metadata
+                if ranges and _rules_out(meta, file.schema_arrow, ranges):
+                    return _NO_ROW
+                if wanted is None:
+                    return _READ
                 # a bloom filter tests a key in ~200 ns: for more keys than the file has rows,
                 # reading the file costs less than asking it
                 if not footer_may_hold(meta, wanted, span, probe=lambda _chars, n: n <= meta.num_rows):
-                    return False
+                    return _NO_KEY
                 if not stored or len(wanted) > _KEY_COLUMN_PROBE:
-                    return True
+                    return _READ
                 # Hudi's filter holds 100k keys at most (its dynamic.max.entries): past that it
                 # says "maybe" to most keys, so the key column tells for sure
                 held = file.read(columns=[KEY_COLUMN], use_threads=False).column(0)
         except (OSError, pa.ArrowException, HudiError):
-            return True  # the read itself reports a file it cannot open
-        return bool(pc.any(pc.is_in(held, value_set=wanted)).as_py())
+            return _READ  # the read itself reports a file it cannot open
+        return _READ if pc.any(pc.is_in(held, value_set=wanted)).as_py() else _NO_KEY
 
     workers = 1 if len(slices) < _THREADS_FROM else read_parallelism(table.options)
     kept = []
-    for fs, hold in zip(slices, ordered_map(may_hold, slices, workers), strict=True):
-        if hold:
+    for fs, found in zip(slices, ordered_map(verdict, slices, workers), strict=True):
+        if found == _READ:
             kept.append(fs)
         elif with_logs and fs.log_files:
-            kept.append(dataclasses.replace(fs, base_file=None))
+            kept.append(dataclasses.replace(fs, base_file=None) if found == _NO_KEY or log_wins else fs)
     return kept
+
+
+#: what a base file holds for a query: rows to read, none of its keys, no row in its ranges
+_READ, _NO_KEY, _NO_ROW = "read", "no key", "no row"
+_RANGE_OPS = frozenset({"=", "<", "<=", ">", ">=", "in"})
+
+
+def _numeric(dt: pa.DataType) -> bool:
+    return pa.types.is_integer(dt) or pa.types.is_floating(dt)
+
+
+def _numeric_range(schema: pa.Schema, f: Filter) -> bool:
+    """A filter that passes only values in a range (or a set) of an integer or floating column:
+    what row group statistics can rule out (a null or NaN value passes none of these)."""
+    column, op, value = f
+    if op not in _RANGE_OPS or schema.get_field_index(column) < 0 or not _numeric(schema.field(column).type):
+        return False
+    values = list(value) if op == "in" else [value]
+    return bool(values) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and v == v for v in values
+    )
+
+
+def _rules_out(meta: pq.FileMetaData, arrow: pa.Schema, ranges: list[Filter]) -> bool:
+    """True when one of ``ranges`` holds for no row of the file: every row group's min/max of
+    its column lies outside it (a file without the column, or a group without statistics, may
+    hold any value)."""
+    leaves = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
+    for column, op, value in ranges:
+        i = leaves.get(column)
+        if i is None or arrow.get_field_index(column) < 0 or not _numeric(arrow.field(column).type):
+            continue
+        values = list(value) if op == "in" else [value]
+        if all(
+            _outside(meta.row_group(g).column(i).statistics, op, values) for g in range(meta.num_row_groups)
+        ):
+            return True
+    return False
+
+
+def _outside(stats: Any, op: str, values: list[float]) -> bool:
+    if stats is None or not stats.has_min_max:
+        return False
+    lo, hi = stats.min, stats.max
+    if op in ("=", "in"):
+        return all(v < lo or v > hi for v in values)
+    v = values[0]
+    return {"<": lo >= v, "<=": lo > v, ">": hi <= v, ">=": hi < v}[op]
