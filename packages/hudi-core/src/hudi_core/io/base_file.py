@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from hudi_core.bloom import BloomFilter, build_bloom_filter, deserialize_bloom_filter
+from hudi_core.bloom import BloomFilter, build_bloom_filter, deserialize_bloom_filter, might_contain
 from hudi_core.config.bloom import BloomOptions
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError, SchemaMismatchError
@@ -425,8 +425,7 @@ def footer_may_hold(
                     return False
     bloom = raw.get(BLOOM_FILTER_KEY.encode("utf-8"))  # base64: its length in bytes is in characters
     if bloom is not None and (probe is None or probe(len(bloom), len(wanted))):
-        filt = deserialize_bloom_filter(bloom.decode("utf-8"), entry(BLOOM_TYPE_KEY))
-        return bool(filt.might_contain(wanted).any())
+        return bool(might_contain(bloom.decode("utf-8"), entry(BLOOM_TYPE_KEY), wanted).any())
     return True
 
 

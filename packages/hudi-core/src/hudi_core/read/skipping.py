@@ -58,7 +58,8 @@ _KEY_COLUMN_PROBE = 64
 def filter_keys(config: TableConfig, schema: pa.Schema, filters: Sequence[Filter]) -> pa.Array | None:
     """The record keys a row must have one of to pass ``filters`` (ANDed): from each ``=`` or
     ``in`` on ``_hoodie_record_key``, or on the single record key field when it is a string
-    column whose text is the key; None when the filters allow any key."""
+    column whose text is the key, on a table with meta fields; None when the filters allow any
+    key."""
     keys: set[str] | None = None
     for column, op, value in filters:
         if op not in ("=", "in") or not _names_the_key(config, schema, column):
@@ -72,8 +73,12 @@ def filter_keys(config: TableConfig, schema: pa.Schema, filters: Sequence[Filter
 
 
 def _names_the_key(config: TableConfig, schema: pa.Schema, column: str) -> bool:
+    """Whether ``column`` holds the record key as the base files store it: a table without meta
+    fields stores no key column, bloom filter or min/max keys to skip by."""
+    if not config.populate_meta_fields:
+        return False
     if column == KEY_COLUMN:
-        return bool(config.populate_meta_fields)
+        return True
     fields = config.record_key_fields
     keygen = (config.keygen_class or "").rsplit(".", 1)[-1]
     return (
@@ -108,7 +113,7 @@ def skip_slices(
     wanted, span = key_span(keys) if keys is not None else (None, None)
     if wanted is not None and len(wanted) == 0:
         return []
-    storage, stored = table.storage, bool(table.config.populate_meta_fields)
+    storage = table.storage
     log_wins = table.config.payload_class.rsplit(".", 1)[-1] == "OverwriteWithLatestAvroPayload"
 
     def verdict(fs: FileSlice) -> str:
@@ -126,7 +131,7 @@ def skip_slices(
                 # reading the file costs less than asking it
                 if not footer_may_hold(meta, wanted, span, probe=lambda _chars, n: n <= meta.num_rows):
                     return _NO_KEY
-                if not stored or len(wanted) > _KEY_COLUMN_PROBE:
+                if len(wanted) > _KEY_COLUMN_PROBE:
                     return _READ
                 # Hudi's filter holds 100k keys at most (its dynamic.max.entries): past that it
                 # says "maybe" to most keys, so the key column tells for sure
