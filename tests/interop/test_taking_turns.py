@@ -99,11 +99,12 @@ class Turns:
             assert not diff, f"after {step}: {who} differs from the model: {diff}"
         # key look-ups skip files by the footers both writers leave (Hudi's bloom filters and
         # min/max keys, ours), and by the key column: deleted, updated, inserted, absent keys;
-        # ranges skip files by both writers' row group statistics
+        # ranges (numbers and text) skip files by both writers' row group statistics
         table = HudiTable.open(str(self.path))
         few = [f"k{i:05d}" for i in (0, 3, 12, 27, 33, 41, 61, 66, 85, 92, 96, 100)] + ["k99999"]
         narrow = [[("uuid", "in", few)], [("uuid", "in", [f"k{i:05d}" for i in range(0, 130)])],
-                  [("uuid", "=", "k00033")], [("ts", ">=", 5)], [("fare", "<", 100.0)], [("ts", "in", [2, 6])]]  # fmt: skip
+                  [("uuid", "=", "k00033")], [("ts", ">=", 5)], [("fare", "<", 100.0)], [("ts", "in", [2, 6])],
+                  [("uuid", ">=", "k00090")], [("uuid", "<", "k00010")]]  # fmt: skip
         for filters in narrow:
             got = table.read(columns=COLUMNS, filters=filters)
             want = expected

@@ -5,6 +5,8 @@ the rows the merge replaces, Python adds the log's rows)."""
 
 from __future__ import annotations
 
+import datetime
+import decimal
 from pathlib import Path
 from typing import Any
 
@@ -232,14 +234,53 @@ def test_core_filters_take_what_core_can_say_the_same_of() -> None:
 
     if pyspark_version() < (4, 1):
         pytest.skip("pyspark.sql.datasource filters are PySpark 4.1+")
-    import datetime
+    from pyspark.sql.datasource import EqualTo, GreaterThan, In, IsNull, LessThan, Not, StringStartsWith
 
-    from pyspark.sql.datasource import EqualTo, GreaterThan, In, IsNull, Not, StringStartsWith
-
+    day, at = datetime.date(2024, 1, 1), datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
     filters = [EqualTo(("part",), "c"), Not(In(("v",), (1.0, 2.0))), GreaterThan(("ts",), 5),
                IsNull(("v",)), StringStartsWith(("key",), "k"), EqualTo(("s", "x"), 1),
-               GreaterThan(("d",), datetime.date(2024, 1, 1))]  # fmt: skip
-    assert core_filters(filters) == [("part", "=", "c"), ("v", "not in", [1.0, 2.0]), ("ts", ">", 5)]
+               GreaterThan(("d",), day), LessThan(("at",), at), In(("p",), (decimal.Decimal("1.5"),))]  # fmt: skip
+    assert core_filters(filters) == [("part", "=", "c"), ("v", "not in", [1.0, 2.0]), ("ts", ">", 5),
+                                     ("d", ">", day), ("at", "<", at), ("p", "in", [decimal.Decimal("1.5")])]  # fmt: skip
+
+
+def test_date_time_and_decimal_filters_pushed_into_format_hudi_answer_as_spark(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Filters on date, timestamp and decimal columns reach core (partition pruning, statistics)
+    and keep Spark's answer, a timestamp literal read in a session time zone other than UTC."""
+    import hudi_spark
+    from hudi_spark.compat import has_data_source_api, pyspark_version, to_arrow
+
+    if not has_data_source_api() or pyspark_version() < (4, 1):
+        pytest.skip('format("hudi") takes filters from PySpark 4.1')
+    path = str(tmp_path / "t")
+    utc = datetime.timezone.utc
+    rows = pa.table({
+        "key": [f"k{i}" for i in range(6)],
+        "ts": pa.array([1] * 6, pa.int64()),
+        "at": pa.array([datetime.datetime(2024, 1, 1 + i, 12, tzinfo=utc) for i in range(6)], pa.timestamp("us", "UTC")),
+        "price": pa.array([decimal.Decimal(i) / 4 for i in range(6)], pa.decimal128(10, 2)),
+        "day": pa.array([datetime.date(2024, 1, 1 + i // 2) for i in range(6)]),
+    })  # fmt: skip
+    table = HudiTable.create(path, name="t", table_type="MERGE_ON_READ", record_key_fields="key",
+                             partition_fields="day", ordering_field="ts")  # fmt: skip
+    table.bulk_insert(rows)
+    HudiTable.open(path).upsert(rows.slice(0, 2).set_column(1, "ts", pa.array([2, 2], pa.int64())))
+    conditions = ["day = DATE'2024-01-02'", "day IN (DATE'2024-01-01', DATE'2024-01-03')", "day < DATE'2024-01-02'",
+                  "at >= TIMESTAMP'2024-01-04 04:00:00'", "at < TIMESTAMP'2024-01-02 05:00:00'",
+                  "price > 0.5", "price = 0.25", "price IN (1.0, 1.25)"]  # fmt: skip
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")  # 04:00 there is 12:00 UTC
+    try:
+        for condition in conditions:
+            pushed = to_arrow(spark.read.format("hudi").load(path).filter(condition))
+            spark_side = to_arrow(hudi_spark.read(spark, path).filter(condition))
+            assert pushed.num_rows > 0 and _rows(pushed) == _rows(spark_side), condition
+        later = to_arrow(spark.read.format("hudi").load(path).filter("at >= TIMESTAMP'2024-01-04 04:00:00'"))
+        assert sorted(later.column("key").to_pylist()) == ["k3", "k4", "k5"]
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
 
 
 def _merged_frames(df: Any) -> int:

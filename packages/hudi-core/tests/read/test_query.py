@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import datetime
+import decimal
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
 from hudi_core.errors import HudiError, UnsupportedTableVersionError
@@ -191,3 +194,31 @@ def test_time_travel_after_a_clean_by_file_versions_stops_at_the_active_timeline
     assert t.read(as_of=latest.timestamp).column("v").to_pylist() == [3, 13]
     with pytest.raises(QueryError, match="before the earliest commit"):
         t.read(as_of="20000101000000000")
+
+
+@pytest.mark.parametrize(
+    ("column", "values"),
+    [
+        ("day", [datetime.date(2024, 1, 1), datetime.date(2024, 1, 2), datetime.date(2024, 2, 1)]),
+        ("price", [decimal.Decimal("1.50"), decimal.Decimal("2.00"), decimal.Decimal("10.25")]),
+        ("at", [datetime.datetime(2024, 1, d, tzinfo=datetime.timezone.utc) for d in (1, 2, 3)]),
+    ],
+)
+def test_a_date_decimal_or_time_partition_filter_returns_its_rows(
+    tmp_path: Path, column: str, values: list
+) -> None:
+    """A date partition's path is its ISO text, a decimal's its digits: filters on them prune by
+    value, not by text (they pruned every partition before: a path's text never equals a date);
+    a time's path depends on a write setting, so the path is not asked."""
+    t = HudiTable.create(str(tmp_path / "t"), name="t", table_type="COPY_ON_WRITE", record_key_fields="k",
+                         partition_fields=column, ordering_field="ts")  # fmt: skip
+    t.bulk_insert(pa.table({"k": ["a", "b", "c"], "ts": [1, 1, 1], column: values}))
+    t = HudiTable.open(t.base_uri)
+    first, second, third = values
+    cases = [("=", first, ["a"]), ("in", [first, third], ["a", "c"]), ("<", second, ["a"]),
+             (">=", second, ["b", "c"]), ("!=", second, ["a", "c"]), ("not in", [third], ["a", "b"])]  # fmt: skip
+    for op, value, keys in cases:
+        assert sorted(t.read(filters=[(column, op, value)]).column("k").to_pylist()) == keys, (op, value)
+    plan = _plan(t, query_type="snapshot", as_of=None, start=None, end=None, columns=None,
+                 filters=[(column, "=", first)])  # fmt: skip
+    assert len(plan.slices) == 1  # by its path; the time's by its file's statistics

@@ -3,6 +3,8 @@ footer may hold it, and the log files of the other slices; its rows are those of
 
 from __future__ import annotations
 
+import datetime
+import decimal
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +15,7 @@ import pytest
 from hudi_core import HudiTable
 from hudi_core.io.base_file import footer_may_hold, key_span
 from hudi_core.read import plan_splits
+from hudi_core.read.filters import FilterError, to_expression
 from hudi_core.read.skipping import _KEY_COLUMN_PROBE, filter_keys
 
 BUCKET = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "4"}
@@ -240,3 +243,95 @@ def test_a_log_record_that_loses_on_ordering_keeps_its_base_file_in_the_read(tmp
     assert got == _filtered(full, "fare", 300.0) and ("key-00003", 1000.0) not in got
     bases = _bases_read(t, ranged)
     assert sum("/berlin/" in p for p in bases) == 3  # berlin's file groups with log files
+
+
+_DAY0 = datetime.date(2024, 1, 1)
+_UTC = datetime.timezone.utc
+
+
+def _typed_rows(ids: np.ndarray, ts: int, offset: int = 0) -> pa.Table:
+    """Rows whose string, date, timestamp and decimal columns rise with the key (shifted by
+    ``offset``): each city's base file holds a range of each apart from the others'."""
+    at = [datetime.datetime(2024, 1, 1, tzinfo=_UTC) + datetime.timedelta(hours=int(i + offset)) for i in ids]
+    return pa.table({
+        "uuid": pa.array([f"key-{i:05d}" for i in ids]),
+        "ts": pa.array(np.full(len(ids), ts, dtype=np.int64)),
+        "rider": pa.array([f"rider-{i + offset:05d}" for i in ids]),
+        "day": pa.array([_DAY0 + datetime.timedelta(days=int(i + offset)) for i in ids], pa.date32()),
+        "at": pa.array(at, pa.timestamp("us", tz="UTC")),
+        "amount": pa.array([decimal.Decimal(int(i) + offset) / 4 for i in ids], pa.decimal128(10, 2)),
+        "city": pa.array([CITIES[i // 200] for i in ids]),
+    })  # fmt: skip
+
+
+@pytest.fixture
+def typed(tmp_path: Path) -> HudiTable:
+    """berlin holds keys 0-199, chennai 200-399, lima 400-599, one base file each; then, in log
+    files, berlin keys 0-2 moved into lima's ranges (offset 500) and chennai key 301 deleted."""
+    t = HudiTable.create(str(tmp_path / "typed"), name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                         partition_fields="city", ordering_field="ts")  # fmt: skip
+    t.bulk_insert(_typed_rows(np.arange(600), 1))
+    t.upsert(_typed_rows(np.arange(3), 2, offset=500))
+    t.delete(pa.table({"uuid": ["key-00301"], "city": ["chennai"]}))
+    return HudiTable.open(t.base_uri)
+
+
+def _at(hours: int) -> datetime.datetime:
+    return datetime.datetime(2024, 1, 1, tzinfo=_UTC) + datetime.timedelta(hours=hours)
+
+
+# each column's values at berlin's last row (199) and chennai's first (200), and one only lima reaches
+_TYPED_BOUNDS = {
+    "rider": ("rider-00199", "rider-00200", "rider-00450"),
+    "day": (_DAY0 + datetime.timedelta(days=199), _DAY0 + datetime.timedelta(days=200),
+            _DAY0 + datetime.timedelta(days=450)),
+    "at": (_at(199), _at(200), _at(450)),
+    "amount": (decimal.Decimal("49.75"), decimal.Decimal(50), decimal.Decimal("112.5")),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("column", sorted(_TYPED_BOUNDS))
+@pytest.mark.parametrize("query_type", ["snapshot", "read_optimized"])
+def test_a_range_on_a_string_date_timestamp_or_decimal_column_skips_by_statistics(
+    typed: HudiTable, column: str, query_type: str
+) -> None:
+    """Each column's row group statistics rule out the cities its range cannot reach; every
+    answer equals the full read filtered by Arrow, the moved keys found through berlin's logs."""
+    last_berlin, first_chennai, lima = _TYPED_BOUNDS[column]
+    full = typed.read(query_type)
+    cases = {
+        ("<", first_chennai): {"berlin"},
+        ("<=", last_berlin): {"berlin"},
+        ("<=", first_chennai): {"berlin", "chennai"},
+        (">", last_berlin): {"chennai", "lima"},
+        (">=", lima): {"lima"},
+        ("=", first_chennai): {"chennai"},
+        ("in", (last_berlin, lima)): {"berlin", "lima"},
+    }
+    for (op, value), cities in cases.items():
+        f = (column, op, list(value) if op == "in" else value)
+        read = _bases_read(typed, [f], query_type)
+        assert {p.split("/")[-2] for p in read} == cities, f
+        got = typed.read(query_type, filters=[f])
+        want = full.filter(to_expression([f]))
+        assert _by_key_of(got) == _by_key_of(want) and got.num_rows > 0, f
+    moved = typed.read(query_type, filters=[(column, ">=", lima)]).filter(pc.field("city") == "berlin")
+    assert moved.num_rows == (3 if query_type == "snapshot" else 0)
+
+
+def _by_key_of(data: pa.Table) -> list[tuple[str, str]]:
+    return sorted(zip(data.column("uuid").to_pylist(), data.column("rider").to_pylist(), strict=True))
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("at", datetime.datetime(2030, 1, 1)), ("day", "2030-01-01"), ("rider", 7), ("amount", "1.5")],
+)
+def test_a_value_the_column_cannot_be_compared_with_is_still_refused_when_no_file_reaches_it(
+    typed: HudiTable, column: str, value: object
+) -> None:
+    """Beyond every file's range, a value of the wrong kind (a naive time against a UTC column,
+    text against a date) skips nothing, so the row filter still says what is wrong."""
+    with pytest.raises(FilterError):
+        typed.read(filters=[(column, ">", value)])
+    assert len(_bases_read(typed, [(column, ">", value)])) == 3

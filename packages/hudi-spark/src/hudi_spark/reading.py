@@ -12,6 +12,8 @@ Same options, same rows.
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -185,15 +187,17 @@ def plan_groups(spec: ReadSpec, columns: Sequence[str], *, start: str | None = N
 _OPS = {"EqualTo": "=", "GreaterThan": ">", "GreaterThanOrEqual": ">=", "LessThan": "<",
         "LessThanOrEqual": "<=", "In": "in"}  # fmt: skip
 _NEGATED = {"EqualTo": "!=", "In": "not in"}
-_PLAIN_VALUES = (str, int, float, bool)
+#: values that mean to Arrow what they mean to Spark: PySpark hands a TIMESTAMP literal over as an
+#: aware datetime (our columns of Hudi's timestamp-micros are UTC) and TIMESTAMP_NTZ as a naive one
+_PLAIN_VALUES = (str, int, float, bool, datetime.date, decimal.Decimal)
 
 
 def core_filters(filters: Sequence[Any]) -> list[tuple[str, str, Any]]:
     """The filters of Spark's ``DataSourceReader.pushFilters`` that core can use, as core's
     ``(column, op, value)``: comparisons, ``IN`` and their negations on a top-level column
-    against strings, numbers or booleans. They prune partitions and drop rows that Spark would
-    drop too (``NOT IN`` keeps nulls that Spark then drops), so Spark may evaluate every filter
-    again; the others are left to Spark alone."""
+    against strings, numbers, booleans, dates, timestamps or decimals. They prune partitions,
+    skip files and drop rows that Spark would drop too (``NOT IN`` keeps nulls that Spark then
+    drops), so Spark may evaluate every filter again; the others are left to Spark alone."""
     out = []
     for f in filters:
         negated = type(f).__name__ == "Not"

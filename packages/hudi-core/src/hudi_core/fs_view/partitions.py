@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import decimal
 from typing import Any
 from urllib.parse import unquote
 
@@ -90,11 +92,22 @@ def partition_values(
 
 
 def coerce_like(raw: str, sample: Any) -> Any:
-    """Convert a partition value string to the Python type of a filter value (for pruning)."""
+    """Convert a partition value string to the Python type of a filter value (for pruning): a
+    date is its ISO text in the path, a decimal its digits. A time (rendered as micros or text by
+    a write setting) or another kind raises TypeError: the path cannot say."""
     if isinstance(sample, bool):
         return raw.lower() == "true"
     if isinstance(sample, int):
         return int(raw)
     if isinstance(sample, float):
         return float(raw)
-    return raw
+    if isinstance(sample, str):
+        return raw
+    if isinstance(sample, datetime.date) and not isinstance(sample, datetime.datetime):
+        return datetime.date.fromisoformat(raw)
+    if isinstance(sample, decimal.Decimal):
+        try:
+            return decimal.Decimal(raw)
+        except decimal.InvalidOperation as e:
+            raise ValueError(f"{raw!r} is not a decimal") from e
+    raise TypeError(f"a partition path does not say a {type(sample).__name__}")

@@ -6,11 +6,13 @@ row its filters pass.
   keys and bloom filter, then, for a few keys, the key column decide. A slice whose base file
   holds none of the keys keeps its log files, merged alone: the keys' rows there cannot meet a
   base row, so the merge without the base file gives them exactly.
-- **By range**, for ``=``, ``<``, ``<=``, ``>``, ``>=`` and ``in`` on an integer or floating
-  column: every row group's min/max statistics. A slice whose base file is out of range keeps its
-  log files merged alone only where a log record replaces its base row whatever either holds
-  (``OverwriteWithLatestAvroPayload``); under other payloads a log record may lose to a base row
-  out of range, so the slice is read whole.
+- **By range**, for ``=``, ``<``, ``<=``, ``>``, ``>=`` and ``in`` on an integer, floating,
+  string, date, timestamp or decimal column: every row group's min/max statistics, compared by
+  Arrow as the row filter compares the rows (a truncated string statistic still bounds its
+  values: parquet-mr cuts the min and rounds the max up). A slice whose base file is out of
+  range keeps its log files merged alone only where a log record replaces its base row whatever
+  either holds (``OverwriteWithLatestAvroPayload``); under other payloads a log record may lose
+  to a base row out of range, so the slice is read whole.
 
 A slice left with nothing to read is dropped. Apache Hudi's reader skips files only through its
 metadata table's indexes; the bloom filter, the min/max keys and the statistics are in every base
@@ -20,6 +22,8 @@ file anyway, so a point look-up or a recent range here costs the footers, not th
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import decimal
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -99,15 +103,15 @@ def skip_slices(
     with_logs: bool,
 ) -> list[FileSlice]:
     """``slices`` without the base files that hold no row the ``filters`` could pass: none of
-    the keys they pin (:func:`filter_keys`), or, on a numeric column, no value in the range they
-    allow by every row group's min/max statistics. A slice left with no file to read is dropped;
+    the keys they pin (:func:`filter_keys`), or no value in the range they allow on a column by
+    every row group's min/max statistics. A slice left with no file to read is dropped;
     one with log files (``with_logs``: a snapshot) keeps them, merged alone, where that gives its
     rows exactly: always for a key its base file does not hold; for a range only when the log's
     record replaces the base row whatever it holds (``OverwriteWithLatestAvroPayload``), since a
     log record that loses on ordering would otherwise stand in for a base row outside the range.
     The files are asked on ``hoodie.read.parallelism`` threads."""
     keys = filter_keys(table.config, schema, filters)
-    ranges = [f for f in filters if _numeric_range(schema, f)]
+    ranges = [f for f in filters if _range_filter(schema, f)]
     if keys is None and not ranges:
         return slices
     wanted, span = key_span(keys) if keys is not None else (None, None)
@@ -123,7 +127,7 @@ def skip_slices(
         try:
             with pq.ParquetFile(path, filesystem=storage.arrow_filesystem()) as file:
                 meta = file.metadata
-                if ranges and _rules_out(meta, file.schema_arrow, ranges):
+                if ranges and _rules_out(meta, schema, ranges):
                     return _NO_ROW
                 if wanted is None:
                     return _READ
@@ -155,44 +159,71 @@ _READ, _NO_KEY, _NO_ROW = "read", "no key", "no row"
 _RANGE_OPS = frozenset({"=", "<", "<=", ">", ">=", "in"})
 
 
-def _numeric(dt: pa.DataType) -> bool:
-    return pa.types.is_integer(dt) or pa.types.is_floating(dt)
+def _values_fit(dt: pa.DataType, values: list[Any]) -> bool:
+    """Whether ``values`` are of the kind a column of ``dt`` is compared with, so that the row
+    filter compares them as statistics are compared here (another kind is for the row filter to
+    cast or refuse, file by file). None and NaN pass none of the range operators."""
+    if pa.types.is_integer(dt) or pa.types.is_floating(dt):
+        return all(isinstance(v, (int, float)) and not isinstance(v, bool) and v == v for v in values)
+    if pa.types.is_string(dt) or pa.types.is_large_string(dt):
+        return all(isinstance(v, str) for v in values)
+    if pa.types.is_date32(dt):
+        return all(isinstance(v, datetime.date) and not isinstance(v, datetime.datetime) for v in values)
+    if pa.types.is_timestamp(dt):
+        return all(isinstance(v, datetime.datetime) for v in values)
+    if pa.types.is_decimal(dt):
+        numbers = all(isinstance(v, (decimal.Decimal, int)) and not isinstance(v, bool) for v in values)
+        return numbers and not any(isinstance(v, decimal.Decimal) and v.is_nan() for v in values)
+    return False
 
 
-def _numeric_range(schema: pa.Schema, f: Filter) -> bool:
-    """A filter that passes only values in a range (or a set) of an integer or floating column:
-    what row group statistics can rule out (a null or NaN value passes none of these)."""
+def _range_filter(schema: pa.Schema, f: Filter) -> bool:
+    """A filter that passes only values in a range (or a set) of an integer, floating, string,
+    date, timestamp or decimal column: what row group statistics can rule out."""
     column, op, value = f
-    if op not in _RANGE_OPS or schema.get_field_index(column) < 0 or not _numeric(schema.field(column).type):
+    if op not in _RANGE_OPS or schema.get_field_index(column) < 0:
         return False
     values = list(value) if op == "in" else [value]
-    return bool(values) and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and v == v for v in values
-    )
+    return bool(values) and _values_fit(schema.field(column).type, values)
 
 
-def _rules_out(meta: pq.FileMetaData, arrow: pa.Schema, ranges: list[Filter]) -> bool:
+def _rules_out(meta: pq.FileMetaData, schema: pa.Schema, ranges: list[Filter]) -> bool:
     """True when one of ``ranges`` holds for no row of the file: every row group's min/max of
-    its column lies outside it (a file without the column, or a group without statistics, may
-    hold any value)."""
+    its column, as the query's type, lies outside it (a file without the column, or a group
+    without statistics, may hold any value). The bounds are compared by Arrow, as the row filter
+    compares the rows; what Arrow cannot compare rules nothing out."""
     leaves = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
     for column, op, value in ranges:
         i = leaves.get(column)
-        if i is None or arrow.get_field_index(column) < 0 or not _numeric(arrow.field(column).type):
+        if i is None:
             continue
-        values = list(value) if op == "in" else [value]
-        if all(
-            _outside(meta.row_group(g).column(i).statistics, op, values) for g in range(meta.num_row_groups)
-        ):
+        stats = [meta.row_group(g).column(i).statistics for g in range(meta.num_row_groups)]
+        if not stats or not all(s is not None and s.has_min_max for s in stats):
+            continue
+        try:
+            dt = schema.field(column).type
+            lows, highs = pa.array([s.min for s in stats], dt), pa.array([s.max for s in stats], dt)
+            reached = pa.table({"lo": lows, "hi": highs}).filter(_reaches(op, value)).num_rows
+        except (pa.ArrowException, TypeError, ValueError, OverflowError, decimal.InvalidOperation):
+            continue
+        if reached == 0:
             return True
     return False
 
 
-def _outside(stats: Any, op: str, values: list[float]) -> bool:
-    if stats is None or not stats.has_min_max:
-        return False
-    lo, hi = stats.min, stats.max
-    if op in ("=", "in"):
-        return all(v < lo or v > hi for v in values)
-    v = values[0]
-    return {"<": lo >= v, "<=": lo > v, ">": hi <= v, ">=": hi < v}[op]
+def _reaches(op: str, value: Any) -> pc.Expression:
+    """The row groups whose [lo, hi] may hold a value passing ``op value``."""
+    lo, hi = pc.field("lo"), pc.field("hi")
+    if op == "<":
+        return lo < value
+    if op == "<=":
+        return lo <= value
+    if op == ">":
+        return hi > value
+    if op == ">=":
+        return hi >= value
+    values = [value] if op == "=" else list(value)
+    reach = (lo <= values[0]) & (hi >= values[0])
+    for v in values[1:]:
+        reach = reach | ((lo <= v) & (hi >= v))
+    return reach
