@@ -335,3 +335,19 @@ def test_a_value_the_column_cannot_be_compared_with_is_still_refused_when_no_fil
     with pytest.raises(FilterError):
         typed.read(filters=[(column, ">", value)])
     assert len(_bases_read(typed, [(column, ">", value)])) == 3
+
+
+def test_a_range_of_the_key_rules_base_files_out_as_a_key_does_whatever_the_payload(tmp_path: Path) -> None:
+    """Under an event-time payload too, a base file whose keys all lie outside a range of the key
+    is left out with its log files merged alone: a log record in range has no base row to meet."""
+    t = _by_city_fares(tmp_path, DEFAULT_PAYLOAD)
+    full = t.read()
+    for op, value, cities in ((">=", "key-00400", {"lima"}), ("<", "key-00200", {"berlin"})):
+        ranged = [("uuid", op, value)]
+        assert {p.split("/")[-2] for p in _bases_read(t, ranged)} == cities
+        want = full.filter(to_expression(ranged))
+        assert _by_key(t.read(filters=ranged)) == _by_key(want) and want.num_rows == 200
+    splits = plan_splits(t, "snapshot", filters=[("uuid", ">=", "key-00400")])
+    assert (
+        sum(s.base_file is None and bool(s.log_files) for s in splits) == 3 + 1
+    )  # berlin's moves, chennai's delete

@@ -112,7 +112,11 @@ def skip_slices(
     The files are asked on ``hoodie.read.parallelism`` threads."""
     keys = filter_keys(table.config, schema, filters)
     ranges = [f for f in filters if _range_filter(schema, f)]
-    if keys is None and not ranges:
+    # a base file whose keys all lie outside a range of the key holds none of the keys it allows:
+    # a log record in range cannot meet a base row, whatever the payload
+    key_ranges = [f for f in ranges if _names_the_key(table.config, schema, f[0])]
+    ranges = [f for f in ranges if f not in key_ranges]
+    if keys is None and not ranges and not key_ranges:
         return slices
     wanted, span = key_span(keys) if keys is not None else (None, None)
     if wanted is not None and len(wanted) == 0:
@@ -127,6 +131,8 @@ def skip_slices(
         try:
             with pq.ParquetFile(path, filesystem=storage.arrow_filesystem()) as file:
                 meta = file.metadata
+                if key_ranges and _rules_out(meta, schema, key_ranges):
+                    return _NO_KEY
                 if ranges and _rules_out(meta, schema, ranges):
                     return _NO_ROW
                 if wanted is None:
