@@ -37,8 +37,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 ENGINE = HERE / "spark_vs_hudi_engine.py"
 PHASES = ["bulk_insert", "bulk_insert_again", "bulk_insert_warm", "first_upsert", "next_upserts", "scan_noop", "count", "group_by", "to_arrow",
-          "ro_scan_noop", "count_city", "count_key", "format_scan_noop", "format_count",
-          "format_count_city", "filters_count_city", "format_count_key", "filters_count_key"]  # fmt: skip
+          "ro_scan_noop", "count_city", "count_key", "count_since", "format_scan_noop", "format_count",
+          "format_count_city", "filters_count_city", "format_count_key", "filters_count_key",
+          "format_count_since", "filters_count_since"]  # fmt: skip
 #: the reads, which the engines also make of each other's table
 READS = ["scan_noop", "count", "group_by", "to_arrow", "ro_scan_noop"]
 #: issue 22's targets, ours / Apache Hudi's (None: the figure is reported, no target)
@@ -174,7 +175,8 @@ class Served:
 #: a read of ours that Apache Hudi answers with its own plain read (the same query)
 HUDI_SAME = {"format_scan_noop": "scan_noop", "format_count": "count", "format_count_city": "count_city",
              "filters_count_city": "count_city", "format_count_key": "count_key",
-             "filters_count_key": "count_key"}  # fmt: skip
+             "filters_count_key": "count_key", "format_count_since": "count_since",
+             "filters_count_since": "count_since"}  # fmt: skip
 
 
 def run_in_turns(
@@ -218,9 +220,10 @@ def report(results: dict[tuple[str, str], dict[str, Any]], indexes: list[str]) -
     print(
         "\nseconds: writes one run each (first_upsert: the first; next_upserts: mean of the others), "
         "reads the median of three after a first run (printed below the table);\n"
-        "count_city / count_key: count() of one city / one record key; "
-        'format_*: ours through spark.read.format("hudi") instead of hudi_spark.read; filters_count_*: '
-        "hudi_spark.read(filters=[city = berlin] / [uuid = key]); each against Hudi's same query"
+        "count_city / count_key / count_since: count() of one city / one record key / the rows of the "
+        'last upsert (ts >= its least); format_*: ours through spark.read.format("hudi") instead of '
+        "hudi_spark.read; filters_count_*: hudi_spark.read(filters=[city = berlin] / [uuid = key] / "
+        "[ts >= since]); each against Hudi's same query"
     )
     head = "phase".ljust(18) + "".join(f"{e} {i}".rjust(16) for i in indexes for e in ("hudi", "ours"))
     print(head + "".join(f"{'ratio ' + i:>14}" for i in indexes) + "   target")
@@ -287,7 +290,7 @@ def report_spark35(results: dict[tuple[str, str], dict[str, Any]], on35: dict[st
                    indexes: list[str]) -> None:  # fmt: skip
     """Our reads of our table on PySpark 3.5 (``hudi_spark.read`` there too) beside the same reads
     on PySpark 4 and Apache Hudi's of its own table (the table of the main report's ratios)."""
-    phases = [*READS, "count_city", "count_key"]
+    phases = [*READS, "count_city", "count_key", "count_since"]
     print(f"\nours on Spark {on35[indexes[0]]['spark']} (hudi_spark.read, our table; seconds, median of three): "
           "ours on 4 / ours on 3.5 / Apache Hudi; ratio 3.5 over Apache Hudi")  # fmt: skip
     print("index".ljust(10) + "".join(f"{p:>30}" for p in phases))

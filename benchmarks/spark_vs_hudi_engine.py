@@ -276,6 +276,9 @@ def main(argv: list[str]) -> int:
         a.table = target
         out["upserts"] = [timed(lambda d=d: write(d, "upsert"))[0] for d in ups]
     spark.catalog.clearCache()  # the inputs: the reads do not use them
+    # "what changed since": the rows of the last upsert, each upsert a day later than the last
+    latest = data / f"upsert-{a.upserts - 1}.parquet" if a.upserts else data / "base.parquet"
+    since = int(spark.read.parquet(str(latest)).agg({"ts": "min"}).first()[0])
     warm_up_parquet(spark, data / "base.parquet")
     out["log_files"] = sum(1 for f in Path(a.table).rglob(".*.log.*") if not f.name.endswith(".crc"))
     workers = WorkerPeak()
@@ -299,6 +302,7 @@ def main(argv: list[str]) -> int:
     reads["ro_scan_noop"] = lambda: load("read_optimized").write.format("noop").mode("overwrite").save()
     reads["count_city"] = keep("city_rows", lambda: load().filter("city = 'berlin'").count())
     reads["count_key"] = keep("key_rows", lambda: load().filter(f"uuid = '{key}'").count())
+    reads["count_since"] = keep("since_rows", lambda: load().filter(f"ts >= {since}").count())
     if a.engine == "ours" and not a.reads_only:
         # the same reads through PySpark 4's data source: every slice in Python
         import hudi_spark
@@ -316,6 +320,14 @@ def main(argv: list[str]) -> int:
         reads["format_count_key"] = keep("pushed_key_rows", lambda: fmt().filter(f"uuid = '{key}'").count())
         reads["filters_count_key"] = keep(
             "skipped_key_rows", lambda: hudi_spark.read(spark, a.table, filters=one_key).count()
+        )
+        # a range on a data column: only the base files whose row group statistics reach it
+        newer = [("ts", ">=", since)]
+        reads["format_count_since"] = keep(
+            "pushed_since_rows", lambda: fmt().filter(f"ts >= {since}").count()
+        )
+        reads["filters_count_since"] = keep(
+            "skipped_since_rows", lambda: hudi_spark.read(spark, a.table, filters=newer).count()
         )
 
     def run(name: str) -> float:
@@ -348,9 +360,10 @@ def main(argv: list[str]) -> int:
         return 0
     if "pruned_rows" in answers:
         assert answers["pruned_rows"] == answers["city_rows"], answers
-    for skipped in ("pushed_key_rows", "skipped_key_rows"):
+    for skipped, full in (("pushed_key_rows", "key_rows"), ("skipped_key_rows", "key_rows"),
+                          ("pushed_since_rows", "since_rows"), ("skipped_since_rows", "since_rows")):  # fmt: skip
         if skipped in answers:
-            assert answers[skipped] == answers["key_rows"], answers
+            assert answers[skipped] == answers[full], answers
     import pyarrow.compute as pc
 
     table, groups = answers.get("table"), answers["groups"]
@@ -363,6 +376,7 @@ def main(argv: list[str]) -> int:
         "groups": sorted([r[0], int(r["sum(ts)"])] for r in groups),
         "city_rows": answers["city_rows"],
         "key_rows": answers["key_rows"],
+        "since_rows": answers["since_rows"],
     }
     spark.stop()
     print("@@bench " + json.dumps(out))
