@@ -209,27 +209,31 @@ def _rules_out(meta: pq.FileMetaData, schema: pa.Schema, ranges: list[Filter]) -
         try:
             dt = schema.field(column).type
             lows, highs = pa.array([s.min for s in stats], dt), pa.array([s.max for s in stats], dt)
-            reached = pa.table({"lo": lows, "hi": highs}).filter(_reaches(op, value)).num_rows
+            if not _reached(op, value, lows, highs):
+                return True
         except (pa.ArrowException, TypeError, ValueError, OverflowError, decimal.InvalidOperation):
             continue
-        if reached == 0:
-            return True
     return False
 
 
-def _reaches(op: str, value: Any) -> pc.Expression:
-    """The row groups whose [lo, hi] may hold a value passing ``op value``."""
+def _reached(op: str, value: Any, lows: pa.Array, highs: pa.Array) -> bool:
+    """Whether a row group of bounds [lows[g], highs[g]] may hold a value passing ``op value``
+    (``in``: a value of the set between a group's bounds, the set compared whole per group)."""
+    if op == "in":
+        values = pa.array(list(value))
+        return any(
+            pc.any(pc.and_(pc.greater_equal(values, lo), pc.less_equal(values, hi))).as_py()
+            for lo, hi in zip(lows, highs, strict=True)
+        )
     lo, hi = pc.field("lo"), pc.field("hi")
     if op == "<":
-        return lo < value
-    if op == "<=":
-        return lo <= value
-    if op == ">":
-        return hi > value
-    if op == ">=":
-        return hi >= value
-    values = [value] if op == "=" else list(value)
-    reach = (lo <= values[0]) & (hi >= values[0])
-    for v in values[1:]:
-        reach = reach | ((lo <= v) & (hi >= v))
-    return reach
+        reach = lo < value
+    elif op == "<=":
+        reach = lo <= value
+    elif op == ">":
+        reach = hi > value
+    elif op == ">=":
+        reach = hi >= value
+    else:
+        reach = (lo <= value) & (hi >= value)
+    return pa.table({"lo": lows, "hi": highs}).filter(reach).num_rows > 0
