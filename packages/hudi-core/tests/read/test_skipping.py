@@ -393,3 +393,25 @@ def test_every_range_on_the_corpus_tables_reads_as_the_full_read_filtered(spec: 
 
 def _rows_of(data: pa.Table) -> list[tuple]:
     return sorted(tuple(str(v) for v in row.values()) for row in data.to_pylist())
+
+
+def test_a_partition_filter_is_left_to_the_paths_and_reads_no_footer(
+    table: HudiTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filter on the partition column prunes partitions by their paths; the footers of the
+    partitions kept could not rule out more, so planning opens none (a GET or two each on an
+    object store), while a range on a data column opens them."""
+    import hudi_core.read.skipping as skipping
+
+    opened: list[str] = []
+    real = skipping.pq.ParquetFile
+
+    def counting(path: str, **kwargs: object) -> pq.ParquetFile:
+        opened.append(path)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(skipping.pq, "ParquetFile", counting)
+    splits = plan_splits(table, "snapshot", filters=[("city", "=", "lima")])
+    assert len(splits) == 4 and opened == []
+    assert len(plan_splits(table, "snapshot", filters=[("city", "in", ["lima"]), ("fare", ">", 1.5)])) == 4
+    assert len(opened) == 4  # lima's base files, for the fare

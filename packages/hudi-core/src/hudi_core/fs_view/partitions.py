@@ -91,6 +91,13 @@ def partition_values(
     return values
 
 
+def path_says(sample: Any) -> bool:
+    """Whether a partition path's text converts to the kind of ``sample`` (:func:`coerce_like`)."""
+    if isinstance(sample, datetime.datetime):
+        return False
+    return isinstance(sample, (bool, int, float, str, datetime.date, decimal.Decimal))
+
+
 def coerce_like(raw: str, sample: Any) -> Any:
     """Convert a partition value string to the Python type of a filter value (for pruning): a
     date is its ISO text in the path, a decimal its digits. A time (rendered as micros or text by
@@ -103,11 +110,11 @@ def coerce_like(raw: str, sample: Any) -> Any:
         return float(raw)
     if isinstance(sample, str):
         return raw
-    if isinstance(sample, datetime.date) and not isinstance(sample, datetime.datetime):
+    if not path_says(sample):
+        raise TypeError(f"a partition path does not say a {type(sample).__name__}")
+    if isinstance(sample, datetime.date):
         return datetime.date.fromisoformat(raw)
-    if isinstance(sample, decimal.Decimal):
-        try:
-            return decimal.Decimal(raw)
-        except decimal.InvalidOperation as e:
-            raise ValueError(f"{raw!r} is not a decimal") from e
-    raise TypeError(f"a partition path does not say a {type(sample).__name__}")
+    try:
+        return decimal.Decimal(raw)
+    except decimal.InvalidOperation as e:
+        raise ValueError(f"{raw!r} is not a decimal") from e

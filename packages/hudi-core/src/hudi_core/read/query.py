@@ -13,7 +13,7 @@ from hudi_core.config.table import TableOptions
 from hudi_core.engine.pool import arrow_pool
 from hudi_core.errors import ConfigError, HudiError
 from hudi_core.fs_view.model import FileSlice
-from hudi_core.fs_view.partitions import partition_values
+from hudi_core.fs_view.partitions import partition_values, path_says
 from hudi_core.fs_view.view import FileSystemView
 from hudi_core.keygen.partition import DEFAULT_PARTITION_PATH
 from hudi_core.read.filters import Filter, normalize_filters, partition_matches
@@ -212,9 +212,18 @@ def _plan(
         plan.slices = view.latest_merged_file_slices(as_of=as_of, partitions=partitions)
     else:
         plan.slices = _incremental_slices(plan, partitions)
-    if flt and qt != "incremental":
-        plan.slices = skip_slices(table, plan.slices, schema, flt, with_logs=qt == "snapshot")
+    # a filter on a partition column of a kind the paths say was decided by them: every row of a
+    # kept partition holds what its path says, so the footers could not say more
+    pruned = set() if _timestamp_like(table.config) else set(table.config.partition_fields)
+    skipping = [f for f in flt if f[0] not in pruned or not _path_decides(f)]
+    if skipping and qt != "incremental":
+        plan.slices = skip_slices(table, plan.slices, schema, skipping, with_logs=qt == "snapshot")
     return plan
+
+
+def _path_decides(f: Filter) -> bool:
+    values = f[2] if f[1] in ("in", "not in") else [f[2]]
+    return all(path_says(v) for v in values)
 
 
 def _base_only(table: MetaClient, view: FileSystemView, base: Any) -> FileSlice:
