@@ -203,6 +203,11 @@ def test_a_key_filter_reads_only_the_base_files_that_may_hold_the_key(
             pushed = to_arrow(spark.read.format("hudi").load(path).filter(f"key = '{key}'"))
             assert _rows(pushed) == _rows(expected.cast(pushed.schema)), key
     assert full.filter(pc.equal(full.column("key"), "ka001")).num_rows == 2  # (the duplicate)
+    if pushdown:  # a prefix is pushed as the range of text it lies in
+        for prefix in ("kc0", "ka00", "n", "kb01"):
+            pushed = to_arrow(spark.read.format("hudi").load(path).filter(f"key LIKE '{prefix}%'"))
+            expected = full.filter(pc.starts_with(full.column("key"), prefix))
+            assert pushed.num_rows > 0 and _rows(pushed) == _rows(expected.cast(pushed.schema)), prefix
 
 
 def test_a_session_built_before_the_import_gets_pushdown_from_read_or_write(
@@ -239,9 +244,12 @@ def test_core_filters_take_what_core_can_say_the_same_of() -> None:
     day, at = datetime.date(2024, 1, 1), datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
     filters = [EqualTo(("part",), "c"), Not(In(("v",), (1.0, 2.0))), GreaterThan(("ts",), 5),
                IsNull(("v",)), StringStartsWith(("key",), "k"), EqualTo(("s", "x"), 1),
-               GreaterThan(("d",), day), LessThan(("at",), at), In(("p",), (decimal.Decimal("1.5"),))]  # fmt: skip
+               GreaterThan(("d",), day), LessThan(("at",), at), In(("p",), (decimal.Decimal("1.5"),)),
+               StringStartsWith(("name",), "ab\U0010ffff"), Not(StringStartsWith(("name",), "x"))]  # fmt: skip
     assert core_filters(filters) == [("part", "=", "c"), ("v", "not in", [1.0, 2.0]), ("ts", ">", 5),
-                                     ("d", ">", day), ("at", "<", at), ("p", "in", [decimal.Decimal("1.5")])]  # fmt: skip
+                                     ("key", ">=", "k"), ("key", "<", "l"),
+                                     ("d", ">", day), ("at", "<", at), ("p", "in", [decimal.Decimal("1.5")]),
+                                     ("name", ">=", "ab\U0010ffff"), ("name", "<", "ac")]  # fmt: skip
 
 
 def test_date_time_and_decimal_filters_pushed_into_format_hudi_answer_as_spark(

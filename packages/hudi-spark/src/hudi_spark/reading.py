@@ -197,20 +197,40 @@ def core_filters(filters: Sequence[Any]) -> list[tuple[str, str, Any]]:
     ``(column, op, value)``: comparisons, ``IN`` and their negations on a top-level column
     against strings, numbers, booleans, dates, timestamps or decimals. They prune partitions,
     skip files and drop rows that Spark would drop too (``NOT IN`` keeps nulls that Spark then
-    drops), so Spark may evaluate every filter again; the others are left to Spark alone."""
-    out = []
+    drops), so Spark may evaluate every filter again; the others are left to Spark alone. A
+    prefix (``LIKE 'abc%'``, ``startswith``) becomes the range of text it lies in, ``>= 'abc'`` and
+    ``< 'abd'``, which every row with the prefix passes."""
+    out: list[tuple[str, str, Any]] = []
     for f in filters:
         negated = type(f).__name__ == "Not"
         inner = f.child if negated else f
         kind = type(inner).__name__
-        op = (_NEGATED if negated else _OPS).get(kind)
         attr: tuple[str, ...] = getattr(inner, "attribute", ())
         value: Any = getattr(inner, "value", None)
+        if kind == "StringStartsWith" and not negated and len(attr) == 1 and isinstance(value, str) and value:
+            out.append((attr[0], ">=", value))
+            beyond = _after_prefix(value)
+            if beyond is not None:
+                out.append((attr[0], "<", beyond))
+            continue
+        op = (_NEGATED if negated else _OPS).get(kind)
         values: tuple[Any, ...] = value if kind == "In" else (value,)
         if op is None or len(attr) != 1 or not all(isinstance(v, _PLAIN_VALUES) for v in values):
             continue
         out.append((attr[0], op, list(values) if kind == "In" else value))
     return out
+
+
+def _after_prefix(prefix: str) -> str | None:
+    """The least text greater than every text that starts with ``prefix`` (code point order,
+    which is UTF-8's byte order), or None when there is none."""
+    for i in range(len(prefix) - 1, -1, -1):
+        code = ord(prefix[i]) + 1
+        if 0xD800 <= code <= 0xDFFF:  # surrogates are no text
+            code = 0xE000
+        if code <= 0x10FFFF:
+            return prefix[:i] + chr(code)
+    return None
 
 
 def _groups(
