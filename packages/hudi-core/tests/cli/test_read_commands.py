@@ -99,3 +99,21 @@ def test_parse_filter() -> None:
     assert parse_filter("fare >= 2.5") == ("fare", ">=", 2.5)
     assert parse_filter("id in (1, 2)") == ("id", "in", [1, 2])
     assert parse_filter("isActive=true") == ("isActive", "=", True)
+
+
+def test_read_filters_dates_times_and_decimals_written_as_text(tmp_path: Path) -> None:
+    """A date, a time with its offset and a decimal on the command line read as the column's
+    type (Apache Hudi's sample table: ids 1-4 on 2023-04-01..04, 17:01..20:04 UTC)."""
+    table = _path("tables/sample_cow/v6_simplekeygen_nonhivestyle")
+    cases = {
+        "dateField>=2023-04-03": [3, 4],
+        "timestampField<2023-04-02T18:02:00Z": [1],
+        "timestampField>2023-04-03 21:00:00+02:00": [3, 4],  # 19:00 UTC
+        "decimalField>60000": [2, 4],
+        "dateField in (2023-04-01, 2023-04-04)": [1, 4],
+    }
+    for expr, ids in cases.items():
+        out = tmp_path / "out.parquet"
+        assert main(["read", table, "--columns", "id", "--filter", expr, "--output", str(out)]) == 0
+        assert sorted(pq.read_table(out).column("id").to_pylist()) == ids, expr
+    assert main(["read", table, "--filter", "dateField>=April", "--output", str(tmp_path / "x.parquet")]) != 0

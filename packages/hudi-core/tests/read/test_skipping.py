@@ -326,16 +326,40 @@ def _by_key_of(data: pa.Table) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize(
     ("column", "value"),
-    [("at", datetime.datetime(2030, 1, 1)), ("day", "2030-01-01"), ("rider", 7), ("amount", "1.5")],
+    [("at", datetime.datetime(2030, 1, 1)), ("rider", 7), ("amount", datetime.date(2030, 1, 1))],
 )
 def test_a_value_the_column_cannot_be_compared_with_is_still_refused_when_no_file_reaches_it(
     typed: HudiTable, column: str, value: object
 ) -> None:
-    """Beyond every file's range, a value of the wrong kind (a naive time against a UTC column,
-    text against a date) skips nothing, so the row filter still says what is wrong."""
+    """Beyond every file's range, a value of the wrong kind (a naive time against a UTC column, a
+    number against text) skips nothing, so the row filter still says what is wrong."""
     with pytest.raises(FilterError):
         typed.read(filters=[(column, ">", value)])
     assert len(_bases_read(typed, [(column, ">", value)])) == 3
+
+
+@pytest.mark.parametrize("column", ["day", "at", "amount"])
+def test_text_on_a_date_time_or_decimal_column_reads_as_its_type_and_skips(
+    typed: HudiTable, column: str
+) -> None:
+    """As Spark SQL reads ``day >= '2024-07-19'`` (and the CLI's --filter gives text): each
+    column's bounds written as text give the typed filter's rows and base files; text that does
+    not read as the type is refused, naming the forms that do."""
+    last_berlin, first_chennai, lima = _TYPED_BOUNDS[column]
+
+    def text(v: object) -> str:
+        return v.isoformat() if isinstance(v, (datetime.date, datetime.datetime)) else str(v)
+
+    for op, value in (("<", first_chennai), (">=", lima), ("=", first_chennai), ("in", [last_berlin, lima])):
+        typed_f = (column, op, value)
+        text_f = (column, op, [text(v) for v in value] if op == "in" else text(value))
+        assert _by_key_of(typed.read(filters=[text_f])) == _by_key_of(typed.read(filters=[typed_f])), text_f
+        assert _bases_read(typed, [text_f]) == _bases_read(typed, [typed_f]) != _bases_read(typed, []), text_f
+    with pytest.raises(FilterError, match="decimal number" if column == "amount" else "2024-01-31"):
+        typed.read(filters=[(column, ">", "tomorrow")])
+    if column == "at":  # a UTC column's time needs its offset
+        with pytest.raises(FilterError, match="offset"):
+            typed.read(filters=[(column, ">", "2024-01-01 10:00:00")])
 
 
 def test_a_range_of_the_key_rules_base_files_out_as_a_key_does_whatever_the_payload(tmp_path: Path) -> None:

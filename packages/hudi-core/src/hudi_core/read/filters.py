@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,7 +12,14 @@ import pyarrow.compute as pc
 from hudi_core.errors import HudiError
 from hudi_core.fs_view.partitions import coerce_like
 
-__all__ = ["Filter", "FilterError", "normalize_filters", "partition_matches", "to_expression"]
+__all__ = [
+    "Filter",
+    "FilterError",
+    "normalize_filters",
+    "partition_matches",
+    "to_expression",
+    "typed_filters",
+]
 
 Filter = tuple[str, str, Any]
 _OPS = ("=", "==", "!=", "<", "<=", ">", ">=", "in", "not in")
@@ -37,6 +45,49 @@ def normalize_filters(filters: Sequence[Sequence[Any]] | None, columns: Sequence
             raise FilterError(f"filter {col} {op} needs a list of values, got {value!r}")
         out.append((col, "=" if op == "==" else op, value))
     return out
+
+
+def typed_filters(filters: Sequence[Filter], schema: pa.Schema) -> list[Filter]:
+    """``filters`` with each text value on a date, timestamp or decimal column read as that
+    column's type, as Spark SQL reads ``day >= '2024-01-31'`` (and the CLI's ``--filter`` gives
+    text): a date as ``2024-01-31``, a time as ``2024-01-31 10:00:00`` (with its offset, ``Z`` or
+    ``+02:00``, where the column has a time zone); on a decimal column, text and numbers as
+    decimals."""
+    out: list[Filter] = []
+    for col, op, value in filters:
+        dt = schema.field(col).type
+        if pa.types.is_date32(dt) or pa.types.is_timestamp(dt) or pa.types.is_decimal(dt):
+            if op in ("in", "not in"):
+                value = [_typed(col, v, dt) for v in value]
+            else:
+                value = _typed(col, value, dt)
+        out.append((col, op, value))
+    return out
+
+
+def _typed(col: str, value: Any, dt: pa.DataType) -> Any:
+    if pa.types.is_decimal(dt):
+        # a number as a decimal (Arrow compares no int or float with a decimal column), at the
+        # value's own precision: a value beyond the column's compares, as in Spark
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            return value
+        try:
+            number = decimal.Decimal(value if isinstance(value, (str, int)) else repr(value))
+        except decimal.InvalidOperation:
+            number = None
+        if number is None or not number.is_finite():
+            raise FilterError(f"filter value {value!r} of {col} is not a decimal number")
+        return number
+    if not isinstance(value, str):
+        return value
+    try:
+        return pa.scalar(value).cast(dt).as_py()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        zone = " with its offset (Z, +02:00)" if pa.types.is_timestamp(dt) and dt.tz else ""
+        raise FilterError(
+            f"filter value {value!r} of {col} does not read as {dt}: a date is 2024-01-31, a time "
+            f"2024-01-31 10:00:00{zone}"
+        ) from e
 
 
 def to_expression(filters: Sequence[Filter]) -> pc.Expression | None:

@@ -16,7 +16,7 @@ from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.partitions import partition_values, path_says
 from hudi_core.fs_view.view import FileSystemView
 from hudi_core.keygen.partition import DEFAULT_PARTITION_PATH
-from hudi_core.read.filters import Filter, normalize_filters, partition_matches
+from hudi_core.read.filters import Filter, normalize_filters, partition_matches, typed_filters
 from hudi_core.read.merge import IS_DELETED_FIELD, slice_schema
 from hudi_core.read.parallel import costliest_first, ordered_map, read_parallelism
 from hudi_core.read.skipping import skip_slices
@@ -202,7 +202,9 @@ def _plan(
             raise QueryError(f"column(s) {unknown} are not columns of the table: {', '.join(visible_cols)}")
         visible_cols = cols
     output = pa.schema([schema.field(c) for c in visible_cols])
-    flt = normalize_filters(filters, [n for n in schema.names if with_meta or n not in META_FIELDS])
+    flt = typed_filters(
+        normalize_filters(filters, [n for n in schema.names if with_meta or n not in META_FIELDS]), schema
+    )
     plan = _Plan(table, qt, view, schema, output, flt, as_of=as_of, start=start, end=end)
     partitions = _pruned_partitions(table, view, flt)
     if qt == "read_optimized":

@@ -25,7 +25,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--end", default=None, metavar="T", help="incremental: up to instant T (inclusive)")
     p.add_argument("--columns", default=None, help="comma-separated columns to return")
     p.add_argument("--filter", action="append", default=[], metavar="EXPR",
-                   help='"col=value", "col>=value", "col in (a,b)"... (repeatable, all must hold)')  # fmt: skip
+                   help='"col=value", "col>=value", "col in (a,b)"... (repeatable, all must hold; '
+                        'a date as 2024-01-31, a time as 2024-01-31T10:00:00Z)')  # fmt: skip
     p.add_argument(
         "--output", default=None, metavar="FILE.parquet", help="write the rows to this parquet file"
     )
