@@ -287,6 +287,14 @@ def test_date_time_and_decimal_filters_pushed_into_format_hudi_answer_as_spark(
             assert pushed.num_rows > 0 and _rows(pushed) == _rows(spark_side), condition
         later = to_arrow(spark.read.format("hudi").load(path).filter("at >= TIMESTAMP'2024-01-04 04:00:00'"))
         assert sorted(later.column("key").to_pylist()) == ["k3", "k4", "k5"]
+        # the same written as text (and a number on the decimal) through hudi_spark.read(filters=)
+        given = [(("day", ">=", "2024-01-02"), "day >= DATE'2024-01-02'"),
+                 (("at", "<", "2024-01-02T05:00:00-08:00"), "at < TIMESTAMP'2024-01-02 05:00:00'"),
+                 (("price", ">", 0.5), "price > 0.5"), (("price", "in", [1, "1.25"]), "price IN (1.0, 1.25)")]  # fmt: skip
+        for f, condition in given:
+            got = to_arrow(hudi_spark.read(spark, path, filters=[f]))
+            spark_side = to_arrow(hudi_spark.read(spark, path).filter(condition))
+            assert got.num_rows > 0 and _rows(got) == _rows(spark_side), f
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)
 
