@@ -256,7 +256,8 @@ def test_date_time_and_decimal_filters_pushed_into_format_hudi_answer_as_spark(
     spark: Any, tmp_path: Path
 ) -> None:
     """Filters on date, timestamp and decimal columns reach core (partition pruning, statistics)
-    and keep Spark's answer, a timestamp literal read in a session time zone other than UTC."""
+    and keep Spark's answer: pushed into format("hudi") as Spark's literals (a timestamp read in
+    a session time zone other than UTC), and given to hudi_spark.read(filters=) as text."""
     import hudi_spark
     from hudi_spark.compat import has_data_source_api, pyspark_version, to_arrow
 
