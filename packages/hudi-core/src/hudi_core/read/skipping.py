@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 from hudi_core.errors import HudiError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.io.base_file import footer_may_hold, key_span
-from hudi_core.read.filters import Filter
+from hudi_core.read.filters import Filter, to_expression
 from hudi_core.read.keys import KEY_COLUMN
 from hudi_core.read.parallel import ordered_map, read_parallelism
 
@@ -111,11 +111,13 @@ def skip_slices(
     log record that loses on ordering would otherwise stand in for a base row outside the range.
     The files are asked on ``hoodie.read.parallelism`` threads."""
     keys = filter_keys(table.config, schema, filters)
-    ranges = [f for f in filters if _range_filter(schema, f)]
     # a base file whose keys all lie outside a range of the key holds none of the keys it allows:
     # a log record in range cannot meet a base row, whatever the payload
-    key_ranges = [f for f in ranges if _names_the_key(table.config, schema, f[0])]
-    ranges = [f for f in ranges if f not in key_ranges]
+    key_ranges: list[Filter] = []
+    ranges: list[Filter] = []
+    for f in filters:
+        if _range_filter(schema, f):
+            (key_ranges if _names_the_key(table.config, schema, f[0]) else ranges).append(f)
     if keys is None and not ranges and not key_ranges:
         return slices
     wanted, span = key_span(keys) if keys is not None else (None, None)
@@ -225,15 +227,11 @@ def _reached(op: str, value: Any, lows: pa.Array, highs: pa.Array) -> bool:
             pc.any(pc.and_(pc.greater_equal(values, lo), pc.less_equal(values, hi))).as_py()
             for lo, hi in zip(lows, highs, strict=True)
         )
-    lo, hi = pc.field("lo"), pc.field("hi")
-    if op == "<":
-        reach = lo < value
-    elif op == "<=":
-        reach = lo <= value
-    elif op == ">":
-        reach = hi > value
-    elif op == ">=":
-        reach = hi >= value
+    # the row filter's own comparisons, of the bounds: lo for an upper limit, hi for a lower one
+    if op in ("<", "<="):
+        reach = [("lo", op, value)]
+    elif op in (">", ">="):
+        reach = [("hi", op, value)]
     else:
-        reach = (lo <= value) & (hi >= value)
-    return pa.table({"lo": lows, "hi": highs}).filter(reach).num_rows > 0
+        reach = [("lo", "<=", value), ("hi", ">=", value)]
+    return pa.table({"lo": lows, "hi": highs}).filter(to_expression(reach)).num_rows > 0
