@@ -71,8 +71,8 @@ def test_failed_operation_rolls_back_and_retry_completes(
     real = runner_mod._write_base
     written: list[str] = []
 
-    def crash_after_write(table, path, data, avro, cfg):  # type: ignore[no-untyped-def]
-        real(table, path, data, avro, cfg)
+    def crash_after_write(table, path, *rest):  # type: ignore[no-untyped-def]
+        real(table, path, *rest)
         written.append(path)
         raise OSError("disk full (injected)")
 
@@ -155,11 +155,11 @@ def test_merge_marker_precedes_each_new_base_file_and_is_gone_after_commit(
     real = runner_mod._write_base
     seen: set[tuple[str, str, str]] = set()
 
-    def check_marker(table, path, data, avro, cfg):  # type: ignore[no-untyped-def]
+    def check_marker(table, path, *rest):  # type: ignore[no-untyped-def]
         # the marker exists before the file, in the write path's marker layout
         markers = MarkerFiles(table.storage, table.meta_path, t).list()
         seen.update((m.partition_path, m.file_name, m.io_type) for m in markers)
-        return real(table, path, data, avro, cfg)
+        return real(table, path, *rest)
 
     monkeypatch.setattr(runner_mod, "_write_base", check_marker)
     result = run_compaction(trips, t)

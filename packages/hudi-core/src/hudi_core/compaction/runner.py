@@ -126,8 +126,9 @@ def _count_blocks(table: MetaClient, file_slice: Any) -> tuple[int, int, int]:
 
 
 def _write_base(
-    table: MetaClient, path: str, data: pa.Table, avro_schema: dict[str, Any], cfg: HoodieConfig
-) -> int:
+    table: MetaClient, path: str, data: pa.Table, avro_schema: dict[str, Any], cfg: HoodieConfig,
+    key_entries: dict[str, str] | None = None,
+) -> int:  # fmt: skip
     """Write one base file through ``hudi_core.io``; returns its size."""
     from hudi_core.io.base_file import write_base_file
     from hudi_core.schema.avro_schema import add_meta_fields
@@ -141,8 +142,26 @@ def _write_base(
         compression_level=cfg.get_str(WriteOptions.PARQUET_COMPRESSION_LEVEL),
         populate_meta_fields=table.config.populate_meta_fields,
         bloom_config=cfg,
+        key_entries=key_entries,
     )
     return int(result.size)
+
+
+def _continued_keys(
+    table: MetaClient, file_slice: Any, added: pa.Array | None, cfg: HoodieConfig
+) -> dict[str, str] | None:
+    """The new base file's bloom filter and min/max keys: the old base file's continued with the
+    ``added`` keys (see ``read.merge.compact_file_slice``), or None where they are built from
+    every key (a row left out, no usable old footer)."""
+    from hudi_core.read.files import parquet_metadata
+    from hudi_core.write.handles.parquet_out import GrowingFooter
+
+    if added is None or file_slice.base_file is None or not table.config.populate_meta_fields:
+        return None
+    growing = GrowingFooter()
+    growing.start_from(parquet_metadata(table.storage, file_slice.base_file.path).metadata, cfg)
+    growing.add(added)
+    return growing.key_entries() if growing.usable else None
 
 
 def _count_after(times: pa.ChunkedArray, instant: str, *, inclusive: bool) -> int:
@@ -164,7 +183,7 @@ def _count_after(times: pa.ChunkedArray, instant: str, *, inclusive: bool) -> in
 def execute_operation(task: OperationTask) -> OperationResult:
     """Merge one file slice into a new base file at the compaction instant. Never raises: a
     failure comes back as a result with ``error`` set, so the coordinator sees every outcome."""
-    from hudi_core.read.merge import merge_file_slice
+    from hudi_core.read.merge import compact_file_slice
     from hudi_core.table.meta_client import MetaClient
 
     op = task.operation
@@ -174,8 +193,9 @@ def execute_operation(task: OperationTask) -> OperationResult:
         cfg = table.write_config()
         t0 = time.monotonic()
         file_slice = op.file_slice(table)
-        merged = merge_file_slice(table, file_slice, as_of=task.instant_time, timeline=task.timeline,
-                                  schema=task.schema, every_copy=True, dictionaries=True)  # fmt: skip
+        merged, added = compact_file_slice(table, file_slice, as_of=task.instant_time, timeline=task.timeline,
+                                           schema=task.schema)  # fmt: skip
+        keys = _continued_keys(table, file_slice, added, cfg)
         blocks, rollbacks, corrupt = _count_blocks(table, file_slice)
         scan_ms = int((time.monotonic() - t0) * 1000)
         name = BaseFileName(op.file_id, write_token(task.index, 0, task.index), task.instant_time).name
@@ -193,7 +213,7 @@ def execute_operation(task: OperationTask) -> OperationResult:
             op.partition_path, name, "MERGE"
         )
         t1 = time.monotonic()
-        size = _write_base(table, f"{part_uri}/{name}", merged, task.avro_schema, cfg)
+        size = _write_base(table, f"{part_uri}/{name}", merged, task.avro_schema, cfg, keys)
         write_ms = int((time.monotonic() - t1) * 1000)
         rel = f"{op.partition_path}/{name}" if op.partition_path else name
         return OperationResult(

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "IS_DELETED_FIELD",
+    "compact_file_slice",
     "merge_delta",
     "merge_file_slice",
     "merge_file_slice_batches",
@@ -93,9 +94,10 @@ def merge_file_slice(
     honour ordering values or fill fields, not for OverwriteWithLatest).
 
     Returns the meta columns then the table's columns (``schema``, default the table's schema
-    as of ``as_of``). Compaction calls this too, with ``every_copy`` and ``dictionaries``: the
-    columns the merge filtered as dictionary arrays (:func:`_encodable`) stay dictionaries, the
-    log's rows encoded alike, for a parquet writer that stores them as the strings.
+    as of ``as_of``). Compaction merges with ``every_copy`` and ``dictionaries``
+    (:func:`compact_file_slice`): the columns the merge filtered as dictionary arrays
+    (:func:`_encodable`) stay dictionaries, the log's rows encoded alike, for a parquet writer
+    that stores them as the strings.
 
     A key stored twice in the base file (``insert`` keeps duplicates) is merged as Java does:
     a snapshot read merges the log record into the first copy and passes later copies through
@@ -111,6 +113,35 @@ def merge_file_slice(
     if not blocks:
         return base
     return _merge(table, base, blocks, schema, every_copy=every_copy, decode=not dictionaries)
+
+
+def compact_file_slice(
+    table: MetaClient,
+    file_slice: FileSlice,
+    *,
+    as_of: str | None = None,
+    timeline: Timeline | VisibleTimeline | CommitSet | None = None,
+    schema: pa.Schema | None = None,
+) -> tuple[pa.Table, pa.Array | None]:
+    """:func:`merge_file_slice`'s rows as compaction writes them (``every_copy``,
+    ``dictionaries``), and the keys the merge adds to the base file's, in log order, when it
+    removes none. The new file then holds the base file's keys and those, and its bloom filter
+    is the base file's continued with them (``write.handles.parquet_out.GrowingFooter``): the
+    filter Apache Hudi's merge handle builds, which writes the base file's rows in place, then
+    the new keys. (The rows here are the kept base rows, then the log's; a filter answers the
+    same whatever the order its keys came in.) None when a row was left out, and for a partial
+    update payload."""
+    schema = schema if schema is not None else slice_schema(table, as_of)
+    blocks = _slice_blocks(table, file_slice, as_of, timeline, None)
+    encoded = _encodable(table, schema) if blocks else ()
+    base = _read_base(table, file_slice, schema, encoded)
+    if not blocks:
+        return base, pa.array([], pa.string())
+    merged, probe = _merge_probed(table, base, blocks, schema, every_copy=True, decode=False)
+    if probe is None:
+        return merged, None
+    added = probe.inserted_keys()
+    return merged, added if merged.num_rows == base.num_rows + len(added) else None
 
 
 def merge_file_slice_batches(
@@ -317,23 +348,30 @@ def _merge(
     table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool,
     decode: bool = True,
 ) -> pa.Table:  # fmt: skip
+    return _merge_probed(table, base, blocks, schema, every_copy=every_copy, decode=decode)[0]
+
+
+def _merge_probed(
+    table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool,
+    decode: bool = True,
+) -> tuple[pa.Table, _Probe | None]:  # fmt: skip
+    """The merged rows and the probe that told them (None for a partial update payload)."""
     config = table.config
     ord_field, ord_type = _ordering_field(config, schema)
     if _is_partial(table):
         merged = merge_partial(table, base, blocks, schema, ord_field=ord_field, ord_type=ord_type,
                                every_copy=every_copy, apply_deletes=_apply_deletes)  # fmt: skip
-        return _without_deleted(merged)
+        return _without_deleted(merged), None
     logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
-    keep_base, taken = _combine_with_base(
-        table, base, logs, state, ord_field, ord_type, every_copy=every_copy
-    )
-    kept = _kept(base, keep_base)
+    probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=every_copy)
+    kept = _kept(base, probe.keep(base))
+    taken = probe.taken()
     if decode:
         kept = decoded(kept)
     else:
         taken = encoded_like(taken, kept.schema)
     parts = [p for p in (kept, taken) if p.num_rows]
-    return _without_deleted(pa.concat_tables(parts) if parts else kept.schema.empty_table())
+    return _without_deleted(pa.concat_tables(parts) if parts else kept.schema.empty_table()), probe
 
 
 def _visible(
@@ -656,6 +694,15 @@ class _Probe:
         if self.every_copy:  # the merged record replaces each copy it won over
             self.copies += np.bincount(m_pos[~over], minlength=len(self.copies))
         return keep_base
+
+    def inserted_keys(self) -> pa.Array:
+        """After the last :meth:`keep`: the keys the log adds (no base row), in log order."""
+        new = ~self.s_del & ~self.has_base
+        if not new.any():
+            return pa.array([], pa.string())
+        rows = pc.filter(self.state.column("s_row"), pa.array(new))
+        keys = pc.filter(self.state.column("key"), pa.array(new))
+        return pc.take(keys, pc.sort_indices(rows)).combine_chunks().cast(pa.string())
 
     def taken(self) -> pa.Table:
         take_log = ~self.s_del & (~self.has_base | self.log_wins)

@@ -132,13 +132,16 @@ class GrowingFooter:
     gives (a filter's state depends only on the keys added, in order), and the old min/max keys
     with the new keys give the new ones; so the rewrite hashes only its inserts. :meth:`start_from`
     leaves it unusable when the old footer cannot be continued exactly (no filter, other
-    settings, a dynamic filter already at its cap), and :meth:`invalidate` (a delete) too;
-    :func:`write_parquet` then builds the footer from every key."""
+    settings), :meth:`add` when a dynamic filter already at its cap is given keys, and
+    :meth:`invalidate` (a delete) too; :func:`write_parquet` then builds the footer from every
+    key. Compaction continues the base file's footer with the keys its merge adds too
+    (``compaction.runner``)."""
 
     def __init__(self) -> None:
         self.bloom: BloomFilter | None = None
         self.bounds: list[str] = []
         self.usable = False
+        self._capped = False
 
     def start_from(self, metadata: dict[bytes, bytes] | None, config: Any) -> None:
         meta = {k.decode(): v.decode() for k, v in (metadata or {}).items()}
@@ -155,14 +158,16 @@ class GrowingFooter:
             return
         if bloom.type_code != "SIMPLE":
             bloom.max_entries = settings["max_entries"]
+            if bloom.num_entries != settings["num_entries"]:
+                return
             at_cap = len(bloom.rows) * bloom.num_entries >= bloom.max_entries
-            if bloom.num_entries != settings["num_entries"] or (
-                at_cap and bloom.current_nb_record >= bloom.num_entries
-            ):
-                return  # the cap's round-robin position is not in the serialized filter
+            # the cap's round-robin position is not in the serialized filter: it takes no more keys
+            self._capped = at_cap and bloom.current_nb_record >= bloom.num_entries
         self.bloom, self.bounds, self.usable = bloom, [meta[MIN_KEY], meta[MAX_KEY]], True
 
     def add(self, keys: pa.Array) -> None:
+        if self.usable and len(keys) and self._capped:
+            self.usable = False
         if self.usable and len(keys):
             assert self.bloom is not None
             self.bloom.add(keys)
@@ -174,12 +179,14 @@ class GrowingFooter:
     def invalidate(self) -> None:
         self.usable = False
 
-    def footer(self, avro_schema_with_meta: dict[str, Any]) -> dict[str, str]:
+    def key_entries(self) -> dict[str, str]:
+        """The footer's bloom filter, its type, and the least and greatest record keys."""
         assert self.usable and self.bloom is not None
-        footer = footer_of(None, avro_schema_with_meta, None)
-        footer[BLOOM_FILTER_KEY], footer[BLOOM_TYPE_KEY] = self.bloom.serialize(), self.bloom.type_code
-        footer[MIN_KEY], footer[MAX_KEY] = self.bounds
-        return footer
+        return {BLOOM_FILTER_KEY: self.bloom.serialize(), BLOOM_TYPE_KEY: self.bloom.type_code,
+                MIN_KEY: self.bounds[0], MAX_KEY: self.bounds[1]}  # fmt: skip
+
+    def footer(self, avro_schema_with_meta: dict[str, Any]) -> dict[str, str]:
+        return {**footer_of(None, avro_schema_with_meta, None), **self.key_entries()}
 
 
 def open_writer(sink: Any, table: pa.Table, config: Any) -> pq.ParquetWriter:
