@@ -163,6 +163,29 @@ def test_dynamic_adds_rows_then_goes_round_robin() -> None:
     assert bf.might_contain(["a0", "b14"]).all()
 
 
+@pytest.mark.parametrize("before", [0, 5, 10, 11, 22, 29, 30, 31, 32, 47, 61])
+@pytest.mark.parametrize("more", [1, 7, 23])
+def test_a_resumed_dynamic_filter_takes_keys_as_one_built_at_once(before: int, more: int) -> None:
+    """Serialized, read back and given the cap it was built with, a dynamic filter takes more
+    keys into the rows one built from every key puts them in: growing rows below the cap (3 rows
+    of 10 at a cap of 25), Java's round robin past it, wherever it stood."""
+    keys = [f"k{i:03d}" for i in range(before + more)]
+    settings = {"filter_type": DYNAMIC_V0, "num_entries": 10, "fpp": 0.01, "max_entries": 25}
+    first = deserialize_bloom_filter(build_bloom_filter(keys[:before], **settings).serialize(), DYNAMIC_V0)
+    assert first.resume(25)
+    first.add(keys[before:])
+    assert first.serialize() == build_bloom_filter(keys, **settings).serialize()
+
+
+def test_a_dynamic_filter_resumes_only_under_a_cap_its_rows_fit() -> None:
+    keys = [f"k{i:03d}" for i in range(47)]
+    wide = build_bloom_filter(keys, filter_type=DYNAMIC_V0, num_entries=10, fpp=0.01, max_entries=45)
+    assert not deserialize_bloom_filter(wide.serialize(), DYNAMIC_V0).resume(25)  # 5 rows, a cap of 3
+    narrow = build_bloom_filter(keys, filter_type=DYNAMIC_V0, num_entries=10, fpp=0.01, max_entries=25)
+    assert not deserialize_bloom_filter(narrow.serialize(), DYNAMIC_V0).resume(45)  # round robin at 3 rows
+    assert deserialize_bloom_filter(narrow.serialize(), DYNAMIC_V0).resume(25)
+
+
 def test_null_key_is_rejected() -> None:
     with pytest.raises(InvalidRecordKeyError, match="row 1"):
         build_bloom_filter(pa.array(["a", None]))

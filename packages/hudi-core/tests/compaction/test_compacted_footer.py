@@ -1,7 +1,7 @@
 """A compacted base file's bloom filter and min/max keys: the old base file's continued with the
 keys the log adds, as Apache Hudi's merge handle builds them (the old file's keys in its order,
 then the new ones), so only new keys are hashed; built from every key of the new file where the
-merge removed a row or the old footer cannot be continued."""
+merge removed a row or the old footer cannot be continued (other bloom settings)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from hudi_core.write.handles.parquet_out import footer_of
 BUCKET = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "1"}
 #: rows of 10 keys: a dynamic filter's bytes depend on the order its keys came in
 SMALL_ROWS = {"hoodie.index.bloom.num_entries": "10"}
-#: 60 keys fill this dynamic filter to its cap (2 rows of 10): its round-robin position is lost
+#: 60 keys take this dynamic filter past its cap (2 rows of 10): Java's round robin over the rows
 CAPPED = {**SMALL_ROWS, "hoodie.bloom.index.filter.dynamic.max.entries": "20"}
 FIRST = [f"k{i:03d}" for i in range(0, 120, 2)]
 _AVRO = {"type": "record", "name": "x", "fields": []}
@@ -50,8 +50,14 @@ def _keys(path: Path) -> list[str]:
         ("a delete", SMALL_ROWS, {}, False),
         ("other bloom settings", SMALL_ROWS, {"hoodie.index.bloom.num_entries": "12"}, False),
         ("SIMPLE filters", {"hoodie.bloom.index.filter.type": "SIMPLE"}, {}, True),
-        ("updates, a dynamic filter at its cap", CAPPED, {}, True),
-        ("inserts, a dynamic filter at its cap", CAPPED, {}, False),
+        ("updates, a dynamic filter past its cap", CAPPED, {}, True),
+        ("inserts, a dynamic filter past its cap", CAPPED, {}, True),
+        (
+            "inserts, a dynamic filter of another cap",
+            CAPPED,
+            {"hoodie.bloom.index.filter.dynamic.max.entries": "40"},
+            False,
+        ),
     ],
 )
 def test_a_compacted_base_file_has_the_footer_of_its_keys(

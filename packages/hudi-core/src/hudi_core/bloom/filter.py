@@ -114,6 +114,23 @@ class BloomFilter:
             done += take
         return out
 
+    def resume(self, max_entries: int) -> bool:
+        """Make a deserialized DYNAMIC_V0 filter take more keys exactly as the filter that wrote
+        it would, had it been built with ``max_entries``: the cap is not serialized, nor where
+        Java's round robin over the rows stands once the cap is reached; the count of keys in
+        the active row is, and Java keeps counting there after the cap, so it tells the place.
+        False when the rows do not fit that cap (the filter was built with another)."""
+        if self.type_code == SIMPLE:
+            return True
+        rows_at_cap = max(1, -(-max_entries // self.num_entries))
+        beyond_cap = self.current_nb_record > self.num_entries  # Java's first key past the cap made it so
+        if len(self.rows) > rows_at_cap or (beyond_cap and len(self.rows) != rows_at_cap):
+            return False
+        self.max_entries = max_entries
+        self._reached_max = beyond_cap
+        self._cur_matrix_index = self.current_nb_record - self.num_entries - 1 if beyond_cap else 0
+        return True
+
     def add(self, keys: pa.Array | pa.ChunkedArray | list[str]) -> None:
         """Add record keys (strings, hashed as UTF-8), in order."""
         arr = as_string_array(keys)

@@ -132,16 +132,14 @@ class GrowingFooter:
     gives (a filter's state depends only on the keys added, in order), and the old min/max keys
     with the new keys give the new ones; so the rewrite hashes only its inserts. :meth:`start_from`
     leaves it unusable when the old footer cannot be continued exactly (no filter, other
-    settings), :meth:`add` when a dynamic filter already at its cap is given keys, and
-    :meth:`invalidate` (a delete) too; :func:`write_parquet` then builds the footer from every
-    key. Compaction continues the base file's footer with the keys its merge adds too
-    (``compaction.runner``)."""
+    settings), and :meth:`invalidate` (a delete) too; :func:`write_parquet` then builds the
+    footer from every key. Compaction continues the base file's footer with the keys its merge
+    adds too (``compaction.runner``)."""
 
     def __init__(self) -> None:
         self.bloom: BloomFilter | None = None
         self.bounds: list[str] = []
         self.usable = False
-        self._capped = False
 
     def start_from(self, metadata: dict[bytes, bytes] | None, config: Any) -> None:
         meta = {k.decode(): v.decode() for k, v in (metadata or {}).items()}
@@ -156,18 +154,13 @@ class GrowingFooter:
             return
         if bloom.type_code != str(settings["filter_type"]).upper():
             return
-        if bloom.type_code != "SIMPLE":
-            bloom.max_entries = settings["max_entries"]
-            if bloom.num_entries != settings["num_entries"]:
-                return
-            at_cap = len(bloom.rows) * bloom.num_entries >= bloom.max_entries
-            # the cap's round-robin position is not in the serialized filter: it takes no more keys
-            self._capped = at_cap and bloom.current_nb_record >= bloom.num_entries
+        if bloom.type_code != "SIMPLE" and (
+            bloom.num_entries != settings["num_entries"] or not bloom.resume(settings["max_entries"])
+        ):
+            return
         self.bloom, self.bounds, self.usable = bloom, [meta[MIN_KEY], meta[MAX_KEY]], True
 
     def add(self, keys: pa.Array) -> None:
-        if self.usable and len(keys) and self._capped:
-            self.usable = False
         if self.usable and len(keys):
             assert self.bloom is not None
             self.bloom.add(keys)
