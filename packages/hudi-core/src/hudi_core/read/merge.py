@@ -104,15 +104,8 @@ def merge_file_slice(
     unchanged (Hudi's merge-on-read iterator takes each log record once); compaction's merge
     handle merges it into ``every_copy``.
     """
-    schema = schema if schema is not None else slice_schema(table, as_of)
-    blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
-    encoded = _encodable(table, schema) if blocks else ()
-    base = _base_in_range(
-        _read_base(table, file_slice, schema, encoded), _base_rows_in_range(table, file_slice, since)
-    )
-    if not blocks:
-        return base
-    return _merge(table, base, blocks, schema, every_copy=every_copy, decode=not dictionaries)
+    return _merged_slice(table, file_slice, as_of, timeline, schema, every_copy=every_copy, since=since,
+                         dictionaries=dictionaries)[0]  # fmt: skip
 
 
 def compact_file_slice(
@@ -131,17 +124,31 @@ def compact_file_slice(
     the new keys. (The rows here are the kept base rows, then the log's; a filter answers the
     same whatever the order its keys came in.) None when a row was left out, and for a partial
     update payload."""
-    schema = schema if schema is not None else slice_schema(table, as_of)
-    blocks = _slice_blocks(table, file_slice, as_of, timeline, None)
-    encoded = _encodable(table, schema) if blocks else ()
-    base = _read_base(table, file_slice, schema, encoded)
-    if not blocks:
-        return base, pa.array([], pa.string())
-    merged, probe = _merge_probed(table, base, blocks, schema, every_copy=True, decode=False)
-    if probe is None:
+    merged, base_rows, probe = _merged_slice(table, file_slice, as_of, timeline, schema, every_copy=True,
+                                             since=None, dictionaries=True)  # fmt: skip
+    if _is_partial(table):
         return merged, None
-    added = probe.inserted_keys()
-    return merged, added if merged.num_rows == base.num_rows + len(added) else None
+    added = probe.inserted_keys() if probe is not None else pa.array([], pa.string())  # None: no log blocks
+    return merged, added if merged.num_rows == base_rows + len(added) else None
+
+
+def _merged_slice(
+    table: MetaClient, file_slice: FileSlice, as_of: str | None,
+    timeline: Timeline | VisibleTimeline | CommitSet | None, schema: pa.Schema | None, *,
+    every_copy: bool, since: str | None, dictionaries: bool,
+) -> tuple[pa.Table, int, _Probe | None]:  # fmt: skip
+    """:func:`merge_file_slice`'s rows, how many base rows went in, and the probe that merged
+    them (None without log blocks or for a partial update payload)."""
+    schema = schema if schema is not None else slice_schema(table, as_of)
+    blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
+    encoded = _encodable(table, schema) if blocks else ()
+    base = _base_in_range(
+        _read_base(table, file_slice, schema, encoded), _base_rows_in_range(table, file_slice, since)
+    )
+    if not blocks:
+        return base, base.num_rows, None
+    merged, probe = _merge_probed(table, base, blocks, schema, every_copy=every_copy, decode=not dictionaries)
+    return merged, base.num_rows, probe
 
 
 def merge_file_slice_batches(
