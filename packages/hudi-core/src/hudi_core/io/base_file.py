@@ -196,16 +196,12 @@ def write_base_file(
     compression_level: int | str | None = None,
     populate_meta_fields: bool = True,
     bloom_config: HoodieConfig | Mapping[str, Any] | None = None,
-    key_entries: Mapping[str, str] | None = None,
 ) -> BaseFileResult:
     """Write ``data`` (the five meta columns first) as a Hudi base file at ``path``.
 
     ``avro_schema`` is the table's writer schema (with or without meta fields). With
     ``populate_meta_fields=False`` the meta columns are written null except
     ``_hoodie_file_name``, and the file has no bloom filter or min/max keys (spec 6.1).
-    ``key_entries``: the footer's bloom filter, its type and min/max keys, when the caller
-    already has those of ``data``'s record keys in order (a compaction continuing the base
-    file's); built from the keys otherwise.
     """
     if data.schema.names[:5] != list(META_FIELDS):
         raise SchemaMismatchError(
@@ -221,10 +217,7 @@ def write_base_file(
     table = _cast(data, _file_schema(data, avro_schema))
     footer: dict[str, str] = {}
     min_key = max_key = None
-    if populate_meta_fields and key_entries is not None:
-        footer.update(key_entries)
-        min_key, max_key = key_entries.get(MIN_KEY), key_entries.get(MAX_KEY)
-    elif populate_meta_fields:
+    if populate_meta_fields:
         keys = table.column("_hoodie_record_key")
         bloom = build_bloom_filter(keys, **_bloom_settings(bloom_config))
         min_key, max_key = java_min_max(keys)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "IS_DELETED_FIELD",
+    "CompactedSlice",
     "compact_file_slice",
     "merge_delta",
     "merge_file_slice",
@@ -81,7 +82,6 @@ def merge_file_slice(
     schema: pa.Schema | None = None,
     every_copy: bool = False,
     since: str | None = None,
-    dictionaries: bool = False,
 ) -> pa.Table:
     """The rows of a file slice as of an instant: its base file merged with its log blocks.
 
@@ -94,51 +94,16 @@ def merge_file_slice(
     honour ordering values or fill fields, not for OverwriteWithLatest).
 
     Returns the meta columns then the table's columns (``schema``, default the table's schema
-    as of ``as_of``). Compaction merges with ``every_copy`` and ``dictionaries``
-    (:func:`compact_file_slice`): the columns the merge filtered as dictionary arrays
-    (:func:`_encodable`) stay dictionaries, the log's rows encoded alike, for a parquet writer
-    that stores them as the strings.
+    as of ``as_of``). Compaction merges batch by batch (:func:`compact_file_slice`), with
+    ``every_copy``; the columns it filtered as dictionary arrays (:func:`_encodable`) stay
+    dictionaries, the log's rows encoded alike, for a parquet writer that stores them as the
+    strings.
 
     A key stored twice in the base file (``insert`` keeps duplicates) is merged as Java does:
     a snapshot read merges the log record into the first copy and passes later copies through
     unchanged (Hudi's merge-on-read iterator takes each log record once); compaction's merge
     handle merges it into ``every_copy``.
     """
-    return _merged_slice(table, file_slice, as_of, timeline, schema, every_copy=every_copy, since=since,
-                         dictionaries=dictionaries)[0]  # fmt: skip
-
-
-def compact_file_slice(
-    table: MetaClient,
-    file_slice: FileSlice,
-    *,
-    as_of: str | None = None,
-    timeline: Timeline | VisibleTimeline | CommitSet | None = None,
-    schema: pa.Schema | None = None,
-) -> tuple[pa.Table, pa.Array | None]:
-    """:func:`merge_file_slice`'s rows as compaction writes them (``every_copy``,
-    ``dictionaries``), and the keys the merge adds to the base file's, in log order, when it
-    removes none. The new file then holds the base file's keys and those, and its bloom filter
-    is the base file's continued with them (``write.handles.parquet_out.GrowingFooter``): the
-    filter Apache Hudi's merge handle builds, which writes the base file's rows in place, then
-    the new keys. (The rows here are the kept base rows, then the log's; a filter answers the
-    same whatever the order its keys came in.) None when a row was left out, and for a partial
-    update payload."""
-    merged, base_rows, probe = _merged_slice(table, file_slice, as_of, timeline, schema, every_copy=True,
-                                             since=None, dictionaries=True)  # fmt: skip
-    if _is_partial(table):
-        return merged, None
-    added = probe.inserted_keys() if probe is not None else pa.array([], pa.string())  # None: no log blocks
-    return merged, added if merged.num_rows == base_rows + len(added) else None
-
-
-def _merged_slice(
-    table: MetaClient, file_slice: FileSlice, as_of: str | None,
-    timeline: Timeline | VisibleTimeline | CommitSet | None, schema: pa.Schema | None, *,
-    every_copy: bool, since: str | None, dictionaries: bool,
-) -> tuple[pa.Table, int, _Probe | None]:  # fmt: skip
-    """:func:`merge_file_slice`'s rows, how many base rows went in, and the probe that merged
-    them (None without log blocks or for a partial update payload)."""
     schema = schema if schema is not None else slice_schema(table, as_of)
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
     encoded = _encodable(table, schema) if blocks else ()
@@ -146,9 +111,83 @@ def _merged_slice(
         _read_base(table, file_slice, schema, encoded), _base_rows_in_range(table, file_slice, since)
     )
     if not blocks:
-        return base, base.num_rows, None
-    merged, probe = _merge_probed(table, base, blocks, schema, every_copy=every_copy, decode=not dictionaries)
-    return merged, base.num_rows, probe
+        return base
+    return _merge(table, base, blocks, schema, every_copy=every_copy)
+
+
+def compact_file_slice(
+    table: MetaClient,
+    file_slice: FileSlice,
+    *,
+    batch_rows: int,
+    as_of: str | None = None,
+    timeline: Timeline | VisibleTimeline | CommitSet | None = None,
+    schema: pa.Schema | None = None,
+) -> CompactedSlice:
+    """:func:`merge_file_slice`'s rows as compaction writes them, as a stream of tables
+    (:class:`CompactedSlice`): the log is folded first, then the base file is read
+    ``batch_rows`` rows at a time, each batch's surviving rows given at once, and the log's rows
+    come last, so a compaction holds the log's rows and a batch of the base file, never the
+    slice. A log record replaces every base copy of its key (``every_copy``, Hudi's merge
+    handle), and the columns the merge only carries stay dictionary arrays where the file
+    encodes them (:func:`_encodable`), the log's rows encoded alike."""
+    return CompactedSlice(table, file_slice, batch_rows, as_of, timeline, schema)
+
+
+class CompactedSlice:
+    """The rows of one compaction operation, iterated once: at least one table (empty when the
+    merge leaves no row), the kept base rows in file order, then the log's.
+
+    After the last table, :meth:`added` gives the keys the merge adds to the base file's, in log
+    order, when it removed none. The new file then holds the base file's keys and those, and its
+    bloom filter is the base file's continued with them
+    (``write.handles.parquet_out.GrowingFooter``): the filter Apache Hudi's merge handle builds,
+    which writes the base file's rows in place, then the new keys. (The rows here are the kept
+    base rows, then the log's; a filter answers the same whatever the order its keys came in.)"""
+
+    def __init__(
+        self, table: MetaClient, file_slice: FileSlice, batch_rows: int, as_of: str | None,
+        timeline: Timeline | VisibleTimeline | CommitSet | None, schema: pa.Schema | None,
+    ) -> None:  # fmt: skip
+        self._args = (table, file_slice, batch_rows, as_of, timeline, schema)
+        self._tally = _Tally()
+        self._rows = 0
+        self._done = False
+
+    def __iter__(self) -> Iterator[pa.Table]:
+        table, file_slice, batch_rows, as_of, timeline, schema = self._args
+        shape = None
+        for piece in _slice_pieces(table, file_slice, batch_rows=batch_rows, as_of=as_of, timeline=timeline,
+                                   schema=schema, since=None, every_copy=True, dictionaries=True,
+                                   tally=self._tally):  # fmt: skip
+            shape = piece.schema
+            if piece.num_rows:
+                self._rows += piece.num_rows
+                yield piece
+        if not self._rows:  # a file with no row (every record deleted) is still the new base file
+            yield (shape or self._tally.schema or pa.schema([])).empty_table()
+        self._done = True
+
+    def added(self) -> pa.Array | None:
+        """The keys the log adds, in log order; None when a row was left out, and for a
+        partial update payload (which fills base rows field by field)."""
+        if not self._done:
+            raise RuntimeError("CompactedSlice.added() before its last table")
+        tally = self._tally
+        if tally.partial:
+            return None
+        added = tally.probe.inserted_keys() if tally.probe is not None else pa.array([], pa.string())
+        return added if self._rows == tally.base_rows + len(added) else None
+
+
+class _Tally:
+    """What :func:`_slice_pieces` met on its way: base rows read, the probe, the rows' schema."""
+
+    def __init__(self) -> None:
+        self.base_rows = 0
+        self.probe: _Probe | None = None
+        self.partial = False
+        self.schema: pa.Schema | None = None
 
 
 def merge_file_slice_batches(
@@ -168,20 +207,37 @@ def merge_file_slice_batches(
     slice, besides the record keys of up to 16 batches' base rows, probed against the log's keys
     at once (:class:`_KeyPositions`); a partial update payload, which fills base rows field by
     field, merges the slice whole."""
+    for piece in _slice_pieces(table, file_slice, batch_rows=batch_rows, as_of=as_of, timeline=timeline,
+                               schema=schema, since=since, every_copy=False, dictionaries=False,
+                               tally=_Tally()):  # fmt: skip
+        if piece.num_rows:
+            yield piece
+
+
+def _slice_pieces(
+    table: MetaClient, file_slice: FileSlice, *, batch_rows: int, as_of: str | None,
+    timeline: Timeline | VisibleTimeline | CommitSet | None, schema: pa.Schema | None, since: str | None,
+    every_copy: bool, dictionaries: bool, tally: _Tally,
+) -> Iterator[pa.Table]:  # fmt: skip
+    """The merged rows of a slice batch by batch (some may be empty), for
+    :func:`merge_file_slice_batches` and :class:`CompactedSlice`; ``tally`` learns the base rows
+    read, the probe and the rows' schema. ``dictionaries``: the columns read as dictionaries stay
+    dictionaries, the log's rows encoded alike (compaction's writer stores them as strings)."""
     schema = schema if schema is not None else slice_schema(table, as_of)
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
     in_range = _base_rows_in_range(table, file_slice, since)
     if blocks and _is_partial(table):
+        tally.partial = True
         base = _base_in_range(_read_base(table, file_slice, schema), in_range)
-        merged = _merge(table, base, blocks, schema, every_copy=False)
-        if merged.num_rows:
-            yield merged
+        tally.base_rows = base.num_rows
+        yield _merge(table, base, blocks, schema, every_copy=every_copy)
         return
-    probe, encoded = None, _encodable(table, schema) if blocks else ()
+    probe, encoded = None, _encodable(table, schema) if blocks or dictionaries else ()
     if blocks:
         ord_field, ord_type = _ordering_field(table.config, schema)
         logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
-        probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=False)
+        probe = tally.probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=every_copy)
+    tally.schema = schema
     if file_slice.base_file is not None:
         positions = None
         if probe is not None and probe.state.num_rows and _stored_keys(table, schema):
@@ -192,18 +248,19 @@ def merge_file_slice_batches(
             rows = None if in_range is None else in_range[offset : offset + raw.num_rows]
             offset += raw.num_rows
             base = _base_in_range(align_table(raw, schema, encoded=bool(encoded)), rows)
+            tally.base_rows += base.num_rows
+            tally.schema = base.schema
             if probe is not None:
                 pos = None
                 if positions is not None:
                     pos = positions.take(raw.num_rows)
                     pos = pos if rows is None else pos[rows]
-                base = decoded(_without_deleted(_kept(base, probe.keep(base, pos))))
-            if base.num_rows:
-                yield base
+                base = _without_deleted(_kept(base, probe.keep(base, pos)))
+                base = base if dictionaries else decoded(base)
+            yield base
     if probe is not None:
         taken = _without_deleted(probe.taken())
-        if taken.num_rows:
-            yield taken
+        yield encoded_like(taken, tally.schema) if dictionaries else taken
 
 
 # -- log block selection (8.4) ---------------------------------------------------------------------
@@ -352,33 +409,19 @@ def _java_class(dt: pa.DataType) -> str:
 
 
 def _merge(
-    table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool,
-    decode: bool = True,
-) -> pa.Table:  # fmt: skip
-    return _merge_probed(table, base, blocks, schema, every_copy=every_copy, decode=decode)[0]
-
-
-def _merge_probed(
-    table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool,
-    decode: bool = True,
-) -> tuple[pa.Table, _Probe | None]:  # fmt: skip
-    """The merged rows and the probe that told them (None for a partial update payload)."""
+    table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool
+) -> pa.Table:
     config = table.config
     ord_field, ord_type = _ordering_field(config, schema)
     if _is_partial(table):
         merged = merge_partial(table, base, blocks, schema, ord_field=ord_field, ord_type=ord_type,
                                every_copy=every_copy, apply_deletes=_apply_deletes)  # fmt: skip
-        return _without_deleted(merged), None
+        return _without_deleted(merged)
     logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
     probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=every_copy)
-    kept = _kept(base, probe.keep(base))
-    taken = probe.taken()
-    if decode:
-        kept = decoded(kept)
-    else:
-        taken = encoded_like(taken, kept.schema)
-    parts = [p for p in (kept, taken) if p.num_rows]
-    return _without_deleted(pa.concat_tables(parts) if parts else kept.schema.empty_table()), probe
+    kept = decoded(_kept(base, probe.keep(base)))
+    parts = [p for p in (kept, probe.taken()) if p.num_rows]
+    return _without_deleted(pa.concat_tables(parts) if parts else kept.schema.empty_table())
 
 
 def _visible(

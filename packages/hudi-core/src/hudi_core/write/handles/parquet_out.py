@@ -41,7 +41,7 @@ from hudi_core.io.base_file import (
     java_min_max,
     parquet_codec,
 )
-from hudi_core.schema.avro_schema import META_FIELDS
+from hudi_core.schema.avro_schema import META_FIELDS, add_meta_fields
 
 __all__ = [
     "BaseFileOut",
@@ -52,6 +52,7 @@ __all__ = [
     "footer_of",
     "new_bloom_filter",
     "write_parquet",
+    "write_pieces",
 ]
 
 
@@ -198,27 +199,37 @@ ROW_GROUP_ARROW_BYTES = 64 * 1024 * 1024
 def write_parquet(
     ctx: Any, path: str, data: pa.Table | Iterable[pa.Table], *, growing: GrowingFooter | None = None
 ) -> BaseFileOut:
-    """Write ``data`` (meta columns first) as a base file at ``path`` for a handle's ``ctx``.
+    """Write ``data`` (meta columns first) as a base file at ``path`` for a handle's ``ctx``
+    (:func:`write_pieces`)."""
+    return write_pieces(ctx.storage, path, data, config=ctx.config, avro_schema=ctx.avro_schema,
+                        populate_meta_fields=bool(ctx.populate_meta_fields), growing=growing)  # fmt: skip
+
+
+def write_pieces(
+    storage: Any, path: str, data: pa.Table | Iterable[pa.Table], *, config: Any, avro_schema: dict[str, Any],
+    populate_meta_fields: bool, growing: GrowingFooter | None = None,
+) -> BaseFileOut:  # fmt: skip
+    """Write ``data`` (meta columns first) as a base file at ``path``, compressed as the write's
+    ``config`` says, typed by the writer's ``avro_schema``.
 
     ``data`` may be an iterable of tables (at least one, all of one schema): they are written as
     they come, gathered into row groups of about ``ROW_GROUP_ARROW_BYTES``, so a merge never
     holds the whole file; only the keys are kept, for the footer's bloom filter (unless
     ``growing``, kept up to date by the caller while ``data`` is consumed, is still usable)."""
-    codec_options(ctx.config)  # reject a bad codec or level before the file exists
-    populate = bool(ctx.populate_meta_fields)
+    codec_options(config)  # reject a bad codec or level before the file exists
     pieces = [data] if isinstance(data, pa.Table) else data
     keys: list[pa.Array] = []
     rows = 0
-    with ctx.storage.open_write(path) as f:
+    with storage.open_write(path) as f:
         writer: pq.ParquetWriter | None = None
         pending: list[pa.Table] = []
         pending_bytes = 0
         try:
             for piece in pieces:
-                out = file_table(piece, ctx.avro_schema, populate_meta_fields=populate)
+                out = file_table(piece, avro_schema, populate_meta_fields=populate_meta_fields)
                 if writer is None:
-                    writer = open_writer(f, out, ctx.config)
-                if populate:
+                    writer = open_writer(f, out, config)
+                if populate_meta_fields:
                     keys.extend(out.column(RECORD_KEY_COL).chunks)
                 pending.append(out)
                 pending_bytes += out.nbytes
@@ -230,16 +241,17 @@ def write_parquet(
                 raise ValueError(f"no data to write to {path}")
             if pending:
                 _write_row_group(writer, pending)
-            if populate and growing is not None and growing.usable:
-                footer = growing.footer(ctx.avro_schema_with_meta)
+            with_meta = add_meta_fields(avro_schema)
+            if populate_meta_fields and growing is not None and growing.usable:
+                footer = growing.footer(with_meta)
             else:
-                key_col = pa.chunked_array(keys, pa.string()) if populate else None
-                footer = footer_of(key_col, ctx.avro_schema_with_meta, ctx.config)
+                key_col = pa.chunked_array(keys, pa.string()) if populate_meta_fields else None
+                footer = footer_of(key_col, with_meta, config)
             writer.add_key_value_metadata(footer)
         finally:
             if writer is not None:
                 writer.close()
-    return BaseFileOut(path, ctx.storage.size(path), rows)
+    return BaseFileOut(path, storage.size(path), rows)
 
 
 def parquet_block_content(table: pa.Table, config: Any) -> bytes:
