@@ -1,6 +1,6 @@
-"""How the write path's handles write base files: :func:`hudi_core.io.base_file.write_base_file`'s
-layout (meta columns, Avro-typed parquet schema, footer keys, bloom filter) with the encoder
-settings chosen for speed.
+"""How the write path's handles and compaction write base files:
+:func:`hudi_core.io.base_file.write_base_file`'s layout (meta columns, Avro-typed parquet schema,
+footer keys, bloom filter) with the encoder settings chosen for speed.
 
 * gzip at zlib's default level 6, which is what Hudi's parquet-mr writer uses (Hadoop's
   ``ZlibCompressor`` default); Arrow's own gzip default is level 9, slower for ~0.1% smaller files.
