@@ -38,8 +38,7 @@ def _compacted(
     keys, and the sizes of the tables the writer was handed."""
     table = HudiTable.create(str(root), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
                              partition_fields="p", ordering_field="ts", options=OPTIONS)  # fmt: skip
-    first = FIRST
-    table.bulk_insert(_rows(first, 1), options=OPTIONS)
+    table.bulk_insert(_rows(FIRST, 1), options=OPTIONS)
     (old,) = (root / "x").glob("*.parquet")
     for batch_rows in (
         _rows(["k004", "k118", "k050", "k001", "a000"], 2),
