@@ -1,9 +1,11 @@
 """Compaction merges a file slice batch by batch (``read.merge.CompactedSlice``): the new base file
 holds the same rows in the same order, with the same footer, whatever the batch size, and the
-writer is handed one batch of the old file at a time, never the slice."""
+writer is handed one batch of the old file at a time, never the slice. The slice's log files are
+read once."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -12,6 +14,7 @@ import pytest
 from hudi_core import HudiTable
 from hudi_core.compaction import runner as runner_mod
 from hudi_core.io.base_file import BLOOM_FILTER_KEY, BLOOM_TYPE_KEY, MAX_KEY, MIN_KEY
+from hudi_core.log import reader
 from hudi_core.write.handles import parquet_out
 
 #: one file group, so the log's inserts land beside its updates
@@ -93,3 +96,33 @@ def test_a_slice_compacted_in_batches_is_the_slice_compacted_whole(
     )
     # the footer (bloom filter, min/max keys) does not depend on the batches
     assert small_footer == whole_footer and set(small_footer) == set(_FOOTER_KEYS)
+
+
+def test_a_compaction_reads_each_log_file_once_and_counts_its_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                             partition_fields="p", ordering_field="ts", options=OPTIONS)  # fmt: skip
+    table.bulk_insert(_rows(FIRST, 1), options=OPTIONS)
+    for ts, keys in ((2, ["k004", "a000"]), (3, ["k050"]), (4, ["k118", "k200"])):
+        HudiTable.open(table.base_uri, options=OPTIONS).upsert(_rows(keys, ts), options=OPTIONS)
+    logs = sorted(p.name for p in (tmp_path / "t" / "x").glob(".*.log.*"))
+    assert len(logs) >= 1
+
+    reads: list[str] = []
+    read_log_file = reader.read_log_file
+
+    def counting(storage, path):  # type: ignore[no-untyped-def]
+        reads.append(Path(path).name)
+        return read_log_file(storage, path)
+
+    monkeypatch.setattr(reader, "read_log_file", counting)
+    (result,) = HudiTable.open(table.base_uri, options=OPTIONS).compact(OPTIONS)
+
+    assert sorted(reads) == logs  # each log file of the slice read once, not again to count its blocks
+    (commit,) = (tmp_path / "t" / ".hoodie").glob("*.commit")  # the compaction's
+    stats = [s for ss in json.loads(commit.read_text())["partitionToWriteStats"].values() for s in ss]
+    assert [(s["totalLogBlocks"], s["totalRollbackBlocks"], s["totalCorruptLogBlock"]) for s in stats] == [
+        (3, 0, 0)
+    ]
+    assert commit.name == f"{result.instant_time}.commit"

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "IS_DELETED_FIELD",
+    "BlockCounts",
     "CompactedSlice",
     "compact_file_slice",
     "merge_delta",
@@ -179,11 +180,19 @@ class CompactedSlice:
         added = tally.probe.inserted_keys() if tally.probe is not None else pa.array([], pa.string())
         return added if self._rows == tally.base_rows + len(added) else None
 
+    def block_counts(self) -> BlockCounts:
+        """The log blocks the merge read (after its last table): the log files are read once."""
+        if not self._done:
+            raise RuntimeError("CompactedSlice.block_counts() before its last table")
+        return self._tally.counts
+
 
 class _Tally:
-    """What :func:`_slice_pieces` met on its way: base rows read, the probe, the rows' schema."""
+    """What :func:`_slice_pieces` met on its way: base rows read, the probe, the rows' schema,
+    the log blocks."""
 
     def __init__(self) -> None:
+        self.counts = BlockCounts()
         self.base_rows = 0
         self.probe: _Probe | None = None
         self.partial = False
@@ -224,7 +233,7 @@ def _slice_pieces(
     read, the probe and the rows' schema. ``dictionaries``: the columns read as dictionaries stay
     dictionaries, the log's rows encoded alike (compaction's writer stores them as strings)."""
     schema = schema if schema is not None else slice_schema(table, as_of)
-    blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
+    blocks = _slice_blocks(table, file_slice, as_of, timeline, since, tally.counts)
     in_range = _base_rows_in_range(table, file_slice, since)
     if blocks and _is_partial(table):
         tally.partial = True
@@ -266,12 +275,22 @@ def _slice_pieces(
 # -- log block selection (8.4) ---------------------------------------------------------------------
 
 
+class BlockCounts:
+    """The log blocks a scan met (Hudi's compaction write stats: totalLogBlocks,
+    totalRollbackBlocks for command blocks, totalCorruptLogBlock), the block it stopped at too."""
+
+    def __init__(self) -> None:
+        self.blocks = self.rollbacks = self.corrupt = 0
+
+
 def valid_log_blocks(
-    table: MetaClient, file_slice: FileSlice, *, as_of: str | None, visible: VisibleTimeline | CommitSet
-) -> list[Any]:
+    table: MetaClient, file_slice: FileSlice, *, as_of: str | None, visible: VisibleTimeline | CommitSet,
+    counts: BlockCounts | None = None,
+) -> list[Any]:  # fmt: skip
     """Data and delete blocks of the slice's logs that count, oldest first (Java's scanner):
     stop at the first block newer than ``as_of``, skip blocks of uncommitted instants,
-    let rollback command blocks cancel the blocks of their target instant, drop corrupt ones."""
+    let rollback command blocks cancel the blocks of their target instant, drop corrupt ones.
+    ``counts`` learns the blocks met on the way."""
     from hudi_core.log.format import BlockType, HeaderKey
     from hudi_core.log.reader import read_log_file
 
@@ -279,6 +298,10 @@ def valid_log_blocks(
     for lf in file_slice.log_files:
         for block in read_log_file(table.storage, lf.path):
             kind = block.block_type
+            if counts is not None:
+                counts.blocks += 1
+                counts.rollbacks += kind == BlockType.COMMAND
+                counts.corrupt += kind == BlockType.CORRUPT
             if kind == BlockType.CORRUPT:
                 stack.append(block)
                 continue
@@ -341,11 +364,14 @@ def _encodable(table: MetaClient, schema: pa.Schema) -> frozenset[str]:
 
 
 def _slice_blocks(table: MetaClient, file_slice: FileSlice, as_of: str | None,
-                  timeline: Timeline | VisibleTimeline | CommitSet | None, since: str | None) -> list[Any]:  # fmt: skip
+                  timeline: Timeline | VisibleTimeline | CommitSet | None, since: str | None,
+                  counts: BlockCounts | None = None) -> list[Any]:  # fmt: skip
     """The log blocks a merge of the slice applies (an incremental merge: those after ``since``)."""
     if not file_slice.log_files:
         return []
-    blocks = valid_log_blocks(table, file_slice, as_of=as_of, visible=_visible(table, timeline))
+    blocks = valid_log_blocks(
+        table, file_slice, as_of=as_of, visible=_visible(table, timeline), counts=counts
+    )
     return blocks if since is None else [b for b in blocks if (b.instant_time or "") > since]
 
 
