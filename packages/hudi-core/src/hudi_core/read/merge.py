@@ -157,16 +157,15 @@ class CompactedSlice:
 
     def __iter__(self) -> Iterator[pa.Table]:
         table, file_slice, batch_rows, as_of, timeline, schema = self._args
-        shape = None
         for piece in _slice_pieces(table, file_slice, batch_rows=batch_rows, as_of=as_of, timeline=timeline,
                                    schema=schema, since=None, every_copy=True, dictionaries=True,
                                    tally=self._tally):  # fmt: skip
-            shape = piece.schema
             if piece.num_rows:
                 self._rows += piece.num_rows
                 yield piece
         if not self._rows:  # a file with no row (every record deleted) is still the new base file
-            yield (shape or self._tally.schema or pa.schema([])).empty_table()
+            assert self._tally.schema is not None
+            yield self._tally.schema.empty_table()
         self._done = True
 
     def added(self) -> pa.Array | None:
@@ -175,7 +174,7 @@ class CompactedSlice:
         if not self._done:
             raise RuntimeError("CompactedSlice.added() before its last table")
         tally = self._tally
-        if tally.partial:
+        if _is_partial(self._args[0]):
             return None
         added = tally.probe.inserted_keys() if tally.probe is not None else pa.array([], pa.string())
         return added if self._rows == tally.base_rows + len(added) else None
@@ -195,7 +194,7 @@ class _Tally:
         self.counts = BlockCounts()
         self.base_rows = 0
         self.probe: _Probe | None = None
-        self.partial = False
+        #: the rows' schema (the last base batch's: its dictionary columns), set before any row
         self.schema: pa.Schema | None = None
 
 
@@ -232,13 +231,11 @@ def _slice_pieces(
     :func:`merge_file_slice_batches` and :class:`CompactedSlice`; ``tally`` learns the base rows
     read, the probe and the rows' schema. ``dictionaries``: the columns read as dictionaries stay
     dictionaries, the log's rows encoded alike (compaction's writer stores them as strings)."""
-    schema = schema if schema is not None else slice_schema(table, as_of)
+    schema = tally.schema = schema if schema is not None else slice_schema(table, as_of)
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since, tally.counts)
     in_range = _base_rows_in_range(table, file_slice, since)
     if blocks and _is_partial(table):
-        tally.partial = True
         base = _base_in_range(_read_base(table, file_slice, schema), in_range)
-        tally.base_rows = base.num_rows
         yield _merge(table, base, blocks, schema, every_copy=every_copy)
         return
     probe, encoded = None, _encodable(table, schema) if blocks or dictionaries else ()
@@ -246,22 +243,25 @@ def _slice_pieces(
         ord_field, ord_type = _ordering_field(table.config, schema)
         logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
         probe = tally.probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=every_copy)
-    tally.schema = schema
     if file_slice.base_file is not None:
-        positions = None
-        if probe is not None and probe.state.num_rows and _stored_keys(table, schema):
-            positions = _KeyPositions(table, file_slice.base_file.path, probe, batch_rows * _PROBE_BATCHES)
+        keyed = probe is not None and probe.state.num_rows and _stored_keys(table, schema)
+        positions: _KeyPositions | None = None
         offset = 0
         path = file_slice.base_file.path
         for raw in iter_parquet(table.storage, path, schema.names, batch_rows, as_dictionary=encoded):
-            rows = None if in_range is None else in_range[offset : offset + raw.num_rows]
-            offset += raw.num_rows
+            start, offset = offset, offset + raw.num_rows
+            rows = None if in_range is None else in_range[start:offset]
             base = _base_in_range(align_table(raw, schema, encoded=bool(encoded)), rows)
             tally.base_rows += base.num_rows
             tally.schema = base.schema
             if probe is not None:
                 pos = None
-                if positions is not None:
+                # the first batch is probed on its own keys (a base file of one batch: its key
+                # column is read once); a file of more is probed many batches at a time
+                if keyed and start:
+                    if positions is None:
+                        positions = _KeyPositions(table, path, probe, batch_rows * _PROBE_BATCHES)
+                        positions.take(start)
                     pos = positions.take(raw.num_rows)
                     pos = pos if rows is None else pos[rows]
                 base = _without_deleted(_kept(base, probe.keep(base, pos)))
@@ -444,9 +444,11 @@ def _merge(
                                every_copy=every_copy, apply_deletes=_apply_deletes)  # fmt: skip
         return _without_deleted(merged)
     logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
-    probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=every_copy)
-    kept = decoded(_kept(base, probe.keep(base)))
-    parts = [p for p in (kept, probe.taken()) if p.num_rows]
+    keep_base, taken = _combine_with_base(
+        table, base, logs, state, ord_field, ord_type, every_copy=every_copy
+    )
+    kept = decoded(_kept(base, keep_base))
+    parts = [p for p in (kept, taken) if p.num_rows]
     return _without_deleted(pa.concat_tables(parts) if parts else kept.schema.empty_table())
 
 
