@@ -140,3 +140,25 @@ def test_a_level_the_codec_does_not_take_is_refused_before_the_write(
     with pytest.raises(ConfigError, match=r"hoodie\.parquet\.compression\.level"):
         table.insert(_rows(10), options=options)
     assert not (tmp_path / "t" / "sf").exists()
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [f"{i:08x}-aaaa-bbbb-cccc-{i * 7:012x}" for i in range(6000)],  # one length, past the byte cap
+        [f"rider-{i % 9}" for i in range(300)],  # one length, fewer rows than the cap
+        [None, "ab", "ab", None, "cd"] * 40,  # one length with nulls
+        [f"k{i}" * (i % 5) for i in range(5000)],  # lengths 0 to 20
+        ["é" * 3, "x"] * 100 + ["y" * 70_000],  # multi-byte, a value past the byte cap
+    ],
+)
+def test_the_codecs_sample_is_the_columns_plain_encoding(values: list[str | None]) -> None:
+    import struct
+
+    from hudi_core.io.base_file import _sample_bytes
+
+    kept = [v.encode() for v in values[:4096] if v is not None]
+    plain = b"".join(struct.pack("<i", len(v)) + v for v in kept)[: 64 * 1024]
+    column = pa.chunked_array([pa.array(["skipped", *values]).slice(1)])  # offsets from 1
+    sample = _sample_bytes(column)
+    assert sample is not None and sample.to_pybytes() == plain

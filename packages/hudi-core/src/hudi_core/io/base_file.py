@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -284,8 +285,8 @@ def dictionary_columns(table: pa.Table) -> list[str]:
                 or pa.types.is_binary(t) or pa.types.is_integer(t)):  # fmt: skip
             out.append(f.name)
             continue
-        sample = table.column(f.name).slice(0, n)
-        distinct = pc.count_distinct(sample, mode="all").as_py()
+        # (pc.unique, nulls one value as in count_distinct's mode "all": half its time)
+        distinct = len(pc.unique(table.column(f.name).slice(0, n)))
         if distinct * 2 <= n:
             out.append(f.name)
     return out
@@ -328,6 +329,24 @@ def _incompressible(column: pa.ChunkedArray, codec: pa.Codec) -> bool:
     return codec.compress(sample, asbytes=False).size > PLAIN_ABOVE * sample.size
 
 
+def _one_length_layout(arr: pa.Array) -> pa.Buffer | None:
+    """:func:`_sample_bytes` of strings of one byte length (keys, hex ids, names of one shape):
+    each value's 4-byte length and bytes as one row of a matrix, or None for other strings."""
+    if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type) or not len(arr):
+        return None
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    length = int(offsets[1] - offsets[0])
+    if bufs[2] is None or length == 0 or not (np.diff(offsets) == length).all():
+        return None
+    rows = min(len(arr), -(-_SAMPLE_BYTES // (4 + length)))
+    start = int(offsets[0])
+    plain = np.empty((rows, 4 + length), dtype=np.uint8)
+    plain[:, :4] = np.frombuffer(np.array([length], "<i4").tobytes(), dtype=np.uint8)
+    plain[:, 4:] = np.frombuffer(bufs[2], dtype=np.uint8)[start : start + rows * length].reshape(rows, length)
+    return pa.py_buffer(plain.reshape(-1)[:_SAMPLE_BYTES])
+
+
 def _sample_bytes(column: pa.ChunkedArray) -> pa.Buffer | None:
     """The column's first values as parquet's PLAIN encoding lays them out (a string is its 4-byte
     length, then its bytes: fixed-length values compress on their lengths), or None for types
@@ -335,7 +354,8 @@ def _sample_bytes(column: pa.ChunkedArray) -> pa.Buffer | None:
     chunks = [c for c in column.chunks if len(c)]
     if not chunks:
         return None
-    arr = chunks[0].slice(0, _SAMPLE_ROWS).drop_null()
+    arr = chunks[0].slice(0, _SAMPLE_ROWS)
+    arr = arr.drop_null() if arr.null_count else arr
     t = arr.type
     if (
         pa.types.is_string(t)
@@ -343,6 +363,9 @@ def _sample_bytes(column: pa.ChunkedArray) -> pa.Buffer | None:
         or pa.types.is_large_string(t)
         or pa.types.is_large_binary(t)
     ):
+        same = _one_length_layout(arr)
+        if same is not None:
+            return same
         values = arr.cast(pa.large_binary())
         lengths = pc.binary_length(values).cast(pa.int32()).to_numpy(zero_copy_only=False)
         prefixes = pa.FixedSizeBinaryArray.from_buffers(
