@@ -1,7 +1,7 @@
 """Compaction merges a file slice batch by batch (``read.merge.CompactedSlice``): the new base file
 holds the same rows in the same order, with the same footer, whatever the batch size, and the
-writer is handed one batch of the old file at a time, never the slice. The slice's log files are
-read once."""
+writer is handed one batch of the old file at a time, never the slice. Each file of the slice is
+read once: the log files, and the base file, whose footer's bloom filter the new file continues."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from hudi_core import HudiTable
 from hudi_core.compaction import runner as runner_mod
 from hudi_core.io.base_file import BLOOM_FILTER_KEY, BLOOM_TYPE_KEY, MAX_KEY, MIN_KEY
 from hudi_core.log import reader
+from hudi_core.read import files
 from hudi_core.write.handles import parquet_out
 
 #: one file group, so the log's inserts land beside its updates
@@ -98,7 +99,7 @@ def test_a_slice_compacted_in_batches_is_the_slice_compacted_whole(
     assert small_footer == whole_footer and set(small_footer) == set(_FOOTER_KEYS)
 
 
-def test_a_compaction_reads_each_log_file_once_and_counts_its_blocks(
+def test_a_compaction_reads_each_file_once_and_counts_the_log_blocks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
@@ -117,12 +118,36 @@ def test_a_compaction_reads_each_log_file_once_and_counts_its_blocks(
         return read_log_file(storage, path)
 
     monkeypatch.setattr(reader, "read_log_file", counting)
+    # the base file: opened to read its rows, or its footer alone
+    opened: list[str] = []
+    for name in ("parquet_file", "parquet_metadata"):
+        monkeypatch.setattr(files, name, _recorded(getattr(files, name), name, opened))
+    # footers built from every key of the file (rather than the base file's bloom filter continued)
+    rebuilt: list[int] = []
+    footer_of = parquet_out.footer_of
+
+    def recording_footers(keys, *a, **kw):  # type: ignore[no-untyped-def]
+        if keys is not None:
+            rebuilt.append(len(keys))
+        return footer_of(keys, *a, **kw)
+
+    monkeypatch.setattr(parquet_out, "footer_of", recording_footers)
     (result,) = HudiTable.open(table.base_uri, options=OPTIONS).compact(OPTIONS)
 
     assert sorted(reads) == logs  # each log file of the slice read once, not again to count its blocks
+    assert opened == ["parquet_file"]  # the base file once: its footer is not read again
+    assert rebuilt == []  # the new file's bloom filter is the old one's, continued with the log's keys
     (commit,) = (tmp_path / "t" / ".hoodie").glob("*.commit")  # the compaction's
     stats = [s for ss in json.loads(commit.read_text())["partitionToWriteStats"].values() for s in ss]
     assert [(s["totalLogBlocks"], s["totalRollbackBlocks"], s["totalCorruptLogBlock"]) for s in stats] == [
         (3, 0, 0)
     ]
     assert commit.name == f"{result.instant_time}.commit"
+
+
+def _recorded(fn, name: str, calls: list[str]):  # type: ignore[no-untyped-def]
+    def recorded(*a, **kw):  # type: ignore[no-untyped-def]
+        calls.append(name)
+        return fn(*a, **kw)
+
+    return recorded

@@ -132,18 +132,6 @@ def _write_base(
     return int(out.size), int(out.num_records)
 
 
-def _old_footer(table: MetaClient, file_slice: Any, cfg: HoodieConfig) -> GrowingFooter | None:
-    """The base file's bloom filter and min/max keys, to be continued with the keys the merge
-    adds (see ``read.merge.CompactedSlice.added``); None without meta fields or base file."""
-    from hudi_core.read.files import parquet_metadata
-
-    if file_slice.base_file is None or not table.config.populate_meta_fields:
-        return None
-    growing = GrowingFooter()
-    growing.start_from(parquet_metadata(table.storage, file_slice.base_file.path).metadata, cfg)
-    return growing
-
-
 def _count_after(times: pa.ChunkedArray, instant: str, *, inclusive: bool) -> int:
     """Rows whose commit time is after ``instant`` (or at it), compared value by value once per
     dictionary where the column is dictionary-encoded."""
@@ -175,7 +163,10 @@ def execute_operation(task: OperationTask) -> OperationResult:
         file_slice = op.file_slice(table)
         rows = compact_file_slice(table, file_slice, batch_rows=COMPACT_BATCH_ROWS, as_of=task.instant_time,
                                   timeline=task.timeline, schema=task.schema)  # fmt: skip
-        growing = _old_footer(table, file_slice, cfg)
+        # the base file's bloom filter and min/max keys, continued with the keys the merge adds
+        # (read.merge.CompactedSlice.added), from the footer the merge read
+        keyed = file_slice.base_file is not None and table.config.populate_meta_fields
+        growing = GrowingFooter() if keyed else None
         name = BaseFileName(op.file_id, write_token(task.index, 0, task.index), task.instant_time).name
         from_logs = 0
         scan_s = 0.0
@@ -200,6 +191,7 @@ def execute_operation(task: OperationTask) -> OperationResult:
                     )
                 yield piece
             if growing is not None:
+                growing.start_from(rows.base_footer(), cfg)
                 added = rows.added()
                 if added is None:
                     growing.invalidate()

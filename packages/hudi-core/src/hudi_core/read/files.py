@@ -95,13 +95,16 @@ def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
 
 def iter_parquet(
     storage: Storage, path: str, columns: Sequence[str] | None, batch_rows: int,
-    *, as_dictionary: Collection[str] = (),
+    *, as_dictionary: Collection[str] = (), footer: list[pq.FileMetaData] | None = None,
 ) -> Iterator[pa.Table]:  # fmt: skip
     """A parquet file ``batch_rows`` rows at a time, restricted to the ``columns`` it has:
-    memory holds a batch, not the file (``as_dictionary``: as :func:`read_parquet`)."""
+    memory holds a batch, not the file (``as_dictionary``: as :func:`read_parquet`). ``footer``
+    receives the file's footer once it is open (so a caller needing it reads it once)."""
     fs = storage.arrow_filesystem()
     with fs.open_input_file(storage.arrow_path(path)) as f:
         pf = parquet_file(f, as_dictionary)
+        if footer is not None:
+            footer.append(pf.metadata)
         yield from parquet_batches(
             pf, f, _present(pf, columns), batch_rows, local=isinstance(fs, pafs.LocalFileSystem)
         )

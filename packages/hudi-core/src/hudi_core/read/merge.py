@@ -27,6 +27,8 @@ from hudi_core.schema.avro_schema import META_FIELDS, meta_arrow_fields
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
+    import pyarrow.parquet as pq
+
     from hudi_core.table.meta_client import MetaClient
 
 __all__ = [
@@ -185,6 +187,14 @@ class CompactedSlice:
             raise RuntimeError("CompactedSlice.block_counts() before its last table")
         return self._tally.counts
 
+    def base_footer(self) -> dict[bytes, bytes] | None:
+        """The base file's footer keys (its bloom filter, min/max keys), as the merge read them
+        (after its last table): the footer is read once. None without a base file."""
+        if not self._done:
+            raise RuntimeError("CompactedSlice.base_footer() before its last table")
+        footers = self._tally.base_footer
+        return footers[0].metadata if footers else None
+
 
 class _Tally:
     """What :func:`_slice_pieces` met on its way: base rows read, the probe, the rows' schema,
@@ -193,6 +203,8 @@ class _Tally:
     def __init__(self) -> None:
         self.counts = BlockCounts()
         self.base_rows = 0
+        #: the base file's footer, once the merge opened it
+        self.base_footer: list[pq.FileMetaData] = []
         self.probe: _Probe | None = None
         #: the rows' schema (the last base batch's: its dictionary columns), set before any row
         self.schema: pa.Schema | None = None
@@ -248,7 +260,9 @@ def _slice_pieces(
         positions: _KeyPositions | None = None
         offset = 0
         path = file_slice.base_file.path
-        for raw in iter_parquet(table.storage, path, schema.names, batch_rows, as_dictionary=encoded):
+        batches = iter_parquet(table.storage, path, schema.names, batch_rows, as_dictionary=encoded,
+                               footer=tally.base_footer)  # fmt: skip
+        for raw in batches:
             start, offset = offset, offset + raw.num_rows
             rows = None if in_range is None else in_range[start:offset]
             base = _base_in_range(align_table(raw, schema, encoded=bool(encoded)), rows)
