@@ -82,12 +82,14 @@ static uint32_t hash_one(const uint8_t *s, int64_t len, int *bad) {
     return h;
 }
 
-/* Four keys from row i of one byte length, all ASCII, hashed side by side into out[i..i+3]; 0 (and
- * nothing written) when they are not. */
+enum { OTHER_LENGTHS, HASHED, NOT_ASCII };
+
+/* Four keys from row i of one byte length, all ASCII, hashed side by side into out[i..i+3]
+ * (HASHED); else nothing written: OTHER_LENGTHS, or NOT_ASCII (one length, a byte past 0x7F). */
 static int hash_four(const uint8_t *d, const int32_t *o, int64_t i, uint32_t *out) {
     int64_t len = o[i + 1] - o[i];
     for (int k = 1; k < 4; k++)
-        if (o[i + k + 1] - o[i + k] != len) return 0;
+        if (o[i + k + 1] - o[i + k] != len) return OTHER_LENGTHS;
     const uint8_t *s0 = d + o[i], *s1 = d + o[i + 1], *s2 = d + o[i + 2], *s3 = d + o[i + 3];
     uint32_t h0 = 0, h1 = 0, h2 = 0, h3 = 0, high = 0;
     int64_t j = 0;
@@ -110,12 +112,12 @@ static int hash_four(const uint8_t *d, const int32_t *o, int64_t i, uint32_t *ou
         h2 = h2 * 31u + s2[j];
         h3 = h3 * 31u + s3[j];
     }
-    if (high & 0x80808080u) return 0;
+    if (high & 0x80808080u) return NOT_ASCII;
     out[i] = h0;
     out[i + 1] = h1;
     out[i + 2] = h2;
     out[i + 3] = h3;
-    return 1;
+    return HASHED;
 }
 
 PyDoc_STRVAR(hashes_doc,
@@ -150,14 +152,17 @@ static PyObject *hashes(PyObject *self, PyObject *args) {
     uint32_t *h = (uint32_t *)out.buf;
     int64_t i = 0;
     while (i < n) {
-        if (i + 4 <= n && hash_four(d, o, i, h)) {
+        /* a run of four tried once: keys that are not ASCII are hashed one by one, all four */
+        int four = i + 4 <= n ? hash_four(d, o, i, h) : OTHER_LENGTHS;
+        if (four == HASHED) {
             i += 4;
             continue;
         }
-        int bad = 0;
-        h[i] = hash_one(d + o[i], o[i + 1] - o[i], &bad);
-        if (bad && first_bad < 0) first_bad = i;
-        i += 1;
+        for (int64_t end = four == NOT_ASCII ? i + 4 : i + 1; i < end; i++) {
+            int bad = 0;
+            h[i] = hash_one(d + o[i], o[i + 1] - o[i], &bad);
+            if (bad && first_bad < 0) first_bad = i;
+        }
     }
     Py_END_ALLOW_THREADS
     result = PyLong_FromLongLong(first_bad);

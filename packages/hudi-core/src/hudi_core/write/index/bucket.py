@@ -7,8 +7,8 @@ modulo the number of buckets, so Java writers find the same buckets.
 
 :data:`compiled` (``_javahash.c``, built when the package was installed) hashes the keys in C,
 any UTF-8 in one pass; without it numpy hashes ASCII keys a character position at a time over
-all keys of one length, and Python the others, with the same answers. 1M uuid keys: 9.5 ms
-against numpy's 67 ms.
+all keys of one length, and Python the others, with the same answers. 1M uuid keys: 10 ms
+against numpy's 67 ms; 1M keys with CJK characters: 19 ms against 2.6 s (Python, key by key).
 """
 
 from __future__ import annotations
