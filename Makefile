@@ -10,7 +10,7 @@ PACKAGES := -e packages/hudi-core -e packages/hudi-executors -e packages/hudi-st
 
 # --compile-bytecode: uv leaves modules uncompiled, and with PYTHONDONTWRITEBYTECODE set (as on CI)
 # every process, Spark's Python workers included, would compile pandas and pyarrow from source
-$(VENV)/.installed: requirements-dev.txt packages/*/pyproject.toml packages/hudi-core/setup.py packages/hudi-core/src/hudi_core/bloom/_murmur.c packages/hudi-core/src/hudi_core/avro/_codec.c packages/hudi-core/src/hudi_core/keymatch/_match.c packages/hudi-core/src/hudi_core/write/index/_javahash.c
+$(VENV)/.installed: requirements-dev.txt packages/*/pyproject.toml packages/hudi-core/setup.py packages/hudi-core/src/hudi_core/bloom/_murmur.c packages/hudi-core/src/hudi_core/avro/_codec.c packages/hudi-core/src/hudi_core/keymatch/_match.c packages/hudi-core/src/hudi_core/write/index/_javahash.c packages/hudi-core/src/hudi_core/_strings.h
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip uv
 	$(UV) pip install --python $(PY) -q --compile-bytecode $(PACKAGES) -r requirements-dev.txt

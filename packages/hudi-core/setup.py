@@ -13,18 +13,23 @@ Everything else is in pyproject.toml.
 
 from setuptools import Extension, setup
 
+#: the string buffers' check the extensions that take keys share
+STRINGS_H = ["src/hudi_core/_strings.h"]
+
 setup(
     ext_modules=[
         Extension(
             "hudi_core.bloom._murmur",
             ["src/hudi_core/bloom/_murmur.c"],
             extra_compile_args=["-O3"],
+            depends=STRINGS_H,
             optional=True,
         ),
         Extension(
             "hudi_core.keymatch._match",
             ["src/hudi_core/keymatch/_match.c"],
             extra_compile_args=["-O3"],
+            depends=STRINGS_H,
             optional=True,
         ),
         Extension(
@@ -37,6 +42,7 @@ setup(
             "hudi_core.write.index._javahash",
             ["src/hudi_core/write/index/_javahash.c"],
             extra_compile_args=["-O3"],
+            depends=STRINGS_H,
             optional=True,
         ),
     ]

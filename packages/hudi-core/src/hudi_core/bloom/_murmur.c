@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../_strings.h"
+
 #define M 0x5bd1e995u
 #define LANES 8
 #define VECTORS 4
@@ -173,23 +175,6 @@ static void hash_all(const uint8_t *data, const int32_t *offsets, int64_t n, int
     }
 }
 
-/* The key buffers checked: n + 1 non-decreasing offsets within ``data``. */
-static int check_keys(Py_buffer *offsets, Py_buffer *data, int64_t *n) {
-    if (offsets->len % 4 != 0 || offsets->len < 4) {
-        PyErr_SetString(PyExc_ValueError, "offsets must be n + 1 int32 values");
-        return -1;
-    }
-    *n = offsets->len / 4 - 1;
-    const int32_t *o = (const int32_t *)offsets->buf;
-    for (int64_t i = 0; i < *n; i++) {
-        if (o[i] < 0 || o[i + 1] < o[i] || o[i + 1] > data->len) {
-            PyErr_SetString(PyExc_ValueError, "offsets do not index the data buffer");
-            return -1;
-        }
-    }
-    return 0;
-}
-
 static int check_hashing(int rounds, long long bit_size) {
     if (rounds <= 0 || bit_size <= 0 || bit_size > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "num_hashes and bit_size must be positive (bit_size an int32)");
@@ -223,7 +208,7 @@ static PyObject *set_bits(PyObject *self, PyObject *args) {
     int have_rows = 0;
     int64_t n;
     int64_t capacity = (int64_t)bits.len * 8;
-    if (check_keys(&offsets, &data, &n) < 0 || check_hashing(rounds, bit_size) < 0) goto done;
+    if (check_strings(&offsets, &data, &n) < 0 || check_hashing(rounds, bit_size) < 0) goto done;
     if (rows_obj != Py_None) {
         if (PyObject_GetBuffer(rows_obj, &rows, PyBUF_SIMPLE) < 0) goto done;
         have_rows = 1;
@@ -265,7 +250,7 @@ static PyObject *contains(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "w*y*y*y*iL", &found, &bits, &offsets, &data, &rounds, &bit_size)) return NULL;
     PyObject *result = NULL;
     int64_t n;
-    if (check_keys(&offsets, &data, &n) < 0 || check_hashing(rounds, bit_size) < 0) goto done;
+    if (check_strings(&offsets, &data, &n) < 0 || check_hashing(rounds, bit_size) < 0) goto done;
     if (found.len != n || bit_size > (int64_t)bits.len * 8) {
         PyErr_SetString(PyExc_ValueError, "found must hold one byte per key and bits bit_size bits");
         goto done;
@@ -294,7 +279,7 @@ static PyObject *positions(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "w*y*y*iL", &out, &offsets, &data, &rounds, &bit_size)) return NULL;
     PyObject *result = NULL;
     int64_t n;
-    if (check_keys(&offsets, &data, &n) < 0 || check_hashing(rounds, bit_size) < 0) goto done;
+    if (check_strings(&offsets, &data, &n) < 0 || check_hashing(rounds, bit_size) < 0) goto done;
     if (out.len != (Py_ssize_t)(n * rounds * 4)) {
         PyErr_SetString(PyExc_ValueError, "out must hold num_hashes * n uint32 values");
         goto done;

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../_strings.h"
+
 #define MUL 0x9E3779B97F4A7C15ull
 
 typedef struct {
@@ -132,25 +134,14 @@ static void free_table(table_t *t) {
     PyMem_RawFree(t->filter);
 }
 
-/* The key buffers checked: n + 1 non-decreasing offsets within ``data``, fewer than 2^32 - 1 keys. */
+/* The key buffers checked (check_strings), fewer than 2^32 - 1 keys. */
 static int check_keys(Py_buffer *offsets, Py_buffer *data, keys_t *keys) {
-    if (offsets->len % 4 != 0 || offsets->len < 4) {
-        PyErr_SetString(PyExc_ValueError, "offsets must be n + 1 int32 values");
-        return -1;
-    }
-    keys->n = offsets->len / 4 - 1;
+    if (check_strings(offsets, data, &keys->n) < 0) return -1;
     keys->offsets = (const int32_t *)offsets->buf;
     keys->data = (const uint8_t *)data->buf;
     if (keys->n >= 0xFFFFFFFFll) {
         PyErr_SetString(PyExc_ValueError, "too many keys for one table");
         return -1;
-    }
-    for (int64_t i = 0; i < keys->n; i++) {
-        const int32_t *o = keys->offsets;
-        if (o[i] < 0 || o[i + 1] < o[i] || o[i + 1] > data->len) {
-            PyErr_SetString(PyExc_ValueError, "offsets do not index the data buffer");
-            return -1;
-        }
     }
     return 0;
 }

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../../_strings.h"
+
 #define P2 (31u * 31u)
 #define P3 (31u * 31u * 31u)
 #define P4 (31u * 31u * 31u * 31u)
@@ -130,22 +132,13 @@ static PyObject *hashes(PyObject *self, PyObject *args) {
     Py_buffer out, offsets, data;
     if (!PyArg_ParseTuple(args, "w*y*y*", &out, &offsets, &data)) return NULL;
     PyObject *result = NULL;
-    if (offsets.len % 4 != 0 || offsets.len < 4) {
-        PyErr_SetString(PyExc_ValueError, "offsets must be n + 1 int32 values");
-        goto done;
-    }
-    int64_t n = offsets.len / 4 - 1;
-    const int32_t *o = (const int32_t *)offsets.buf;
+    int64_t n;
+    if (check_strings(&offsets, &data, &n) < 0) goto done;
     if (out.len != n * 4) {
         PyErr_SetString(PyExc_ValueError, "out must hold one uint32 per string");
         goto done;
     }
-    for (int64_t i = 0; i < n; i++) {
-        if (o[i] < 0 || o[i + 1] < o[i] || o[i + 1] > data.len) {
-            PyErr_SetString(PyExc_ValueError, "offsets do not index the data buffer");
-            goto done;
-        }
-    }
+    const int32_t *o = (const int32_t *)offsets.buf;
     int64_t first_bad = -1;
     Py_BEGIN_ALLOW_THREADS
     const uint8_t *d = (const uint8_t *)data.buf;
