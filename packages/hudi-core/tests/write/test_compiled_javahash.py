@@ -9,14 +9,7 @@ import pyarrow as pa
 import pytest
 from hudi_core.write.index import bucket
 from hudi_core.write.index.bucket import BucketIndex, java_string_hashes
-
-
-def _java_hash(s: str) -> int:
-    h = 0
-    raw = s.encode("utf-16-be")
-    for k in range(0, len(raw), 2):
-        h = (31 * h + ((raw[k] << 8) | raw[k + 1])) & 0xFFFFFFFF
-    return h
+from hudi_core.write.index.bucket import _java_hash_py as _java_hash  # key by key, over UTF-16 units
 
 
 def _keys() -> list[str | None]:

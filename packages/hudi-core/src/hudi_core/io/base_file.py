@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_core.bloom import BloomFilter, build_bloom_filter, deserialize_bloom_filter, might_contain
+from hudi_core.bloom.murmur import key_buffers
 from hudi_core.config.bloom import BloomOptions
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError, SchemaMismatchError
@@ -334,16 +335,15 @@ def _one_length_layout(arr: pa.Array) -> pa.Buffer | None:
     each value's 4-byte length and bytes as one row of a matrix, or None for other strings."""
     if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type) or not len(arr):
         return None
-    bufs = arr.buffers()
-    offsets = np.frombuffer(bufs[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    offsets, data = key_buffers(arr)
     length = int(offsets[1] - offsets[0])
-    if bufs[2] is None or length == 0 or not (np.diff(offsets) == length).all():
+    if length == 0 or not (np.diff(offsets) == length).all():
         return None
     rows = min(len(arr), -(-_SAMPLE_BYTES // (4 + length)))
     start = int(offsets[0])
     plain = np.empty((rows, 4 + length), dtype=np.uint8)
     plain[:, :4] = np.frombuffer(np.array([length], "<i4").tobytes(), dtype=np.uint8)
-    plain[:, 4:] = np.frombuffer(bufs[2], dtype=np.uint8)[start : start + rows * length].reshape(rows, length)
+    plain[:, 4:] = np.frombuffer(data, dtype=np.uint8)[start : start + rows * length].reshape(rows, length)
     return pa.py_buffer(plain.reshape(-1)[:_SAMPLE_BYTES])
 
 

@@ -173,9 +173,7 @@ class CompactedSlice:
     def added(self) -> pa.Array | None:
         """The keys the log adds, in log order; None when a row was left out, and for a
         partial update payload (which fills base rows field by field)."""
-        if not self._done:
-            raise RuntimeError("CompactedSlice.added() before its last table")
-        tally = self._tally
+        tally = self._finished("added")
         if _is_partial(self._args[0]):
             return None
         added = tally.probe.inserted_keys() if tally.probe is not None else pa.array([], pa.string())
@@ -183,17 +181,19 @@ class CompactedSlice:
 
     def block_counts(self) -> BlockCounts:
         """The log blocks the merge read (after its last table): the log files are read once."""
-        if not self._done:
-            raise RuntimeError("CompactedSlice.block_counts() before its last table")
-        return self._tally.counts
+        return self._finished("block_counts").counts
 
     def base_footer(self) -> dict[bytes, bytes] | None:
         """The base file's footer keys (its bloom filter, min/max keys), as the merge read them
         (after its last table): the footer is read once. None without a base file."""
-        if not self._done:
-            raise RuntimeError("CompactedSlice.base_footer() before its last table")
-        footers = self._tally.base_footer
+        footers = self._finished("base_footer").base_footer
         return footers[0].metadata if footers else None
+
+    def _finished(self, what: str) -> _Tally:
+        """What the merge met, once it has given its last table."""
+        if not self._done:
+            raise RuntimeError(f"CompactedSlice.{what}() before its last table")
+        return self._tally
 
 
 class _Tally:
