@@ -160,6 +160,37 @@ def test_nested_fields_evolve_as_top_level_ones(tmp_path: Path, ttype: str) -> N
         t.upsert(pa.table({"id": ["k3"], "p": ["x"], "ts": [3], "n": pa.array([{"a": "text"}])}))
 
 
+@pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_text_and_bytes_are_written_into_each_others_columns(tmp_path: Path, ttype: str) -> None:
+    """Avro promotes text to bytes and bytes to text; as Apache Hudi's writer, the column keeps
+    its type and the input is cast to it (text as its UTF-8 bytes, bytes as the text they encode),
+    inside a struct too. Bytes that are not UTF-8 are refused with their column and row, before
+    anything is written."""
+    t = _new(tmp_path, ttype, **{"hoodie.compact.inline": "false"})
+    inner = lambda kind: pa.struct([("s", kind)])  # noqa: E731
+    t.upsert(pa.table({"id": ["k1"], "p": ["x"], "ts": [1], "s": ["ü"], "b": pa.array([b"\x01"]),
+                       "n": pa.array([{"s": "a"}], inner(pa.string()))}))  # fmt: skip
+    t.upsert(pa.table({"id": ["k2"], "p": ["x"], "ts": [2], "s": pa.array(["é".encode()]), "b": ["text"],
+                       "n": pa.array([{"s": b"b"}], inner(pa.binary()))}))  # fmt: skip
+    answer = HudiTable.open(t.base_uri).read(columns=["id", "s", "b", "n"]).sort_by("id")
+    assert answer.schema.field("s").type == pa.string() and answer.schema.field("b").type == pa.binary()
+    assert answer.schema.field("n").type == inner(pa.string())
+    assert answer.to_pylist() == [
+        {"id": "k1", "s": "ü", "b": b"\x01", "n": {"s": "a"}},
+        {"id": "k2", "s": "é", "b": b"text", "n": {"s": "b"}},
+    ]
+    n = len(t.timeline)
+    with pytest.raises(SchemaMismatchError, match=r"'s'.*row 1"):
+        t.upsert(
+            pa.table({"id": ["k3", "k4"], "p": ["x"] * 2, "ts": [3, 3], "s": pa.array([b"ok", b"\xff\xfe"])})
+        )
+    assert len(t.timeline) == n
+    assert HudiTable.open(t.base_uri).read(columns=["id", "s"]).sort_by("id").column("s").to_pylist() == [
+        "ü",
+        "é",
+    ]
+
+
 class _PlainKeys:
     """A plugin key generator that computes its paths without checking them."""
 

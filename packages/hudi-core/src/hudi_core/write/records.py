@@ -142,9 +142,17 @@ _PROMOTIONS: dict[pa.DataType, tuple[pa.DataType, ...]] = {
 }
 
 
+#: Avro promotes text to bytes and bytes to text. Hudi's writer then keeps the table's type and
+#: casts the input to it (it evolves a column only to a type the input cannot be cast back from)
+_TEXT = (pa.string(), pa.large_string())
+_BYTES = (pa.binary(), pa.large_binary())
+
+
 def _compatible(old: pa.DataType, new: pa.DataType) -> pa.DataType | None:
     """The type a column keeps when ``old`` (table) meets ``new`` (input); None if incompatible."""
     if old.equals(new):
+        return old
+    if (old in _TEXT and new in _BYTES) or (old in _BYTES and new in _TEXT):
         return old
     if new in _PROMOTIONS.get(old, ()):
         return new  # widening (Avro schema evolution allows int -> long -> float -> double)
@@ -225,6 +233,27 @@ def evolve_schema(
     return pa.schema(fields)
 
 
+def _cast(column: pa.Array | pa.ChunkedArray, field: pa.Field) -> pa.Array | pa.ChunkedArray:
+    """``column`` as ``field``'s type; bytes that are not UTF-8 text, cast to a text column, are
+    refused with the column and row."""
+    try:
+        return column.cast(field.type)
+    except pa.ArrowInvalid:
+        if field.type not in _TEXT or column.type not in _BYTES:
+            raise
+        for row, value in enumerate(column.to_pylist()):  # only once the cast failed
+            if value is None:
+                continue
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError:
+                raise SchemaMismatchError(
+                    f"column {field.name!r} holds text in the table, and row {row} of the input's bytes "
+                    f"is not UTF-8 text ({value[:16]!r}...): text is stored as UTF-8"
+                ) from None
+        raise
+
+
 def conform_to_schema(data: pa.Table, schema: pa.Schema, *, keep_dictionaries: bool = False) -> pa.Table:
     """``data``'s user columns cast/filled to ``schema`` (missing -> nulls), internal columns
     kept after them; with ``keep_dictionaries`` a dictionary column of the field's type stays
@@ -238,7 +267,7 @@ def conform_to_schema(data: pa.Table, schema: pa.Schema, *, keep_dictionaries: b
                 continue
             if pa.types.is_dictionary(col.type):
                 col = col.cast(col.type.value_type)
-            arrays.append(col if col.type.equals(f.type) else col.cast(f.type))
+            arrays.append(col if col.type.equals(f.type) else _cast(col, f))
         else:
             arrays.append(pa.nulls(data.num_rows, f.type))
     names = list(schema.names)
