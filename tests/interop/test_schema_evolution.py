@@ -133,3 +133,56 @@ def test_text_and_bytes_written_into_each_others_column(hudi, tmp_path: Path, ca
                     zip(answer.column("uuid").to_pylist(), answer.column("note").to_pylist(), strict=True)
                 )
                 assert got == expected, f"step {step} ({who} wrote {kind}, compacted {compacted}): {reader}"
+
+
+@pytest.mark.parametrize("writer", ["hudi", "ours"])
+def test_a_batch_without_one_of_the_tables_columns(hudi, tmp_path: Path, writer: str) -> None:
+    """Both writers refuse an upsert that leaves out a column of the table (it would blank the
+    column in the rows it updates) and take it with hoodie.write.set.null.for.missing.columns,
+    writing nulls there; both readers then agree."""
+    from hudi_core.errors import SchemaMismatchError
+    from hudi_spark.table_ops import open_or_create
+    from oracle import OracleError
+
+    path = tmp_path / writer
+    opts = _options("MERGE_ON_READ")
+
+    def upsert(data: pa.Table, more: dict[str, str] | None = None) -> None:
+        options = {**opts, **(more or {})}
+        if writer == "hudi":
+            hudi.oracle.write(path, data, options)
+        else:
+            open_or_create(str(path), options, data.schema)[0].upsert(data, options=options)
+
+    full = pa.table({"uuid": ["k1", "k2"], "ts": pa.array([1, 1], pa.int64()), "city": ["sf", "la"],
+                     "tip": [1.0, 2.0], "note": ["n1", "n2"]})  # fmt: skip
+    upsert(full)
+    lacking = pa.table({"uuid": ["k1"], "ts": pa.array([2], pa.int64()), "city": ["sf"], "tip": [9.0]})
+    with pytest.raises(OracleError if writer == "hudi" else SchemaMismatchError, match="note"):
+        upsert(lacking)
+    upsert(lacking, {"hoodie.write.set.null.for.missing.columns": "true"})
+    expected = [("k1", 9.0, None), ("k2", 2.0, "n2")]
+    ours = HudiTable.open(str(path)).read(columns=["uuid", "tip", "note"]).sort_by("uuid")
+    assert [tuple(r.values()) for r in ours.to_pylist()] == expected
+    assert not differences(ours, hudi.oracle.read(path).select(["uuid", "tip", "note"]))
+
+
+def test_micros_into_a_millis_column(hudi, tmp_path: Path) -> None:
+    """Our millis column widened to micros by a later write (as Hudi's writer widens one): Hudi's
+    snapshot and read_optimized answers equal ours, millis and micros values alike."""
+    from hudi_spark.table_ops import open_or_create
+
+    path = tmp_path / "t"
+    opts = _options("MERGE_ON_READ")
+    for ts, unit, values in ((1, "ms", [1_000, 2_000]), (2, "us", [2_000_001])):
+        keys = ["k1", "k2"][: len(values)] if unit == "ms" else ["k2"]
+        data = pa.table({"uuid": keys, "ts": pa.array([ts] * len(keys), pa.int64()), "city": ["sf"] * len(keys),
+                         "at": pa.array(values, pa.timestamp(unit, tz="UTC"))})  # fmt: skip
+        open_or_create(str(path), opts, data.schema)[0].upsert(data, options=opts)
+    for query in ("snapshot", "read_optimized"):
+        ours = HudiTable.open(str(path)).read(query, columns=["uuid", "at"])
+        theirs = hudi.oracle.read(path, {"hoodie.datasource.query.type": query}).select(["uuid", "at"])
+        assert ours.schema.field("at").type == pa.timestamp("us", tz="UTC")
+        assert not differences(ours, theirs), query
+    micros = HudiTable.open(str(path)).read(columns=["uuid", "at"]).sort_by("uuid").column("at")
+    assert micros.cast(pa.int64()).to_pylist() == [1_000_000, 2_000_001]

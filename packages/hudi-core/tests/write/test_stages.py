@@ -133,6 +133,50 @@ def test_cli_write_creates_then_rejects_conflicting_flags(
                                     options={"hoodie.datasource.write.precombine.field": "id"})  # fmt: skip
 
 
+#: a write may leave out some of the table's columns (nulls in its rows)
+_NULLS = {"hoodie.write.set.null.for.missing.columns": "true"}
+
+
+@pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_a_write_without_some_of_the_tables_columns_is_refused_unless_asked(
+    tmp_path: Path, ttype: str
+) -> None:
+    """As Apache Hudi's writer (``hoodie.write.set.null.for.missing.columns``, false by default):
+    an upsert that leaves a column out would blank it in every row it updates, so it is refused
+    with the columns named and nothing written; with the option, those rows hold nulls there."""
+    t = _new(tmp_path, ttype, **{"hoodie.compact.inline": "false"})
+    t.upsert(
+        pa.table({"id": ["k1", "k2"], "p": ["x", "x"], "ts": [1, 1], "a": ["a1", "a2"], "b": ["b1", "b2"]})
+    )
+    n = len(t.timeline)
+    with pytest.raises(SchemaMismatchError, match=r"\['b'\].*hoodie.write.set.null.for.missing.columns"):
+        t.upsert(pa.table({"id": ["k1"], "p": ["x"], "ts": [2], "a": ["A1"]}))
+    assert len(t.timeline) == n
+    t.upsert(pa.table({"id": ["k1"], "p": ["x"], "ts": [2], "a": ["A1"]}), options=_NULLS)
+    rows = HudiTable.open(t.base_uri).read(columns=["id", "a", "b"]).sort_by("id").to_pylist()
+    assert rows == [{"id": "k1", "a": "A1", "b": None}, {"id": "k2", "a": "a2", "b": "b2"}]
+
+
+@pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_a_millis_timestamp_column_widens_to_micros(tmp_path: Path, ttype: str) -> None:
+    """Micros written into a millis column widen it to micros (as Apache Hudi's writer does),
+    where a cast down would lose the micros; millis written into a micros column stay micros."""
+    t = _new(tmp_path, ttype, **{"hoodie.compact.inline": "false"})
+    t.upsert(pa.table({"id": ["k1", "k2"], "p": ["x", "x"], "ts": [1, 1],
+                       "t": pa.array([1_000, 2_000], pa.timestamp("ms", tz="UTC"))}))  # fmt: skip
+    t.upsert(
+        pa.table(
+            {"id": ["k2"], "p": ["x"], "ts": [2], "t": pa.array([2_000_001], pa.timestamp("us", tz="UTC"))}
+        )
+    )
+    t.upsert(
+        pa.table({"id": ["k3"], "p": ["x"], "ts": [3], "t": pa.array([3_000], pa.timestamp("ms", tz="UTC"))})
+    )
+    answer = HudiTable.open(t.base_uri).read(columns=["id", "t"]).sort_by("id")
+    assert answer.schema.field("t").type == pa.timestamp("us", tz="UTC")
+    assert answer.column("t").cast(pa.int64()).to_pylist() == [1_000_000, 2_000_001, 3_000_000]
+
+
 @pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_nested_fields_evolve_as_top_level_ones(tmp_path: Path, ttype: str) -> None:
     """Schema-on-write inside a struct, a list of structs and a map: a new nullable field, an
@@ -157,7 +201,9 @@ def test_nested_fields_evolve_as_top_level_ones(tmp_path: Path, ttype: str) -> N
         },
     ]
     with pytest.raises(SchemaMismatchError, match="'n'"):
-        t.upsert(pa.table({"id": ["k3"], "p": ["x"], "ts": [3], "n": pa.array([{"a": "text"}])}))
+        t.upsert(
+            pa.table({"id": ["k3"], "p": ["x"], "ts": [3], "n": pa.array([{"a": "text"}])}), options=_NULLS
+        )
 
 
 @pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
@@ -182,7 +228,8 @@ def test_text_and_bytes_are_written_into_each_others_columns(tmp_path: Path, tty
     n = len(t.timeline)
     with pytest.raises(SchemaMismatchError, match=r"'s'.*row 1"):
         t.upsert(
-            pa.table({"id": ["k3", "k4"], "p": ["x"] * 2, "ts": [3, 3], "s": pa.array([b"ok", b"\xff\xfe"])})
+            pa.table({"id": ["k3", "k4"], "p": ["x"] * 2, "ts": [3, 3], "s": pa.array([b"ok", b"\xff\xfe"])}),
+            options=_NULLS,
         )
     assert len(t.timeline) == n
     assert HudiTable.open(t.base_uri).read(columns=["id", "s"]).sort_by("id").column("s").to_pylist() == [

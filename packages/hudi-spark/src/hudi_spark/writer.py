@@ -132,7 +132,8 @@ def _write(
             return SparkWriteResult(None, op), "", None
         schema = table_schema
     else:
-        schema = evolve_schema(table_schema, input_schema, required=required)
+        fill = bool(cfg.get(WriteOptions.SET_NULL_FOR_MISSING_COLUMNS))
+        schema = evolve_schema(table_schema, input_schema, required=required, fill_missing=fill)
     job = SparkCommit(table, cfg, op, schema, dict(extra_metadata or {}))
     if job.already_committed():
         return SparkWriteResult(None, op, skipped=True), "", None

@@ -245,7 +245,8 @@ class WriteClient:
         if op == "delete":
             evolve_schema(None, data.schema, required=required)  # keys must be there
             return table_schema
-        return evolve_schema(table_schema, data.schema, required=required)
+        fill = bool(self.config.get(WriteOptions.SET_NULL_FOR_MISSING_COLUMNS))
+        return evolve_schema(table_schema, data.schema, required=required, fill_missing=fill)
 
     def _prepare(self, data: pa.Table, op: str, schema: pa.Schema) -> pa.Table:
         """Stages 1-2: keys, schema conformance, dedupe (and bulk_insert's sort)."""

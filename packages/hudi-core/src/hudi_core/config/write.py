@@ -83,6 +83,11 @@ class WriteOptions:
     )
     EXECUTOR_TYPE = _w("hoodie.write.executor.type", "SIMPLE", "SIMPLE, BOUNDED_IN_MEMORY or DISRUPTOR.")
     ENGINE = _w("hoodie.engine", "local", "Engine that runs the write: local or spark.")
+    SET_NULL_FOR_MISSING_COLUMNS = _w(
+        "hoodie.write.set.null.for.missing.columns", False,
+        "A write whose rows lack some of the table's columns: false (Hudi's default) refuses it, so "
+        "an upsert cannot blank the columns it left out; true writes nulls in them.",
+    )  # fmt: skip
     COMBINE_BEFORE_INSERT = _w("hoodie.combine.before.insert", False, "Deduplicate inserts.")
     COMBINE_BEFORE_UPSERT = _w("hoodie.combine.before.upsert", True, "Deduplicate upserts.")
     MARKERS_TYPE = _w("hoodie.write.markers.type", "DIRECT", "Marker type; DIRECT is written.")

@@ -142,6 +142,8 @@ _PROMOTIONS: dict[pa.DataType, tuple[pa.DataType, ...]] = {
 }
 
 
+_UNITS = ("s", "ms", "us", "ns")
+
 #: Avro promotes text to bytes and bytes to text. Hudi's writer then keeps the table's type and
 #: casts the input to it (it evolves a column only to a type the input cannot be cast back from)
 _TEXT = (pa.string(), pa.large_string())
@@ -159,6 +161,10 @@ def _compatible(old: pa.DataType, new: pa.DataType) -> pa.DataType | None:
     if old in _PROMOTIONS.get(new, ()):
         return old  # narrower input is cast up to the table's type
     if pa.types.is_timestamp(old) and pa.types.is_timestamp(new):
+        # millis meeting micros widens to micros (Hudi's writer evolves the column so); the
+        # column keeps its zone, and an input finer than micros is cast (Avro stores no nanos)
+        if _UNITS.index(new.unit) > _UNITS.index(old.unit) and old.unit in ("s", "ms"):
+            return pa.timestamp(min(new.unit, "us", key=_UNITS.index), tz=old.tz)
         return old
     if pa.types.is_decimal(old) and pa.types.is_decimal(new) and old.scale == new.scale:
         return old if old.precision >= new.precision else new
@@ -201,10 +207,13 @@ def evolve_schema(
     input_schema: pa.Schema,
     *,
     required: Sequence[str] = (),
+    fill_missing: bool = False,
 ) -> pa.Schema:
     """The writer schema of a commit: the table's fields (types widened where the input widens
     them), then new input fields. Raises ``SchemaMismatchError`` for a missing required field
-    (record key, partition, ordering) or an incompatible type change."""
+    (record key, partition, ordering), an incompatible type change, or (unless ``fill_missing``,
+    ``hoodie.write.set.null.for.missing.columns``) a table column the input lacks, as Hudi's
+    writer refuses it."""
     cols = [n for n in input_schema.names if n not in INTERNAL_COLUMNS and n not in _META]
     missing = [f for f in required if f and f.split(".")[0] not in input_schema.names]
     if missing:
@@ -213,6 +222,12 @@ def evolve_schema(
         )
     if table_schema is None:
         return pa.schema([input_schema.field(n).with_nullable(True) for n in cols])
+    lacking = [f.name for f in table_schema if f.name not in _META and f.name not in input_schema.names]
+    if lacking and not fill_missing:
+        raise SchemaMismatchError(
+            f"the input has no column(s) {lacking} of the table: a write would leave them null in every "
+            "row it writes; give them, or set hoodie.write.set.null.for.missing.columns=true to write nulls"
+        )
     fields: list[pa.Field] = []
     for f in table_schema:
         if f.name in _META:
