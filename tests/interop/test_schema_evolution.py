@@ -9,6 +9,9 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
+from hudi_core.errors import SchemaMismatchError
+from hudi_spark.table_ops import open_or_create
+from oracle import OracleError
 from workloads import differences
 
 pytestmark = pytest.mark.interop
@@ -52,8 +55,6 @@ def test_each_writer_extends_the_others_schema(hudi, tmp_path: Path, table_type:
         if who == "hudi":
             hudi.oracle.write(path, data, opts)
         else:
-            from hudi_spark.table_ops import open_or_create
-
             open_or_create(str(path), opts, data.schema)[0].upsert(data, options=opts)
         for r in data.to_pylist():
             model[r["uuid"]] = {**model.get(r["uuid"], {}), **r}
@@ -117,8 +118,6 @@ def test_text_and_bytes_written_into_each_others_column(hudi, tmp_path: Path, ca
         if who == "hudi":
             hudi.oracle.write(path, data, opts)
         else:
-            from hudi_spark.table_ops import open_or_create
-
             open_or_create(str(path), opts, data.schema)[0].upsert(data, options=opts)
         model.update(zip(data.column("uuid").to_pylist(), notes, strict=True))
         for compacted in (False, True) if step == len(steps) else (False,):
@@ -140,10 +139,6 @@ def test_a_batch_without_one_of_the_tables_columns(hudi, tmp_path: Path, writer:
     """Both writers refuse an upsert that leaves out a column of the table (it would blank the
     column in the rows it updates) and take it with hoodie.write.set.null.for.missing.columns,
     writing nulls there; both readers then agree."""
-    from hudi_core.errors import SchemaMismatchError
-    from hudi_spark.table_ops import open_or_create
-    from oracle import OracleError
-
     path = tmp_path / writer
     opts = _options("MERGE_ON_READ")
 
@@ -170,12 +165,9 @@ def test_a_batch_without_one_of_the_tables_columns(hudi, tmp_path: Path, writer:
 def test_micros_into_a_millis_column(hudi, tmp_path: Path) -> None:
     """Our millis column widened to micros by a later write (as Hudi's writer widens one): Hudi's
     snapshot and read_optimized answers equal ours, millis and micros values alike."""
-    from hudi_spark.table_ops import open_or_create
-
     path = tmp_path / "t"
     opts = _options("MERGE_ON_READ")
-    for ts, unit, values in ((1, "ms", [1_000, 2_000]), (2, "us", [2_000_001])):
-        keys = ["k1", "k2"][: len(values)] if unit == "ms" else ["k2"]
+    for ts, unit, keys, values in ((1, "ms", ["k1", "k2"], [1_000, 2_000]), (2, "us", ["k2"], [2_000_001])):
         data = pa.table({"uuid": keys, "ts": pa.array([ts] * len(keys), pa.int64()), "city": ["sf"] * len(keys),
                          "at": pa.array(values, pa.timestamp(unit, tz="UTC"))})  # fmt: skip
         open_or_create(str(path), opts, data.schema)[0].upsert(data, options=opts)

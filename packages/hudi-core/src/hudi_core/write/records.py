@@ -142,10 +142,11 @@ _PROMOTIONS: dict[pa.DataType, tuple[pa.DataType, ...]] = {
 }
 
 
+#: timestamp units, coarse to fine
 _UNITS = ("s", "ms", "us", "ns")
 
-#: Avro promotes text to bytes and bytes to text. Hudi's writer then keeps the table's type and
-#: casts the input to it (it evolves a column only to a type the input cannot be cast back from)
+#: Avro promotes text to bytes and bytes to text. Hudi's writer keeps the table's type where the
+#: input's promotes to it, and takes the input's only where the promotion runs one way (int -> long)
 _TEXT = (pa.string(), pa.large_string())
 _BYTES = (pa.binary(), pa.large_binary())
 
