@@ -1,6 +1,6 @@
 """Partition values that need care in a path: a space, a slash, ``=``, ``%``, non-ASCII text, an
 empty string and null. With hive-style paths on or off and URL encoding on or off, our writer lays
-out the directories Apache Hudi's writer lays out for the same rows, inside the base path, and
+out the directories Apache Hudi's writer lays out for the same rows, nothing beside the base path, and
 both readers' snapshots of both tables hold the values written.
 
 (Hudi's file-index reads, read_optimized and COW snapshot, take partition values from the path
@@ -52,7 +52,7 @@ def test_awkward_partition_values_lay_out_as_hudis(hudi: Any, tmp_path: Path, hi
         table, _ = open_or_create(str(ours), options, data.schema)
         getattr(table, operation)(data, options=options)
     assert _directories(ours) == _directories(theirs)
-    assert all(d.resolve().is_relative_to(ours.resolve()) for d in ours.rglob("*"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hudi", "ours"]  # nothing beside a base path
     expected = {r["id"]: r["p"] for _, data in STEPS for r in data.to_pylist()}
     snapshot = {"hoodie.datasource.query.type": "snapshot"}
     for path in (ours, theirs):

@@ -104,8 +104,7 @@ class HudiArrowWriter(DataSourceArrowWriter):
         if need:
             raise ConfigError(refusal(need, base, op, opts))
         required = required_columns(table, cfg, op)
-        fill = bool(cfg.get(WriteOptions.SET_NULL_FOR_MISSING_COLUMNS))
-        commit_schema = evolve_schema(table.schema(), arrow, required=required, fill_missing=fill)
+        commit_schema = evolve_schema(table.schema(), arrow, required=required, config=cfg)
         job = SparkCommit(table, cfg, op, commit_schema, {})
         # single writer: the lease is taken here and kept (renewed by this driver-side worker)
         # until the commit or abort, which run in another worker and adopt it

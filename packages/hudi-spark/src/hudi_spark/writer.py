@@ -132,8 +132,7 @@ def _write(
             return SparkWriteResult(None, op), "", None
         schema = table_schema
     else:
-        fill = bool(cfg.get(WriteOptions.SET_NULL_FOR_MISSING_COLUMNS))
-        schema = evolve_schema(table_schema, input_schema, required=required, fill_missing=fill)
+        schema = evolve_schema(table_schema, input_schema, required=required, config=cfg)
     job = SparkCommit(table, cfg, op, schema, dict(extra_metadata or {}))
     if job.already_committed():
         return SparkWriteResult(None, op, skipped=True), "", None

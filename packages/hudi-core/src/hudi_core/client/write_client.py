@@ -245,8 +245,7 @@ class WriteClient:
         if op == "delete":
             evolve_schema(None, data.schema, required=required)  # keys must be there
             return table_schema
-        fill = bool(self.config.get(WriteOptions.SET_NULL_FOR_MISSING_COLUMNS))
-        return evolve_schema(table_schema, data.schema, required=required, fill_missing=fill)
+        return evolve_schema(table_schema, data.schema, required=required, config=self.config)
 
     def _prepare(self, data: pa.Table, op: str, schema: pa.Schema) -> pa.Table:
         """Stages 1-2: keys, schema conformance, dedupe (and bulk_insert's sort)."""

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
+from hudi_core.config.write import WriteOptions
 from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
 from hudi_core.keygen.base import KeyGenerator
 from hudi_core.keygen.partition import check_partition_paths
@@ -208,13 +209,13 @@ def evolve_schema(
     input_schema: pa.Schema,
     *,
     required: Sequence[str] = (),
-    fill_missing: bool = False,
+    config: HoodieConfig | None = None,
 ) -> pa.Schema:
     """The writer schema of a commit: the table's fields (types widened where the input widens
     them), then new input fields. Raises ``SchemaMismatchError`` for a missing required field
-    (record key, partition, ordering), an incompatible type change, or (unless ``fill_missing``,
-    ``hoodie.write.set.null.for.missing.columns``) a table column the input lacks, as Hudi's
-    writer refuses it."""
+    (record key, partition, ordering), an incompatible type change, or a table column the input
+    lacks (as Hudi's writer refuses it, unless the write's ``config`` sets
+    ``hoodie.write.set.null.for.missing.columns``)."""
     cols = [n for n in input_schema.names if n not in INTERNAL_COLUMNS and n not in _META]
     missing = [f for f in required if f and f.split(".")[0] not in input_schema.names]
     if missing:
@@ -224,7 +225,7 @@ def evolve_schema(
     if table_schema is None:
         return pa.schema([input_schema.field(n).with_nullable(True) for n in cols])
     lacking = [f.name for f in table_schema if f.name not in _META and f.name not in input_schema.names]
-    if lacking and not fill_missing:
+    if lacking and not (config is not None and config.get(WriteOptions.SET_NULL_FOR_MISSING_COLUMNS)):
         raise SchemaMismatchError(
             f"the input has no column(s) {lacking} of the table: a write would leave them null in every "
             "row it writes; give them, or set hoodie.write.set.null.for.missing.columns=true to write nulls"
