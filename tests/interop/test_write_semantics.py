@@ -5,7 +5,9 @@ rows, each last written by the same step (its ``_hoodie_commit_time`` is that st
 The cases are the ones our writer once got wrong: a stale record that would move a key under a
 global index (Hudi merges it with the stored record first, and the stored one wins), deletes
 whose ordering value is smaller than the stored record's (the delete operation and
-EventTimeAvroPayload always delete; DefaultHoodieRecordPayload's loses in a copy-on-write merge)."""
+EventTimeAvroPayload always delete; DefaultHoodieRecordPayload's loses in a copy-on-write merge),
+and inserts of keys a file already holds (kept beside the stored records, or merged by key with
+``hoodie.merge.allow.duplicate.on.inserts=false``)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,12 @@ def _batch(ids: list[str], p: str, ts: list[int], v: str, deleted: list[bool] | 
     return t if deleted is None else t.append_column("_hoodie_is_deleted", pa.array(deleted))
 
 
-#: name -> (payload, index, steps of (operation, rows))
+#: a newer a, an older b and c twice into p1 (which holds a and b), d twice into p2 (empty)
+_REINSERT = pa.concat_tables(
+    [_batch(["a", "b", "c", "c"], "p1", [2, 0, 2, 3], "again"), _batch(["d", "d"], "p2", [2, 1], "again")]
+)
+
+#: name -> (payload, index, steps of (operation, rows)[, more write options])
 CASES = {
     "stale-record-moves-no-key": (
         EVENT_TIME,
@@ -47,6 +54,36 @@ CASES = {
             ("upsert", _batch(["a", "b"], "p2", [5, 20], "x", deleted=[True, True])),
             ("delete", _batch(["c"], "p1", [1], "x")),
         ],
+    ),
+    # an insert reaching a file with records (p1's small file, BUCKET's group) keeps them beside
+    # the new ones, duplicate keys included; an upsert then updates every copy in the group
+    "insert-keeps-stored-records": (
+        DEFAULT,
+        "SIMPLE",
+        [
+            ("insert", _batch(["a", "b"], "p1", [1, 1], "first")),
+            ("insert", _REINSERT),
+            ("upsert", _batch(["b"], "p1", [5], "latest")),
+        ],
+    ),
+    "bucket-insert-keeps-stored-records": (
+        DEFAULT,
+        "BUCKET",
+        [
+            ("insert", _batch(["a", "b"], "p1", [1, 1], "first")),
+            ("insert", _batch(["a", "b", "c", "c"], "p1", [2, 0, 2, 3], "again")),
+        ],
+    ),
+    # ... and with hoodie.merge.allow.duplicate.on.inserts=false merges into it by key, the
+    # insert's last copy of a key winning there (a new file group keeps every copy)
+    "insert-merges-by-key": (
+        DEFAULT,
+        "SIMPLE",
+        [
+            ("insert", _batch(["a", "b"], "p1", [1, 1], "first")),
+            ("insert", _REINSERT),
+        ],
+        {"hoodie.merge.allow.duplicate.on.inserts": "false"},
     ),
     "older-deletes": (
         EVENT_TIME,
@@ -86,12 +123,12 @@ def _rows(table: pa.Table, commits: list[str]) -> list[tuple[object, ...]]:
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_hudi_and_we_keep_the_same_records(hudi, tmp_path: Path, case: str, table_type: str) -> None:
-    payload, index, steps = CASES[case]
+    payload, index, steps, *more = CASES[case]
     answers = []
     for writer in ("hudi", "ours"):
         path = tmp_path / writer
         for operation, rows in steps:
-            options = _options(table_type, index, payload, operation)
+            options = {**_options(table_type, index, payload, operation), **(more[0] if more else {})}
             if writer == "hudi":
                 hudi.oracle.write(path, rows, options)
                 continue

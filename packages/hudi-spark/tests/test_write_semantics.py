@@ -88,6 +88,31 @@ def test_the_operation_option_is_the_operation(spark: Any, tmp_path: Path) -> No
     assert _rows(path) == [("b", 1.0)]
 
 
+@pytest.mark.parametrize("index", ["SIMPLE", "BUCKET"])
+def test_an_insert_keeps_the_records_of_the_file_it_reaches_as_the_local_engine(
+    spark: Any, tmp_path: Path, index: str
+) -> None:
+    """An insert of keys the table holds: the file it reaches (the small file, BUCKET's group)
+    keeps its records beside the new ones (hoodie.merge.allow.duplicate.on.inserts, true for
+    insert); with the option false it merges them by key. The same rows as the local engine's."""
+    import hudi_spark
+
+    for allow in ("true", "false"):
+        opts = {**OPTS, "hoodie.index.type": index, "hoodie.bucket.index.num.buckets": "1",
+                "hoodie.merge.allow.duplicate.on.inserts": allow}  # fmt: skip
+        second = pa.table(
+            {"uuid": ["a", "c", "c"], "ts": [2, 2, 3], "city": ["sf"] * 3, "v": [2.0, 3.0, 4.0]}
+        )
+        ours, local = str(tmp_path / f"spark-{allow}"), str(tmp_path / f"local-{allow}")
+        hudi_spark.write(spark.createDataFrame(_batch(1)), ours, operation="insert", options=opts)
+        hudi_spark.write(spark.createDataFrame(second), ours, operation="insert", options=opts)
+        _local(local, _batch(1), "insert", opts)
+        _local(local, second, "insert", opts)
+        expected = [("a", 1.0), ("a", 2.0), ("b", 1.0), ("c", 3.0), ("c", 4.0)] if allow == "true" else [
+            ("a", 2.0), ("b", 1.0), ("c", 4.0)]  # fmt: skip
+        assert _rows(ours) == _rows(local) == expected
+
+
 def test_a_write_under_another_table_name_is_refused(spark: Any, tmp_path: Path) -> None:
     import hudi_spark
 

@@ -122,7 +122,7 @@ class HudiArrowWriter(DataSourceArrowWriter):
         self.base, self.options, self.op = base, opts, op
         self.instant, self.action = job.instant, job.action
         self.schema_ = commit_schema
-        self.ctx = _write_context(table, cfg, job.instant, commit_schema)
+        self.ctx = _write_context(table, cfg, job.instant, commit_schema, op)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
         import pyarrow.compute as pc

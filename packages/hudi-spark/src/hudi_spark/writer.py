@@ -176,7 +176,7 @@ def _run_pipeline(
     overwrite = op in ("insert_overwrite", "insert_overwrite_table")
     has_commits = bool(table.timeline.completed_commits())
     tagged_schema = _tagged_schema(keyed_schema, cfg, table.config.record_key_fields)
-    ctx = _write_context(table, cfg, job.instant, schema)
+    ctx = _write_context(table, cfg, job.instant, schema, op)
     # shuffles by key (precombine, index join) gather each task's rows: enough tasks that one
     # holds about hoodie.spark.write.task.max.bytes of the input at most
     task_max = int(cfg.get(SparkOptions.TASK_MAX_BYTES))
@@ -592,7 +592,7 @@ def _arrow(df: DataFrame) -> pa.Schema:
     return compat.arrow_schema(df.schema)
 
 
-def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa.Schema) -> Any:
+def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa.Schema, op: str) -> Any:
     from hudi_core.fs_view import FileSystemView
     from hudi_core.schema.avro_schema import arrow_to_avro
     from hudi_core.write.clustering import clustered_file_groups
@@ -605,5 +605,5 @@ def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa
         base_uri=table.base_uri, instant=instant, is_mor=table.config.is_mor,
         avro_schema=arrow_to_avro(schema, table.name), schema=schema, options=cfg.to_dict(),
         ordering_field=ordering_field(cfg), payload=payload_for(cfg).value,
-        clustered=clustered_file_groups(view, cfg),
+        clustered=clustered_file_groups(view, cfg), operation=op,
     )  # fmt: skip

@@ -323,7 +323,7 @@ class WriteClient:
                     inflight = write_inflight(table, requested, WorkloadProfile(), op)
             ctx = WriteContext(
                 base_uri=table.base_uri, instant=t, is_mor=table.config.is_mor, avro_schema=avro, schema=schema,
-                options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value,
+                options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value, operation=op,
             )  # fmt: skip
             if rolling:
                 statuses = self._write_rolling(
@@ -424,7 +424,7 @@ class WriteClient:
             ctx = WriteContext(
                 base_uri=table.base_uri, instant=requested.timestamp, is_mor=table.config.is_mor,
                 avro_schema=avro, schema=schema, options=dict(cfg.to_dict()), ordering_field=ordering_field(cfg),
-                payload=payload_for(cfg).value, clustered=clustered_file_groups(view, cfg),
+                payload=payload_for(cfg).value, clustered=clustered_file_groups(view, cfg), operation=op,
             )  # fmt: skip
             lookup = has_data and (op in ("upsert", "delete") or isinstance(index, BucketIndex))
             is_mor = table.config.is_mor

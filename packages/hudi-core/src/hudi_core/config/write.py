@@ -89,6 +89,12 @@ class WriteOptions:
         "an upsert cannot blank the columns it left out; true writes nulls in them.",
     )  # fmt: skip
     COMBINE_BEFORE_INSERT = _w("hoodie.combine.before.insert", False, "Deduplicate inserts.")
+    MERGE_ALLOW_DUPLICATE_ON_INSERTS = _w(
+        "hoodie.merge.allow.duplicate.on.inserts", True,
+        "insert into a file group that has records (a small file, a BUCKET file group): true (Apache "
+        "Hudi's Spark writer for insert) keeps the stored records and adds the new ones, duplicate "
+        "keys included; false merges them by key as an upsert does, one record per key there.",
+    )  # fmt: skip
     COMBINE_BEFORE_UPSERT = _w("hoodie.combine.before.upsert", True, "Deduplicate upserts.")
     MARKERS_TYPE = _w("hoodie.write.markers.type", "DIRECT", "Marker type; DIRECT is written.")
     PARALLELISM = _w("hoodie.upsert.shuffle.parallelism", 0, "Tasks for a write; 0 = engine default.")

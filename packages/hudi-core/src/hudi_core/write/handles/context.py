@@ -108,6 +108,9 @@ class WriteContext:
     #: (partition, file id) of the file groups pending clustering plans hold, which this write
     #: may not update (:mod:`hudi_core.write.clustering`)
     clustered: frozenset[tuple[str, str]] = frozenset()
+    #: the write's operation: an ``insert`` into a file group with records keeps them beside the
+    #: new ones (``hoodie.merge.allow.duplicate.on.inserts``, the merge handle)
+    operation: str = "upsert"
 
     @cached_property
     def config(self) -> HoodieConfig:

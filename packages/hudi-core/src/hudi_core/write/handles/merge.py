@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
 from hudi_core import keymatch
+from hudi_core.config.write import WriteOptions
 from hudi_core.read.align import encoded_like
 from hudi_core.read.files import parquet_batches, parquet_file
 from hudi_core.schema.avro_schema import META_FIELDS
@@ -120,11 +121,21 @@ class _MergeState:
         task_id: int,
         growing: parquet_out.GrowingFooter,
     ) -> None:
+        # an insert that keeps the stored records (Java's concat handle) matches no old key;
+        # otherwise one incoming record per key meets the old rows (Java's merge handle keeps
+        # its new records in a map by key: the last one of a key wins)
+        concat = ctx.operation == "insert" and bool(
+            ctx.config.get(WriteOptions.MERGE_ALLOW_DUPLICATE_ON_INSERTS)
+        )
+        keys = records.column(RECORD_KEY).combine_chunks().cast(pa.string())
+        if not concat and not keymatch.distinct(keys):
+            records = _last_of_each_key(records, keys)
+            keys = records.column(RECORD_KEY).combine_chunks().cast(pa.string())
         self.ctx, self.records, self.name, self.task_id = ctx, records, name, task_id
         #: the output's footer from the old file's, while every old key stays in place
         self.growing = growing
-        # incoming keys are unique (deduplicated): a hash lookup of every old key finds its update
-        self.keys = records.column(RECORD_KEY).combine_chunks().cast(pa.string())
+        # incoming keys are unique: a hash lookup of every old key finds its update
+        self.keys = pa.array([], pa.string()) if concat else keys
         self.is_delete = records.column(DELETE_FLAG).combine_chunks().to_numpy(zero_copy_only=False)
         self.matched = np.zeros(records.num_rows, dtype=bool)
         payload = (
@@ -145,7 +156,7 @@ class _MergeState:
         else:
             self.always_wins = np.zeros(records.num_rows, dtype=bool)
         self.order = order if (payload.honours_ordering_on_update and order and order in records.column_names
-                               and order in ctx.schema.names) else None  # fmt: skip
+                               and order in ctx.schema.names and not concat) else None  # fmt: skip
         self.incoming_order = records.column(self.order).combine_chunks() if self.order else None
         self.seqno = 0
         self.updated = self.deleted = self.inserted = 0
@@ -221,6 +232,13 @@ class _MergeState:
             table = encoded_like(table, self.written)
         self.growing.add(table.column(META_FIELDS[2]).combine_chunks())
         return table
+
+
+def _last_of_each_key(records: pa.Table, keys: pa.Array) -> pa.Table:
+    """``records`` with one row per key, the last of it, in input order."""
+    rows = pa.table({"key": keys, "row": pa.array(np.arange(records.num_rows, dtype=np.int64))})
+    last = rows.group_by("key", use_threads=False).aggregate([("row", "max")]).column("row_max")
+    return records.take(pa.array(np.sort(last.to_numpy())))
 
 
 def _old_record_keys(ctx: WriteContext, old: pa.Table) -> pa.Array:
