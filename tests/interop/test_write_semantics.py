@@ -85,6 +85,21 @@ CASES = {
         ],
         {"hoodie.merge.allow.duplicate.on.inserts": "false"},
     ),
+    # hoodie.datasource.write.insert.drop.duplicates: stored keys (in their partition) dropped, the
+    # rest deduplicated by ordering value, for an insert and for an upsert
+    "drop-duplicates": (
+        DEFAULT,
+        "SIMPLE",
+        [
+            ("insert", _batch(["a", "b"], "p1", [1, 1], "first")),
+            ("insert", _REINSERT),
+            (
+                "upsert",
+                pa.concat_tables([_batch(["a"], "p1", [9], "latest"), _batch(["a"], "p2", [9], "latest")]),
+            ),
+        ],
+        {"hoodie.datasource.write.insert.drop.duplicates": "true"},
+    ),
     "older-deletes": (
         EVENT_TIME,
         "SIMPLE",

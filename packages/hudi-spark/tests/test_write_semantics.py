@@ -113,6 +113,27 @@ def test_an_insert_keeps_the_records_of_the_file_it_reaches_as_the_local_engine(
         assert _rows(ours) == _rows(local) == expected
 
 
+@pytest.mark.parametrize("operation", ["insert", "upsert"])
+def test_drop_duplicates_drops_stored_keys_as_the_local_engine(
+    spark: Any, tmp_path: Path, operation: str
+) -> None:
+    """hoodie.datasource.write.insert.drop.duplicates: the stored a is dropped, c's two copies
+    deduplicated by ts; bulk_insert refuses the option before anything is written."""
+    import hudi_spark
+
+    opts = {**OPTS, "hoodie.datasource.write.insert.drop.duplicates": "true"}
+    second = pa.table({"uuid": ["a", "c", "c"], "ts": [2, 3, 2], "city": ["sf"] * 3, "v": [2.0, 3.0, 4.0]})
+    ours, local = str(tmp_path / "spark"), str(tmp_path / "local")
+    hudi_spark.write(spark.createDataFrame(_batch(1)), ours, operation="insert", options=opts)
+    hudi_spark.write(spark.createDataFrame(second), ours, operation=operation, options=opts)
+    _local(local, _batch(1), "insert", opts)
+    _local(local, second, operation, opts)
+    assert _rows(ours) == _rows(local) == [("a", 1.0), ("b", 1.0), ("c", 3.0)]
+    with pytest.raises(ConfigError, match="bulk_insert"):
+        hudi_spark.write(spark.createDataFrame(second), ours, operation="bulk_insert", options=opts)
+    assert _rows(ours) == [("a", 1.0), ("b", 1.0), ("c", 3.0)]
+
+
 def test_a_write_under_another_table_name_is_refused(spark: Any, tmp_path: Path) -> None:
     import hudi_spark
 
@@ -203,6 +224,13 @@ def test_dataframe_writer_refuses_what_it_cannot_write_without_a_shuffle(spark: 
         save(
             {**insert, "hoodie.datasource.write.recordkey.field": "v", "hoodie.parquet.small.file.limit": "0"}
         )
+    drop = {
+        **insert,
+        "hoodie.parquet.small.file.limit": "0",
+        "hoodie.datasource.write.insert.drop.duplicates": "true",
+    }
+    with pytest.raises(Exception, match=r"insert\.drop\.duplicates"):  # a look-up of the stored keys
+        save(drop)
     save({**insert, "hoodie.parquet.small.file.limit": "0"})  # new file groups only: duplicates, as in Hudi
     assert _rows(path) == [("a", 1.0), ("a", 1.0), ("b", 1.0), ("b", 1.0)]
     assert _completed(path) == ["commit", "commit"]

@@ -94,6 +94,8 @@ class HudiArrowWriter(DataSourceArrowWriter):
             need = "the BUCKET index (each bucket is one file group, written by one task)"
         elif cfg.get(WriteOptions.COMBINE_BEFORE_INSERT):
             need = "hoodie.combine.before.insert (duplicates of a key meet in one task)"
+        elif cfg.get(WriteOptions.INSERT_DROP_DUPLICATES):
+            need = "hoodie.datasource.write.insert.drop.duplicates (a key's duplicates meet in one task)"
         elif (
             op == "insert"
             and table.timeline.completed_commits()

@@ -243,6 +243,29 @@ def tag_task(
         yield from _out(tag_locations(table, index, view), out_schema)
 
 
+def drop_stored_task(
+    batches: Iterator[pa.RecordBatch],
+    *,
+    base_uri: str,
+    config: Mapping[str, str],
+    record_key_fields: list[str],
+    out_schema: pa.Schema,
+    view_key: str,
+) -> Iterator[pa.RecordBatch]:
+    """``hoodie.datasource.write.insert.drop.duplicates`` in a task: the records whose key the
+    table holds dropped (core's ``drop_stored_keys``, against the write's view in this worker)."""
+    from hudi_core.config.property import HoodieConfig
+    from hudi_core.write.index import drop_stored_keys, index_for
+
+    from hudi_spark.options import SparkOptions
+
+    conf = HoodieConfig(config)
+    view = _view(base_uri, config, view_key)
+    index = index_for(conf, record_key_fields)
+    for table in chunks(batches, int(conf.get(SparkOptions.TASK_MAX_BYTES))):
+        yield from _out(drop_stored_keys(table, index, view), out_schema)
+
+
 _VIEW_CACHE: dict[str, Any] = {}
 
 

@@ -114,7 +114,7 @@ def _write(
 ) -> tuple[SparkWriteResult, str, ActiveTimeline | None]:  # fmt: skip
     """The write, its action, and (optimistic concurrency control) the load of the timeline its
     commit was made on, for the services after it."""
-    from hudi_core.client.write_client import check_option_conflicts, check_write_options
+    from hudi_core.client.write_client import check_option_conflicts, check_write_options, drops_duplicates
     from hudi_core.write.records import evolve_schema
 
     from hudi_spark.commit import SparkCommit
@@ -122,6 +122,7 @@ def _write(
     check_option_conflicts(table, opts)
     cfg = table.write_config(opts)
     check_write_options(cfg)
+    drops_duplicates(cfg, op)  # refused combinations fail before the instant
     if op == "delete_partition":
         return table_ops.delete_partitions(df, table, cfg), "", None
     required = table_ops.required_columns(table, cfg, op)
@@ -152,6 +153,7 @@ def _write(
 def _run_pipeline(
     df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, schema: pa.Schema, job: Any
 ) -> list[Any]:
+    from hudi_core.client.write_client import combines, drops_duplicates
     from hudi_core.write.records import BUCKET
     from pyspark.sql import functions as F
 
@@ -161,11 +163,8 @@ def _run_pipeline(
     is_delete = op == "delete"
     # 1. keys (and the commit schema) in tasks; output schemas come from core run on no rows
     keyed_schema = _keyed_schema(_arrow(df), cfg, None if is_delete else schema, is_delete)
-    combine = (
-        cfg.get(WriteOptions.COMBINE_BEFORE_UPSERT)
-        if op in ("upsert", "delete")
-        else cfg.get(WriteOptions.COMBINE_BEFORE_INSERT)
-    )
+    drop = drops_duplicates(cfg, op)  # hoodie.datasource.write.insert.drop.duplicates
+    combine = combines(cfg, op)
     # with precombine, rows carry their input position through the shuffle (ties: later row wins)
     seq = [pa.field(stages.INPUT_SEQ, pa.int64())] if combine else []
     prepared_schema = _with(keyed_schema, *seq)
@@ -216,6 +215,11 @@ def _run_pipeline(
     keyed = df
     if combine:
         keyed, steps = _keyed(df, cfg, prep, prepared_schema, dedupe, keyed_schema, key_tasks, task_max)
+    if drop and has_commits:  # in the key tasks, after the precombine
+        steps.append(functools.partial(
+            stages.drop_stored_task, base_uri=table.base_uri, config=conf,
+            record_key_fields=table.config.record_key_fields, out_schema=keyed_schema, view_key=job.instant,
+        ))  # fmt: skip
     if overwrite:
         keyed = _map(keyed, steps, keyed_schema)
         steps = []

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from hudi_core.client.services import run_post_commit_services
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
-from hudi_core.config.write import WriteOptions
+from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import ConfigError, SchemaMismatchError, WriteConflictError
 from hudi_core.keygen import key_generator_for
 from hudi_core.schema.avro_schema import arrow_to_avro
@@ -38,7 +38,7 @@ from hudi_core.write.commit import OPERATION_TYPES, write_inflight
 from hudi_core.write.dedupe import deduplicate, ordering_field
 from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket, write_in_input_order
 from hudi_core.write.handles.context import as_attempt
-from hudi_core.write.index import BUCKET_NUM, BucketIndex, index_for, tag_locations
+from hudi_core.write.index import BUCKET_NUM, BucketIndex, drop_stored_keys, index_for, tag_locations
 from hudi_core.write.payload import payload_for
 from hudi_core.write.records import (
     BASE_INSTANT,
@@ -152,6 +152,38 @@ def check_write_options(config: HoodieConfig) -> None:
         parquet_codec(str(config.get_str(WriteOptions.PARQUET_COMPRESSION)).strip(), level)
 
 
+def drops_duplicates(config: HoodieConfig, op: str) -> bool:
+    """Whether ``op`` drops the incoming records whose key the table holds
+    (``hoodie.datasource.write.insert.drop.duplicates``: an insert or upsert, as Apache Hudi's
+    Spark writer does; its overwrites and deletes ignore the option). Refused, before anything is
+    written, where it cannot be kept: bulk_insert (Hudi refuses it too) and the BUCKET index."""
+    if not config.get(WriteOptions.INSERT_DROP_DUPLICATES):
+        return False
+    key = WriteOptions.INSERT_DROP_DUPLICATES.key
+    if op == "bulk_insert":
+        raise ConfigError(f"{key}=true does not work with bulk_insert (nor in Apache Hudi's); use insert")
+    if op not in ("insert", "upsert"):
+        return False
+    if str(config.get_str(IndexOptions.TYPE)).upper() == "BUCKET":
+        raise ConfigError(
+            f"{key}=true does not work with hoodie.index.type=BUCKET: that index knows a record's file "
+            "group, not whether its key is stored (Apache Hudi 0.15 drops every record whose bucket "
+            "has a file group, new keys too); use upsert, or a SIMPLE or BLOOM index"
+        )
+    return True
+
+
+def combines(config: HoodieConfig, op: str) -> bool:
+    """Whether ``op`` deduplicates its records by key first: ``hoodie.combine.before.upsert``
+    for upserts and deletes, ``hoodie.combine.before.insert`` for the inserts, which
+    ``hoodie.datasource.write.insert.drop.duplicates`` turns on too (as in Hudi's Spark writer)."""
+    if op in ("upsert", "delete"):
+        return bool(config.get(WriteOptions.COMBINE_BEFORE_UPSERT))
+    return bool(
+        config.get(WriteOptions.COMBINE_BEFORE_INSERT) or config.get(WriteOptions.INSERT_DROP_DUPLICATES)
+    )
+
+
 class WriteClient:
     """Writes Arrow data into a table.
 
@@ -193,6 +225,7 @@ class WriteClient:
         op = operation.lower()
         if op not in OPERATION_TYPES or op == "delete_partition":
             raise ConfigError(f"operation {operation!r} is not one of {', '.join(sorted(OPERATION_TYPES))}")
+        drops_duplicates(self.config, op)  # refused combinations fail before anything starts
         if isinstance(data, pa.RecordBatch):
             data = pa.Table.from_batches([data])
         with writing(self.table, self.config):
@@ -260,12 +293,7 @@ class WriteClient:
         return records
 
     def _combine(self, op: str) -> bool:
-        opt = (
-            WriteOptions.COMBINE_BEFORE_UPSERT
-            if op in ("upsert", "delete")
-            else WriteOptions.COMBINE_BEFORE_INSERT
-        )
-        return bool(self.config.get(opt))
+        return combines(self.config, op)
 
     def _run(self, data: pa.Table, op: str) -> WriteResult:
         from hudi_core.fs_view import FileSystemView
@@ -293,6 +321,8 @@ class WriteClient:
             with table.pinned_timeline(txn.timeline):
                 view = FileSystemView(table)
                 has_data = bool(table.timeline.completed_commits())
+                if drops_duplicates(cfg, op) and has_data:
+                    records = drop_stored_keys(records, index, view)
                 replaced: dict[str, list[str]] = {}
                 if op in ("insert_overwrite", "insert_overwrite_table"):
                     parts = (
@@ -431,7 +461,9 @@ class WriteClient:
             smalls = (lambda p: _small_files(view, [p], cfg, is_mor=is_mor)) if pack else None  # type: ignore[arg-type]
             writer = StreamWriter(ctx, cfg, index, view, lookup=lookup, dedupe=self._combine(op), small_files=smalls,
                                   avg_record_size=avg)  # fmt: skip
-            writer.add(records)
+            # each chunk's records whose key the table held before the write are dropped
+            drop = drops_duplicates(cfg, op) and view is not None
+            writer.add(drop_stored_keys(records, index, view) if drop else records)
             del records, first
             for n, chunk in enumerate(parts, start=2):
                 if op != "delete" and self._schema_for(chunk, op, table_schema) != schema:
@@ -439,7 +471,8 @@ class WriteClient:
                         f"streamed chunk {n} has columns/types {chunk.schema} that change the write's "
                         f"schema {schema}; give every batch of one write the same schema"
                     )
-                writer.add(self._prepare(chunk, op, schema))
+                prepared = self._prepare(chunk, op, schema)
+                writer.add(drop_stored_keys(prepared, index, view) if drop else prepared)
             statuses = writer.finish()
         except BaseException as e:
             if txn.abort() and isinstance(e, Exception) and not isinstance(e, WriteConflictError):

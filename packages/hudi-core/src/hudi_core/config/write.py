@@ -89,6 +89,12 @@ class WriteOptions:
         "an upsert cannot blank the columns it left out; true writes nulls in them.",
     )  # fmt: skip
     COMBINE_BEFORE_INSERT = _w("hoodie.combine.before.insert", False, "Deduplicate inserts.")
+    INSERT_DROP_DUPLICATES = _w(
+        "hoodie.datasource.write.insert.drop.duplicates", False,
+        "insert and upsert: drop the incoming records whose key the table holds (in the record's "
+        "partition; any partition for a global index), the rest deduplicated by the ordering "
+        "field, as Apache Hudi's Spark writer does; refused with bulk_insert and the BUCKET index.",
+    )  # fmt: skip
     MERGE_ALLOW_DUPLICATE_ON_INSERTS = _w(
         "hoodie.merge.allow.duplicate.on.inserts", True,
         "insert into a file group that has records (a small file, a BUCKET file group): true (Apache "

@@ -35,6 +35,7 @@ __all__ = [
     "Index",
     "SimpleIndex",
     "bucket_file_id",
+    "drop_stored_keys",
     "file_group_locations",
     "index_for",
     "live_locations",
@@ -98,6 +99,22 @@ def tag_locations(
     return tag_with_locations(
         data, existing, index, view, drop_orphan_deletes=drop_orphan_deletes, split=split
     )
+
+
+def drop_stored_keys(data: pa.Table, index: Index, view: FileSystemView | None) -> pa.Table:
+    """``data`` without the records whose key the table holds, in the record's partition (any
+    partition for a global index): ``hoodie.datasource.write.insert.drop.duplicates``, which
+    Apache Hudi's writer applies with its index's look-up before an insert or upsert."""
+    if view is None or not data.num_rows:
+        return data
+    global_ = isinstance(index, SimpleIndex) and index.is_global
+    keys = data.column(RECORD_KEY)
+    parts = None if global_ else data.column(PARTITION_PATH)
+    existing = existing_key_locations(view, None, keys=keys, key_partitions=parts)
+    if not existing.num_rows:
+        return data
+    located = join_locations(data, existing, global_=global_)
+    return data.filter(pc.is_null(located.column(FILE_ID)))
 
 
 def tag_with_locations(
