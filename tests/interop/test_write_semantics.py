@@ -17,7 +17,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
+from hudi_core.errors import InvalidRecordError
 from hudi_spark.table_ops import open_or_create
+from oracle import OracleError
 
 pytestmark = pytest.mark.interop
 
@@ -183,3 +185,28 @@ def test_hudi_reads_our_copy_on_write_table_incrementally_past_a_delete_partitio
     ours = HudiTable.open(path).read(query_type="incremental", start="000")
     key = lambda t: sorted((r["id"], r["p"], r["v"]) for r in t.select(["id", "p", "v"]).to_pylist())  # noqa: E731
     assert key(theirs) == key(ours) == [("a", "p1", "x"), ("b", "p1", "x"), ("d", "p1", "y")]
+
+
+def test_both_writers_refuse_an_upsert_with_a_null_ordering_value(hudi, tmp_path: Path) -> None:
+    """A record without ordering value cannot be combined with its other versions: Apache Hudi's
+    writer refuses the upsert ("Ordering value is null for record"), ours too, and either table
+    stays as it was."""
+    options = _options("MERGE_ON_READ", "SIMPLE", DEFAULT, "upsert")
+    bad = pa.table(
+        {"id": ["b", "a"], "p": ["p1", "p1"], "ts": pa.array([2, None], pa.int64()), "v": ["y", "y"]}
+    )
+    for writer in ("hudi", "ours"):
+        path = tmp_path / writer
+        if writer == "hudi":
+            hudi.oracle.write(path, _batch(["a"], "p1", [1], "x"), options)
+            with pytest.raises(OracleError, match="Ordering value is null"):
+                hudi.oracle.write(path, bad, options)
+        else:
+            table, _ = open_or_create(str(path), options, bad.schema)
+            table.upsert(_batch(["a"], "p1", [1], "x"), options=options)
+            with pytest.raises(
+                InvalidRecordError, match=r"ordering field 'ts' is null in row 1 \(record key 'a'\)"
+            ):
+                HudiTable.open(str(path)).upsert(bad, options=options)
+        for answer in (hudi.oracle.read(path), HudiTable.open(str(path)).read()):
+            assert [(r["id"], r["ts"], r["v"]) for r in answer.to_pylist()] == [("a", 1, "x")]

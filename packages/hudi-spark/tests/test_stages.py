@@ -39,7 +39,14 @@ def test_prepare_numbers_rows_and_dedupe_restores_input_order_before_precombine(
     with_seq = pa.schema([*keyed_schema, pa.field(stages.INPUT_SEQ, pa.int64())])
     batches = [b for i in range(0, 7, 2) for b in data.slice(i, 2).to_batches()]
     prepared = list(
-        stages.prepare_task(iter(batches), config=CONF, out_schema=with_seq, all_deletes=False, schema=None)
+        stages.prepare_task(
+            iter(batches),
+            config=CONF,
+            out_schema=with_seq,
+            all_deletes=False,
+            schema=None,
+            operation="upsert",
+        )
     )
     assert pa.Table.from_batches(prepared).column(stages.INPUT_SEQ).to_pylist() == list(range(7))
     # a shuffle delivers the rows in another order: the result is still core's on the input order
@@ -184,7 +191,7 @@ def test_precombine_spilled_by_key_group_keeps_the_later_of_equal_rows(
     with_seq = pa.schema([*keyed_schema, pa.field(stages.INPUT_SEQ, pa.int64())])
     batches = [b for i in range(0, 7, 2) for b in data.slice(i, 2).to_batches()]
     prepared = pa.Table.from_batches(list(stages.prepare_task(iter(batches), config=CONF, out_schema=with_seq, all_deletes=False,
-                                                              schema=None)))  # fmt: skip
+                                                              schema=None, operation="upsert")))  # fmt: skip
     # the key group as Spark computes it is a hash of the key; here the key's value mod 2
     group = pc.cast(pc.bit_wise_and(prepared.column("id"), 1), pa.int32())
     grouped = prepared.append_column(writer.KEY_GROUP, group)

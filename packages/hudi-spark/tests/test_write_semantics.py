@@ -134,6 +134,18 @@ def test_drop_duplicates_drops_stored_keys_as_the_local_engine(
     assert _rows(ours) == [("a", 1.0), ("b", 1.0), ("c", 3.0)]
 
 
+def test_an_upsert_with_a_null_ordering_value_is_refused(spark: Any, tmp_path: Path) -> None:
+    import hudi_spark
+    from hudi_core.errors import InvalidRecordError
+
+    path = str(tmp_path / "t")
+    hudi_spark.write(spark.createDataFrame(_batch(1)), path, options=OPTS)
+    bad = pa.table({"uuid": ["a"], "ts": pa.array([None], pa.int64()), "city": ["sf"], "v": [5.0]})
+    with pytest.raises(InvalidRecordError, match=r"ordering field 'ts' is null .*record key 'a'"):
+        hudi_spark.write(spark.createDataFrame(bad), path, options=OPTS)
+    assert _rows(path) == [("a", 1.0), ("b", 1.0)]
+
+
 def test_a_write_under_another_table_name_is_refused(spark: Any, tmp_path: Path) -> None:
     import hudi_spark
 

@@ -11,6 +11,7 @@ __all__ = [
     "ConfigError",
     "CorruptedLogBlockError",
     "HudiError",
+    "InvalidRecordError",
     "InvalidRecordKeyError",
     "LockTimeoutError",
     "SchemaMismatchError",
@@ -80,7 +81,11 @@ class SchemaMismatchError(HudiError):
     """Input data does not fit the table's schema."""
 
 
-class InvalidRecordKeyError(HudiError):
+class InvalidRecordError(HudiError):
+    """A record the write cannot take as it is (nothing is written)."""
+
+
+class InvalidRecordKeyError(InvalidRecordError):
     """A record key is null or empty (or otherwise unusable)."""
 
 

@@ -1,6 +1,8 @@
-"""``hoodie.datasource.write.insert.drop.duplicates``: an insert or upsert drops the incoming
-records whose key the table holds and deduplicates the rest by the ordering field, as Apache
-Hudi's Spark writer does; bulk_insert and the BUCKET index refuse it before anything is written."""
+"""Writes that combine a record's versions, as Apache Hudi's Spark writer has them:
+``hoodie.datasource.write.insert.drop.duplicates`` (an insert or upsert drops the incoming
+records whose key the table holds and deduplicates the rest by the ordering field; bulk_insert
+and the BUCKET index refuse it before anything is written), and the ordering value every such
+write needs."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
-from hudi_core.errors import ConfigError
+from hudi_core.errors import ConfigError, InvalidRecordError
 
 DROP = {"hoodie.datasource.write.insert.drop.duplicates": "true"}
 
@@ -87,3 +89,28 @@ def test_refused_before_anything_is_written(tmp_path: Path, index: str, operatio
         getattr(t, operation)(SECOND, options={**DROP, "hoodie.index.type": index})
     assert sorted(f.name for f in (tmp_path / ".hoodie").iterdir()) == timeline  # no instant started
     assert _read(tmp_path) == [("k0", 1, "a"), ("k1", 1, "a"), ("k2", 1, "a")]
+
+
+@pytest.mark.parametrize(
+    ("operation", "options"),
+    [("upsert", {}), ("upsert", {"hoodie.combine.before.upsert": "false"}), ("insert", DROP),
+     ("insert", {"hoodie.combine.before.insert": "true"})],
+)  # fmt: skip
+def test_a_combining_write_refuses_a_null_ordering_value(
+    tmp_path: Path, operation: str, options: dict
+) -> None:
+    """Apache Hudi's writer refuses such a record ("Ordering value is null for record"); the
+    table stays at its last commit."""
+    t = _table(tmp_path, "MERGE_ON_READ")
+    data = pa.table(
+        {"id": ["k0", "k5"], "ts": pa.array([2, None], pa.int64()), "p": ["a", "a"], "v": ["x", "y"]}
+    )
+    with pytest.raises(InvalidRecordError, match=r"ordering field 'ts' is null in row 1 \(record key 'k5'\)"):
+        getattr(t, operation)(data, options=options)
+    assert _read(tmp_path) == [("k0", 1, "a"), ("k1", 1, "a"), ("k2", 1, "a")]
+
+
+def test_an_insert_that_does_not_combine_takes_a_null_ordering_value(tmp_path: Path) -> None:
+    t = _table(tmp_path, "COPY_ON_WRITE")
+    t.insert(pa.table({"id": ["k5"], "ts": pa.array([None], pa.int64()), "p": ["a"], "v": ["y"]}))
+    assert ("k5", None, "a") in _read(tmp_path)

@@ -101,13 +101,16 @@ def prepare_task(
     out_schema: pa.Schema,
     all_deletes: bool,
     schema: pa.Schema | None,
+    operation: str,
 ) -> Iterator[pa.RecordBatch]:
-    """Stage 1 (keys): core's ``records.prepare`` with the table's key generator, then the
-    records cast to the commit schema (``conform_to_schema``; not for deletes). When
-    ``out_schema`` has :data:`INPUT_SEQ`, each row gets its input position."""
+    """Stage 1 (keys): core's ``records.prepare`` with the table's key generator, its check of
+    the ordering values ``operation`` needs, then the records cast to the commit schema
+    (``conform_to_schema``; not for deletes). When ``out_schema`` has :data:`INPUT_SEQ`, each
+    row gets its input position."""
     import numpy as np
     from hudi_core.config.property import HoodieConfig
     from hudi_core.keygen import key_generator_for
+    from hudi_core.write.dedupe import check_ordering_values
     from hudi_core.write.records import conform_to_schema, prepare
 
     conf = HoodieConfig(config)
@@ -122,6 +125,7 @@ def prepare_task(
         given_seq = data.column(INPUT_SEQ) if INPUT_SEQ in data.column_names else None
         data = data.drop_columns([c for c in data.column_names if c.startswith("_hoodie_w_")])
         records = prepare(data, keygen, conf, all_deletes=all_deletes)
+        check_ordering_values(records, conf, operation)
         if schema is not None:
             records = conform_to_schema(records, schema)
         if with_seq:

@@ -153,7 +153,8 @@ def _write(
 def _run_pipeline(
     df: DataFrame, table: HudiTable, cfg: HoodieConfig, op: str, schema: pa.Schema, job: Any
 ) -> list[Any]:
-    from hudi_core.client.write_client import combines, drops_duplicates
+    from hudi_core.client.write_client import drops_duplicates
+    from hudi_core.write.dedupe import combines
     from hudi_core.write.records import BUCKET
     from pyspark.sql import functions as F
 
@@ -169,7 +170,7 @@ def _run_pipeline(
     seq = [pa.field(stages.INPUT_SEQ, pa.int64())] if combine else []
     prepared_schema = _with(keyed_schema, *seq)
     prep = functools.partial(stages.prepare_task, config=conf, out_schema=prepared_schema, all_deletes=is_delete,
-                             schema=None if is_delete else schema)  # fmt: skip
+                             schema=None if is_delete else schema, operation=op)  # fmt: skip
     dedupe = functools.partial(stages.dedupe_task, config=conf)
     kind = str(cfg.get_str(IndexOptions.TYPE)).upper()
     overwrite = op in ("insert_overwrite", "insert_overwrite_table")

@@ -35,7 +35,7 @@ from hudi_core.write.bucket_assigner import (
 )
 from hudi_core.write.clustering import clustered_file_groups, reject_clustered_updates
 from hudi_core.write.commit import OPERATION_TYPES, write_inflight
-from hudi_core.write.dedupe import deduplicate, ordering_field
+from hudi_core.write.dedupe import check_ordering_values, combines, deduplicate, ordering_field
 from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket, write_in_input_order
 from hudi_core.write.handles.context import as_attempt
 from hudi_core.write.index import BUCKET_NUM, BucketIndex, drop_stored_keys, index_for, tag_locations
@@ -173,17 +173,6 @@ def drops_duplicates(config: HoodieConfig, op: str) -> bool:
     return True
 
 
-def combines(config: HoodieConfig, op: str) -> bool:
-    """Whether ``op`` deduplicates its records by key first: ``hoodie.combine.before.upsert``
-    for upserts and deletes, ``hoodie.combine.before.insert`` for the inserts, which
-    ``hoodie.datasource.write.insert.drop.duplicates`` turns on too (as in Hudi's Spark writer)."""
-    if op in ("upsert", "delete"):
-        return bool(config.get(WriteOptions.COMBINE_BEFORE_UPSERT))
-    return bool(
-        config.get(WriteOptions.COMBINE_BEFORE_INSERT) or config.get(WriteOptions.INSERT_DROP_DUPLICATES)
-    )
-
-
 class WriteClient:
     """Writes Arrow data into a table.
 
@@ -286,6 +275,7 @@ class WriteClient:
         is_delete = op == "delete"
         payload_for(cfg)
         records = prepare(data, key_generator_for(cfg), cfg, all_deletes=is_delete)
+        check_ordering_values(records, cfg, op)
         if not is_delete:
             records = conform_to_schema(records, schema)
         if self._combine(op):

@@ -13,16 +13,46 @@ import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import IndexOptions, WriteOptions
+from hudi_core.errors import InvalidRecordError
 from hudi_core.write.payload import Payload, payload_for
 from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 
-__all__ = ["deduplicate", "is_global_index", "ordering_field"]
+__all__ = ["check_ordering_values", "combines", "deduplicate", "is_global_index", "ordering_field"]
 
 _ROW = "_hoodie_w_row"
 
 
 def ordering_field(config: HoodieConfig) -> str | None:
     return config.get_str(WriteOptions.PRECOMBINE_FIELD) or config.get_str(TableOptions.PRECOMBINE_FIELD)
+
+
+def combines(config: HoodieConfig, op: str) -> bool:
+    """Whether ``op`` deduplicates its records by key first: ``hoodie.combine.before.upsert``
+    for upserts and deletes, ``hoodie.combine.before.insert`` for the inserts, which
+    ``hoodie.datasource.write.insert.drop.duplicates`` turns on too (as in Hudi's Spark writer)."""
+    if op in ("upsert", "delete"):
+        return bool(config.get(WriteOptions.COMBINE_BEFORE_UPSERT))
+    return bool(
+        config.get(WriteOptions.COMBINE_BEFORE_INSERT) or config.get(WriteOptions.INSERT_DROP_DUPLICATES)
+    )
+
+
+def check_ordering_values(records: pa.Table, config: HoodieConfig, operation: str) -> None:
+    """An upsert, and an insert that combines its records (:func:`combines`), needs every
+    record's ordering value to choose between versions: a null one is refused naming its row and
+    key, before anything is written, as Apache Hudi's Spark writer refuses it ("Ordering value
+    is null for record")."""
+    order = ordering_field(config)
+    if not order or order not in records.column_names or records.column(order).null_count == 0:
+        return
+    if operation == "delete" or (operation != "upsert" and not combines(config, operation)):
+        return
+    row = int(np.flatnonzero(pc.is_null(records.column(order)).to_numpy(zero_copy_only=False))[0])
+    key = records.column(RECORD_KEY)[row].as_py() if RECORD_KEY in records.column_names else None
+    raise InvalidRecordError(
+        f"ordering field {order!r} is null in row {row} (record key {key!r}): a {operation} chooses between "
+        "a record's versions by it; give every record a value"
+    )
 
 
 def is_global_index(config: HoodieConfig) -> bool:
