@@ -97,9 +97,9 @@ class WriteOptions:
     )  # fmt: skip
     MERGE_ALLOW_DUPLICATE_ON_INSERTS = _w(
         "hoodie.merge.allow.duplicate.on.inserts", True,
-        "insert into a file group that has records (a small file, a BUCKET file group): true (Apache "
-        "Hudi's Spark writer for insert) keeps the stored records and adds the new ones, duplicate "
-        "keys included; false merges them by key as an upsert does, one record per key there.",
+        "insert into a base file that has records (a small file, a copy-on-write BUCKET file group): "
+        "true (Apache Hudi's Spark writer for insert) keeps the stored records and adds the new ones, "
+        "duplicate keys included; false merges them by key as an upsert does, one record per key there.",
     )  # fmt: skip
     COMBINE_BEFORE_UPSERT = _w("hoodie.combine.before.upsert", True, "Deduplicate upserts.")
     MARKERS_TYPE = _w("hoodie.write.markers.type", "DIRECT", "Marker type; DIRECT is written.")
