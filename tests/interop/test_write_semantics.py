@@ -57,8 +57,9 @@ CASES = {
             ("delete", _batch(["c"], "p1", [1], "x")),
         ],
     ),
-    # an insert reaching a file with records (p1's small file, BUCKET's group) keeps them beside
-    # the new ones, duplicate keys included; an upsert then updates every copy in the group
+    # an insert reaching a file with records (p1's small file; with BUCKET, the key's file group
+    # on copy-on-write) keeps them beside the new ones, duplicate keys included, and an upsert
+    # then updates every copy in the group; merge-on-read BUCKET inserts go to the group's log
     "insert-keeps-stored-records": (
         DEFAULT,
         "SIMPLE",
