@@ -12,6 +12,7 @@ and inserts of keys a file already holds (kept beside the stored records, or mer
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -211,3 +212,33 @@ def test_both_writers_refuse_an_upsert_with_a_null_ordering_value(hudi, tmp_path
                 HudiTable.open(str(path)).upsert(bad, options=options)
         for answer in (hudi.oracle.read(path), HudiTable.open(str(path)).read()):
             assert [(r["id"], r["ts"], r["v"]) for r in answer.to_pylist()] == [("a", 1, "x")]
+
+
+def test_compaction_of_a_key_stored_twice_gives_what_a_read_gave(hudi, tmp_path: Path) -> None:
+    """An insert keeps a key's copies in one base file; a log update and a log delete then meet
+    the first copy only, in a read and in a compaction: Apache Hudi's compaction and ours, each
+    on a copy of the same Hudi-written table, leave the rows the read showed before."""
+    options = {
+        **_options("MERGE_ON_READ", "BUCKET", DEFAULT, "insert"),
+        "hoodie.bucket.index.num.buckets": "1",
+    }
+    path = tmp_path / "t"
+    hudi.oracle.write(path, _batch(["a", "a", "b", "b"], "p1", [1, 2, 1, 2], "first"), options)
+    hudi.oracle.write(
+        path, _batch(["a"], "p1", [5], "update"), {**options, "hoodie.datasource.write.operation": "upsert"}
+    )
+    hudi.oracle.write(
+        path, _batch(["b"], "p1", [9], "x"), {**options, "hoodie.datasource.write.operation": "delete"}
+    )
+    rows = lambda t: sorted((r["id"], r["ts"], r["v"]) for r in t.to_pylist())  # noqa: E731
+    before = rows(HudiTable.open(str(path)).read())
+    assert (
+        before == rows(hudi.oracle.read(path)) == [("a", 2, "first"), ("a", 5, "update"), ("b", 2, "first")]
+    )
+    theirs, ours = tmp_path / "theirs", tmp_path / "ours"
+    shutil.copytree(path, theirs)
+    shutil.copytree(path, ours)
+    hudi.oracle.sql(f"CALL run_compaction(op => 'scheduleAndExecute', path => '{theirs}')")
+    assert HudiTable.open(str(ours)).compact()
+    for compacted in (theirs, ours):
+        assert rows(hudi.oracle.read(compacted)) == rows(HudiTable.open(str(compacted)).read()) == before

@@ -103,9 +103,9 @@ def merge_file_slice(
     strings.
 
     A key stored twice in the base file (``insert`` keeps duplicates) is merged as Java does:
-    a snapshot read merges the log record into the first copy and passes later copies through
-    unchanged (Hudi's merge-on-read iterator takes each log record once); compaction's merge
-    handle merges it into ``every_copy``.
+    the log record goes into the first copy and later copies pass through unchanged (Hudi's
+    merge-on-read iterator takes each log record once, and Apache Hudi 0.15's compaction gives
+    the same rows; ``every_copy`` merges it into each copy instead).
     """
     schema = schema if schema is not None else slice_schema(table, as_of)
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
@@ -131,9 +131,10 @@ def compact_file_slice(
     (:class:`CompactedSlice`): the log is folded first, then the base file is read
     ``batch_rows`` rows at a time, each batch's surviving rows given at once, and the log's rows
     come last, so a compaction holds the log's rows and a batch of the base file, never the
-    slice. A log record replaces every base copy of its key (``every_copy``, Hudi's merge
-    handle), and the columns the merge only carries stay dictionary arrays where the file
-    encodes them (:func:`_encodable`), the log's rows encoded alike."""
+    slice. A log record meets the first base copy of its key only, as in a snapshot read (Apache
+    Hudi 0.15's compaction keeps a duplicated key's later copies as they are), and the columns
+    the merge only carries stay dictionary arrays where the file encodes them
+    (:func:`_encodable`), the log's rows encoded alike."""
     return CompactedSlice(table, file_slice, batch_rows, as_of, timeline, schema)
 
 
@@ -160,7 +161,7 @@ class CompactedSlice:
     def __iter__(self) -> Iterator[pa.Table]:
         table, file_slice, batch_rows, as_of, timeline, schema = self._args
         for piece in _slice_pieces(table, file_slice, batch_rows=batch_rows, as_of=as_of, timeline=timeline,
-                                   schema=schema, since=None, every_copy=True, dictionaries=True,
+                                   schema=schema, since=None, every_copy=False, dictionaries=True,
                                    tally=self._tally):  # fmt: skip
             if piece.num_rows:
                 self._rows += piece.num_rows
