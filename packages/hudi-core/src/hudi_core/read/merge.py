@@ -83,7 +83,6 @@ def merge_file_slice(
     as_of: str | None = None,
     timeline: Timeline | VisibleTimeline | CommitSet | None = None,
     schema: pa.Schema | None = None,
-    every_copy: bool = False,
     since: str | None = None,
 ) -> pa.Table:
     """The rows of a file slice as of an instant: its base file merged with its log blocks.
@@ -97,15 +96,14 @@ def merge_file_slice(
     honour ordering values or fill fields, not for OverwriteWithLatest).
 
     Returns the meta columns then the table's columns (``schema``, default the table's schema
-    as of ``as_of``). Compaction merges batch by batch (:func:`compact_file_slice`), with
-    ``every_copy``; the columns it filtered as dictionary arrays (:func:`_encodable`) stay
+    as of ``as_of``). Compaction merges batch by batch (:func:`compact_file_slice`); the columns it filtered as dictionary arrays (:func:`_encodable`) stay
     dictionaries, the log's rows encoded alike, for a parquet writer that stores them as the
     strings.
 
     A key stored twice in the base file (``insert`` keeps duplicates) is merged as Java does:
     the log record goes into the first copy and later copies pass through unchanged (Hudi's
     merge-on-read iterator takes each log record once, and Apache Hudi 0.15's compaction gives
-    the same rows; ``every_copy`` merges it into each copy instead).
+    the same rows).
     """
     schema = schema if schema is not None else slice_schema(table, as_of)
     blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
@@ -115,7 +113,7 @@ def merge_file_slice(
     )
     if not blocks:
         return base
-    return _merge(table, base, blocks, schema, every_copy=every_copy)
+    return _merge(table, base, blocks, schema)
 
 
 def compact_file_slice(
@@ -161,7 +159,7 @@ class CompactedSlice:
     def __iter__(self) -> Iterator[pa.Table]:
         table, file_slice, batch_rows, as_of, timeline, schema = self._args
         for piece in _slice_pieces(table, file_slice, batch_rows=batch_rows, as_of=as_of, timeline=timeline,
-                                   schema=schema, since=None, every_copy=False, dictionaries=True,
+                                   schema=schema, since=None, dictionaries=True,
                                    tally=self._tally):  # fmt: skip
             if piece.num_rows:
                 self._rows += piece.num_rows
@@ -229,7 +227,7 @@ def merge_file_slice_batches(
     at once (:class:`_KeyPositions`); a partial update payload, which fills base rows field by
     field, merges the slice whole."""
     for piece in _slice_pieces(table, file_slice, batch_rows=batch_rows, as_of=as_of, timeline=timeline,
-                               schema=schema, since=since, every_copy=False, dictionaries=False,
+                               schema=schema, since=since, dictionaries=False,
                                tally=_Tally()):  # fmt: skip
         if piece.num_rows:
             yield piece
@@ -238,7 +236,7 @@ def merge_file_slice_batches(
 def _slice_pieces(
     table: MetaClient, file_slice: FileSlice, *, batch_rows: int, as_of: str | None,
     timeline: Timeline | VisibleTimeline | CommitSet | None, schema: pa.Schema | None, since: str | None,
-    every_copy: bool, dictionaries: bool, tally: _Tally,
+    dictionaries: bool, tally: _Tally,
 ) -> Iterator[pa.Table]:  # fmt: skip
     """The merged rows of a slice batch by batch (some may be empty), for
     :func:`merge_file_slice_batches` and :class:`CompactedSlice`; ``tally`` learns the base rows
@@ -249,13 +247,13 @@ def _slice_pieces(
     in_range = _base_rows_in_range(table, file_slice, since)
     if blocks and _is_partial(table):
         base = _base_in_range(_read_base(table, file_slice, schema), in_range)
-        yield _merge(table, base, blocks, schema, every_copy=every_copy)
+        yield _merge(table, base, blocks, schema)
         return
     probe, encoded = None, _encodable(table, schema) if blocks or dictionaries else ()
     if blocks:
         ord_field, ord_type = _ordering_field(table.config, schema)
         logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
-        probe = tally.probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=every_copy)
+        probe = tally.probe = _Probe(table, logs, state, ord_field, ord_type)
     if file_slice.base_file is not None:
         keyed = probe is not None and probe.state.num_rows and _stored_keys(table, schema)
         positions: _KeyPositions | None = None
@@ -449,19 +447,15 @@ def _java_class(dt: pa.DataType) -> str:
     return str(dt)
 
 
-def _merge(
-    table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema, *, every_copy: bool
-) -> pa.Table:
+def _merge(table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Schema) -> pa.Table:
     config = table.config
     ord_field, ord_type = _ordering_field(config, schema)
     if _is_partial(table):
         merged = merge_partial(table, base, blocks, schema, ord_field=ord_field, ord_type=ord_type,
-                               every_copy=every_copy, apply_deletes=_apply_deletes)  # fmt: skip
+                               apply_deletes=_apply_deletes)  # fmt: skip
         return _without_deleted(merged)
     logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
-    keep_base, taken = _combine_with_base(
-        table, base, logs, state, ord_field, ord_type, every_copy=every_copy
-    )
+    keep_base, taken = _combine_with_base(table, base, logs, state, ord_field, ord_type)
     kept = decoded(_kept(base, keep_base))
     parts = [p for p in (kept, taken) if p.num_rows]
     return _without_deleted(pa.concat_tables(parts) if parts else kept.schema.empty_table())
@@ -582,7 +576,7 @@ def merge_delta(
     taken = schema.empty_table()
     if blocks:
         logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
-        keep_base, taken = _combine_with_base(table, base, logs, state, ord_field, ord_type, every_copy=False)
+        keep_base, taken = _combine_with_base(table, base, logs, state, ord_field, ord_type)
         taken = _without_deleted(taken)
     if IS_DELETED_FIELD in base.column_names:
         keep_base &= ~np.asarray(pc.fill_null(base.column(IS_DELETED_FIELD), False), dtype=bool)
@@ -715,12 +709,10 @@ def _combine_with_base(
     state: pa.Table,
     ord_field: str | None,
     ord_type: pa.DataType,
-    *,
-    every_copy: bool,
 ) -> tuple[np.ndarray, pa.Table]:
     """combineAndGetUpdateValue(base, log) per key; log-only keys are inserts: which base rows
     stay (a mask) and the log rows taken, in log order (:class:`_Probe` over one batch)."""
-    probe = _Probe(table, logs, state, ord_field, ord_type, every_copy=every_copy)
+    probe = _Probe(table, logs, state, ord_field, ord_type)
     keep = probe.keep(base)
     return keep, probe.taken()
 
@@ -732,22 +724,19 @@ class _Probe:
 
     Only keys present in the log are merged: base rows are probed against the (small) log
     state with a hash look-up, untouched base rows pass through by a boolean mask. A key's
-    later copies in the base (in this batch or a later one) pass through untouched unless
-    ``every_copy``."""
+    later copies in the base (in this batch or a later one) pass through untouched."""
 
     def __init__(self, table: MetaClient, logs: pa.Table, state: pa.Table, ord_field: str | None,
-                 ord_type: pa.DataType, *, every_copy: bool) -> None:  # fmt: skip
+                 ord_type: pa.DataType) -> None:  # fmt: skip
         self.config = table.config
         self.logs, self.state = logs, state
         self.ord_field, self.ord_type = ord_field, ord_type
-        self.every_copy = every_copy
         self.event_time = _payload_is_event_time(table)
         n_state = state.num_rows
         self.s_keys = state.column("key").combine_chunks()
         self.s_del = pc.fill_null(state.column("s_del"), False).to_numpy(zero_copy_only=False)
         self.has_base = np.zeros(n_state, dtype=bool)  # the key met a base row
-        self.log_wins = np.zeros(n_state, dtype=bool)  # over some base row of the key (duplicates: any)
-        self.copies = np.zeros(n_state, dtype=np.int64)  # every_copy: base copies each log record replaces
+        self.log_wins = np.zeros(n_state, dtype=bool)  # over the base row of the key (its first copy)
 
     def positions(self, base: pa.Table) -> np.ndarray:
         """Each base row's row in the log state, -1 where the log has no record of its key."""
@@ -760,7 +749,7 @@ class _Probe:
             return keep_base
         pos = self.positions(base) if pos is None else pos
         matched = pos >= 0
-        if not self.every_copy and matched.any():
+        if matched.any():
             # only the first base copy of a key meets its log record (duplicates are rare)
             rows = np.flatnonzero(matched)
             met = pos[rows]
@@ -784,8 +773,6 @@ class _Probe:
         keep_base[matched] = over
         self.has_base[m_pos] = True
         self.log_wins[m_pos[~over]] = True
-        if self.every_copy:  # the merged record replaces each copy it won over
-            self.copies += np.bincount(m_pos[~over], minlength=len(self.copies))
         return keep_base
 
     def inserted_keys(self) -> pa.Array:
@@ -802,9 +789,6 @@ class _Probe:
         if not take_log.any():
             return self.logs.schema.empty_table()
         rows = pc.filter(self.state.column("s_row"), pa.array(take_log)).to_numpy(zero_copy_only=False)
-        if self.every_copy and (self.copies > 1).any():
-            counts = np.maximum(self.copies[take_log], 1)
-            return self.logs.take(np.sort(np.repeat(rows, counts)))
         # each log row once, in log order: a filter (or nothing) where a take gathered row by row
         keep = np.zeros(self.logs.num_rows, dtype=bool)
         keep[rows] = True

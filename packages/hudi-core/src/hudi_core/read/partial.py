@@ -52,7 +52,6 @@ def merge_partial(
     *,
     ord_field: str | None,
     ord_type: pa.DataType,
-    every_copy: bool,
     apply_deletes: Any,
 ) -> pa.Table:
     """``base`` merged with the data and delete ``blocks`` (oldest first) of one file slice."""
@@ -78,7 +77,7 @@ def merge_partial(
         )
         state = _fold(state, _precombine_block(keys, ordering, rows, records, fields))
     logs = pa.concat_tables(log_tables) if log_tables else schema.empty_table()
-    return _with_base(table, base, logs, state, schema, fields, ord_field, ord_type, every_copy=every_copy)
+    return _with_base(table, base, logs, state, schema, fields, ord_field, ord_type)
 
 
 def _empty_state(fields: list[int], ord_type: pa.DataType) -> pa.Table:
@@ -143,8 +142,6 @@ def _with_base(
     fields: list[int],
     ord_field: str | None,
     ord_type: pa.DataType,
-    *,
-    every_copy: bool,
 ) -> pa.Table:
     """combineAndGetUpdateValue(base row, folded log record) per key; log-only keys are inserts."""
     if state.num_rows == 0:
@@ -158,7 +155,7 @@ def _with_base(
         b_keys = pc.cast(record_keys(base, table.config), pa.string())
         pos = keymatch.index_in(b_keys, s_keys)
         matched = pos >= 0
-        if not every_copy and matched.any():  # a duplicated base key meets its log record once
+        if matched.any():  # a duplicated base key meets its log record once (its first copy)
             rows = np.flatnonzero(matched)
             _, first = np.unique(pos[rows], return_index=True)
             matched = np.zeros_like(matched)
