@@ -96,9 +96,9 @@ def merge_file_slice(
     honour ordering values or fill fields, not for OverwriteWithLatest).
 
     Returns the meta columns then the table's columns (``schema``, default the table's schema
-    as of ``as_of``). Compaction merges batch by batch (:func:`compact_file_slice`); the columns it filtered as dictionary arrays (:func:`_encodable`) stay
-    dictionaries, the log's rows encoded alike, for a parquet writer that stores them as the
-    strings.
+    as of ``as_of``). Compaction merges batch by batch (:func:`compact_file_slice`); the columns
+    it filtered as dictionary arrays (:func:`_encodable`) stay dictionaries, the log's rows
+    encoded alike, for a parquet writer that stores them as the strings.
 
     A key stored twice in the base file (``insert`` keeps duplicates) is merged as Java does:
     the log record goes into the first copy and later copies pass through unchanged (Hudi's
