@@ -230,21 +230,15 @@ def tag_task(
     from hudi_core.config.property import HoodieConfig
     from hudi_core.write.index import index_for, tag_locations
 
-    from hudi_spark.options import SparkOptions
-
-    conf = HoodieConfig(config)
-    # one view per write per Python worker: a task that writes its groups one by one
-    # (by_group) tags each group against the same listing
-    view = _view(base_uri, config, view_key) if has_commits else None
-    index = index_for(conf, record_key_fields)
-    if view is None:  # nothing to look up: batch by batch, so the next step streams them too
+    if not has_commits:  # nothing to look up: batch by batch, so the next step streams them too
+        index = index_for(HoodieConfig(config), record_key_fields)
         for batch in batches:
             if batch.num_rows:
                 yield from _out(tag_locations(pa.Table.from_batches([batch]), index, None), out_schema)
         return
-    # a chunk of the task's rows at a time (a look-up reads the candidate key columns per chunk)
-    for table in chunks(batches, int(conf.get(SparkOptions.TASK_MAX_BYTES))):
-        yield from _out(tag_locations(table, index, view), out_schema)
+    yield from _against_view(
+        tag_locations, batches, base_uri, config, record_key_fields, out_schema, view_key
+    )
 
 
 def drop_stored_task(
@@ -258,8 +252,23 @@ def drop_stored_task(
 ) -> Iterator[pa.RecordBatch]:
     """``hoodie.datasource.write.insert.drop.duplicates`` in a task: the records whose key the
     table holds dropped (core's ``drop_stored_keys``, against the write's view in this worker)."""
+    from hudi_core.write.index import drop_stored_keys
+
+    yield from _against_view(
+        drop_stored_keys, batches, base_uri, config, record_key_fields, out_schema, view_key
+    )
+
+
+def _against_view(
+    step: Callable[[pa.Table, Any, Any], pa.Table], batches: Iterator[pa.RecordBatch], base_uri: str,
+    config: Mapping[str, str], record_key_fields: list[str], out_schema: pa.Schema, view_key: str | None,
+) -> Iterator[pa.RecordBatch]:  # fmt: skip
+    """Core's ``step(rows, index, view)`` over a chunk of the task's rows at a time (a look-up
+    reads the candidate key columns per chunk), against the table's view, built once per write
+    per Python worker: a task that writes its groups one by one (by_group) looks each group up
+    against the same listing."""
     from hudi_core.config.property import HoodieConfig
-    from hudi_core.write.index import drop_stored_keys, index_for
+    from hudi_core.write.index import index_for
 
     from hudi_spark.options import SparkOptions
 
@@ -267,7 +276,7 @@ def drop_stored_task(
     view = _view(base_uri, config, view_key)
     index = index_for(conf, record_key_fields)
     for table in chunks(batches, int(conf.get(SparkOptions.TASK_MAX_BYTES))):
-        yield from _out(drop_stored_keys(table, index, view), out_schema)
+        yield from _out(step(table, index, view), out_schema)
 
 
 _VIEW_CACHE: dict[str, Any] = {}
