@@ -355,3 +355,29 @@ def test_partition_values_the_path_cannot_tell_stay_in_the_rows(spark: Any, tmp_
         ("c", "x", 2),
     ]
     assert df.filter("part IS NULL").count() == 1 and df.filter("part = 'x'").count() == 2
+
+
+def test_a_payload_that_fills_nulls_is_merged_whole_in_python(spark: Any, tmp_path: Path) -> None:
+    """OverwriteNonDefaults fills an update's null fields from the base row it replaces, so a
+    slice with logs is never told as a delta (the JVM's base rows would lose those values), even
+    when asked: every path gives core's rows, the filled values included."""
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+
+    path = str(tmp_path / "t")
+    opts = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "2",
+            "hoodie.datasource.write.payload.class":
+                "org.apache.hudi.common.model.OverwriteNonDefaultsWithLatestAvroPayload"}  # fmt: skip
+    table = HudiTable.create(path, name="t", table_type="MERGE_ON_READ", record_key_fields="key",
+                             partition_fields="part", ordering_field="ts", options=opts)  # fmt: skip
+    table.bulk_insert(_trips(20, "a", 100), options=opts)
+    update = _trips(10, "a", 200)
+    HudiTable.open(path).upsert(update.set_column(2, "v", pa.nulls(10, pa.float64())), options=opts)
+    expected = HudiTable.open(path).read()
+    updated = sorted((r["key"], r["v"]) for r in expected.to_pylist() if r["ts"] == 200)
+    assert updated == [(f"ka{i:03d}", float(i)) for i in range(10)]  # kept from the base rows
+    plain, delta, whole = _paths(path, DELTA)
+    assert delta == 0 and whole == 2
+    for options in ({}, DELTA):
+        got = to_arrow(hudi_spark.read(spark, path, options))
+        assert _rows(got) == _rows(expected.cast(got.schema))

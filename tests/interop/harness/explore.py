@@ -8,6 +8,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 6000 20 --spark   # ours through hudi_spark.write
     .venv/bin/python tests/interop/harness/explore.py 7000 20 --stream  # ours streamed in small chunks
     .venv/bin/python tests/interop/harness/explore.py 8000 20 --cluster # Hudi clusters the table midway
+    .venv/bin/python tests/interop/harness/explore.py 9700 10 --payload non_defaults
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -24,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from oracle import HudiOracle, ensure_oracle
 from runner import compare_all, hudi_write, model_differences, our_write, spark_write
-from workloads import generate
+from workloads import PAYLOADS, generate
 
 
 def main(argv: list[str]) -> int:
@@ -45,6 +46,7 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help="our writes as iterators of small batches (runner.STREAMED); Hudi's writes are not repeated",
     )
+    p.add_argument("--payload", choices=sorted(PAYLOADS), help="every seed's payload (default: drawn)")
     a = p.parse_args(argv)
     root = Path(a.work)
     root.mkdir(parents=True, exist_ok=True)
@@ -59,9 +61,12 @@ def main(argv: list[str]) -> int:
     bad = 0
     try:
         for seed in range(a.start, a.start + a.count):
-            w = generate(seed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
+            fixed = {"payload": a.payload} if a.payload else {}
+            w = generate(seed, **fixed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
             if a.cluster and w.index == "BUCKET":
-                w = generate(seed, index="GLOBAL_BLOOM")  # Hudi does not cluster a simple bucket index
+                w = generate(
+                    seed, **fixed, index="GLOBAL_BLOOM"
+                )  # Hudi does not cluster a simple bucket index
             for writer in ("ours",) if a.stream else ("ours", "hudi"):
                 path = root / f"{w.name}-{writer}"
                 shutil.rmtree(path, ignore_errors=True)

@@ -141,7 +141,9 @@ class HudiArrowWriter(DataSourceArrowWriter):
         statuses: list[Any] = []
         if data is not None:
             conf = HoodieConfig(self.ctx.options)
-            records = conform_to_schema(prepare(data, key_generator_for(conf), conf), self.schema_)
+            records = conform_to_schema(
+                prepare(data, key_generator_for(conf), conf, operation=self.op), self.schema_
+            )
             attempt = task_info().attempt
             for part in pc.unique(records.column(PARTITION_PATH)).to_pylist():
                 rows = records.filter(pc.equal(records.column(PARTITION_PATH), part))

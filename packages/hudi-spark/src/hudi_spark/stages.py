@@ -124,7 +124,7 @@ def prepare_task(
         # internal columns computed before a shuffle: the input position is kept, the rest redone
         given_seq = data.column(INPUT_SEQ) if INPUT_SEQ in data.column_names else None
         data = data.drop_columns([c for c in data.column_names if c.startswith("_hoodie_w_")])
-        records = prepare(data, keygen, conf, all_deletes=all_deletes)
+        records = prepare(data, keygen, conf, all_deletes=all_deletes, operation=operation)
         check_ordering_values(records, conf, operation)
         if schema is not None:
             records = conform_to_schema(records, schema)

@@ -274,7 +274,7 @@ class WriteClient:
         cfg = self.config
         is_delete = op == "delete"
         payload_for(cfg)
-        records = prepare(data, key_generator_for(cfg), cfg, all_deletes=is_delete)
+        records = prepare(data, key_generator_for(cfg), cfg, all_deletes=is_delete, operation=op)
         check_ordering_values(records, cfg, op)
         if not is_delete:
             records = conform_to_schema(records, schema)

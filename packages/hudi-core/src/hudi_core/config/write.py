@@ -101,6 +101,12 @@ class WriteOptions:
         "true (Apache Hudi's Spark writer for insert) keeps the stored records and adds the new ones, "
         "duplicate keys included; false merges them by key as an upsert does, one record per key there.",
     )  # fmt: skip
+    ROW_WRITER = _w(
+        "hoodie.datasource.write.row.writer.enable", True,
+        "bulk_insert writes the rows as they come, as Apache Hudi's row writer does: a record flagged "
+        "deleted (_hoodie_is_deleted, AWSDmsAvroPayload's Op = D) is stored as a row; false drops such "
+        "records, as Hudi's bulk_insert without its row writer does.",
+    )  # fmt: skip
     COMBINE_BEFORE_UPSERT = _w("hoodie.combine.before.upsert", True, "Deduplicate upserts.")
     MARKERS_TYPE = _w("hoodie.write.markers.type", "DIRECT", "Marker type; DIRECT is written.")
     PARALLELISM = _w("hoodie.upsert.shuffle.parallelism", 0, "Tasks for a write; 0 = engine default.")

@@ -49,7 +49,16 @@ log = logging.getLogger(__name__)
 IS_DELETED_FIELD = "_hoodie_is_deleted"
 #: payloads whose combineAndGetUpdateValue lets the ordering value decide against the base row
 _EVENT_TIME_PAYLOADS = ("DefaultHoodieRecordPayload", "EventTimeAvroPayload")
-_OVERWRITE_PAYLOADS = ("OverwriteWithLatestAvroPayload",)
+#: payloads whose log record replaces the base row whatever the ordering values; AWSDmsAvroPayload's
+#: deletes (``Op`` = ``D``) reach the log as delete records
+_OVERWRITE_PAYLOADS = (
+    "OverwriteWithLatestAvroPayload",
+    "AWSDmsAvroPayload",
+    "OverwriteNonDefaultsWithLatestAvroPayload",
+)
+#: payloads whose log record, when it replaces a base row, takes that row's value for each of its
+#: null fields (combineAndGetUpdateValue); log records of a key still replace each other whole
+_FILLING_PAYLOADS = ("OverwriteNonDefaultsWithLatestAvroPayload",)
 _ROLLBACK_COMMAND = "0"
 
 
@@ -277,7 +286,7 @@ def _slice_pieces(
                         positions.take(start)
                     pos = positions.take(raw.num_rows)
                     pos = pos if rows is None else pos[rows]
-                base = _without_deleted(_kept(base, probe.keep(base, pos)))
+                base = _kept(base, probe.keep(base, pos))
                 base = base if dictionaries else decoded(base)
             yield base
     if probe is not None:
@@ -457,8 +466,8 @@ def _merge(table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Sche
     logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
     keep_base, taken = _combine_with_base(table, base, logs, state, ord_field, ord_type)
     kept = decoded(_kept(base, keep_base))
-    parts = [p for p in (kept, taken) if p.num_rows]
-    return _without_deleted(pa.concat_tables(parts) if parts else kept.schema.empty_table())
+    parts = [p for p in (kept, _without_deleted(taken)) if p.num_rows]
+    return pa.concat_tables(parts) if parts else kept.schema.empty_table()
 
 
 def _visible(
@@ -476,12 +485,17 @@ def _ordering_field(config: Any, schema: pa.Schema) -> tuple[str | None, pa.Data
 
 
 def tells_delta(table: MetaClient) -> bool:
-    """Whether :func:`merge_delta` tells this table's merges (every payload but partial updates)."""
-    return not _is_partial(table)
+    """Whether :func:`merge_delta` tells this table's merges: not where the log's rows take
+    values from the base rows they replace (partial updates, OverwriteNonDefaults)."""
+    return not _is_partial(table) and not _fills_nulls(table)
 
 
 def _is_partial(table: MetaClient) -> bool:
     return bool(table.config.payload_class.rsplit(".", 1)[-1] == PARTIAL_UPDATE_PAYLOAD)
+
+
+def _fills_nulls(table: MetaClient) -> bool:
+    return table.config.payload_class.rsplit(".", 1)[-1] in _FILLING_PAYLOADS
 
 
 def _kept(base: pa.Table, keep: np.ndarray) -> pa.Table:
@@ -556,18 +570,17 @@ def merge_delta(
     schema: pa.Schema | None = None,
 ) -> tuple[np.ndarray, pa.Table] | None:
     """A snapshot merge of a file slice told as what it changes in the base file: the positions
-    of the base rows it drops (replaced by a log record, deleted, or flagged
-    ``_hoodie_is_deleted``) and the rows the log adds. The base rows left, in file order, then
-    the log rows are exactly :func:`merge_file_slice`'s rows; only the key, ordering and delete
-    columns of the base file are read. ``None`` where the merge is not told this way (a partial
-    update payload fills base rows field by field)."""
-    if _is_partial(table):
+    of the base rows it drops (replaced or deleted by a log record) and the rows the log adds.
+    The base rows left, in file order, then the log rows are exactly :func:`merge_file_slice`'s
+    rows; only the key and ordering columns of the base file are read. ``None`` where the merge
+    is not told this way (:func:`tells_delta`)."""
+    if not tells_delta(table):
         return None
     schema = schema if schema is not None else slice_schema(table, as_of)
     visible = _visible(table, timeline)
     config = table.config
     ord_field, ord_type = _ordering_field(config, schema)
-    narrow = {KEY_COLUMN, IS_DELETED_FIELD, ord_field or KEY_COLUMN}
+    narrow = {KEY_COLUMN, ord_field or KEY_COLUMN}
     if not config.populate_meta_fields:
         narrow |= {f.split(".")[0] for f in config.record_key_fields} | set(config.partition_fields)
     base = _read_base(table, file_slice, pa.schema([f for f in schema if f.name in narrow]))
@@ -578,12 +591,14 @@ def merge_delta(
         logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
         keep_base, taken = _combine_with_base(table, base, logs, state, ord_field, ord_type)
         taken = _without_deleted(taken)
-    if IS_DELETED_FIELD in base.column_names:
-        keep_base &= ~np.asarray(pc.fill_null(base.column(IS_DELETED_FIELD), False), dtype=bool)
     return np.flatnonzero(~keep_base), taken
 
 
 def _without_deleted(merged: pa.Table) -> pa.Table:
+    """The log's rows without those flagged ``_hoodie_is_deleted`` (combineAndGetUpdateValue and
+    getInsertValue give nothing for them). A base row keeps its flag as stored: Apache Hudi's
+    row writer stores flagged records from a bulk_insert, and its readers return them until a
+    log record of their key replaces them."""
     if IS_DELETED_FIELD in merged.column_names:
         merged = merged.filter(pc.invert(pc.fill_null(merged.column(IS_DELETED_FIELD), False)))
     return merged
@@ -737,6 +752,9 @@ class _Probe:
         self.s_del = pc.fill_null(state.column("s_del"), False).to_numpy(zero_copy_only=False)
         self.has_base = np.zeros(n_state, dtype=bool)  # the key met a base row
         self.log_wins = np.zeros(n_state, dtype=bool)  # over the base row of the key (its first copy)
+        #: OverwriteNonDefaults: the base rows log rows replace, with those log rows' numbers
+        self.fills = _fills_nulls(table)
+        self._replaced: list[tuple[np.ndarray, pa.Table]] = []
 
     def positions(self, base: pa.Table) -> np.ndarray:
         """Each base row's row in the log state, -1 where the log has no record of its key."""
@@ -773,6 +791,12 @@ class _Probe:
         keep_base[matched] = over
         self.has_base[m_pos] = True
         self.log_wins[m_pos[~over]] = True
+        if self.fills:
+            filled = ~over & ~self.s_del[m_pos]
+            if filled.any():
+                log_rows = pc.take(self.state.column("s_row"), pa.array(m_pos[filled]))
+                base_rows = np.flatnonzero(matched)[filled]
+                self._replaced.append((log_rows.to_numpy(), decoded(base.take(pa.array(base_rows)))))
         return keep_base
 
     def inserted_keys(self) -> pa.Array:
@@ -792,7 +816,24 @@ class _Probe:
         # each log row once, in log order: a filter (or nothing) where a take gathered row by row
         keep = np.zeros(self.logs.num_rows, dtype=bool)
         keep[rows] = True
-        return self.logs if keep.all() else self.logs.filter(pa.array(keep))
+        taken = self.logs if keep.all() else self.logs.filter(pa.array(keep))
+        return self._filled(taken, keep) if self._replaced else taken
+
+    def _filled(self, taken: pa.Table, keep: np.ndarray) -> pa.Table:
+        """``taken`` (the log rows ``keep`` marks) with each null field of a row that replaced a
+        base row set to that row's value, as OverwriteNonDefaultsWithLatestAvroPayload's
+        combineAndGetUpdateValue does for every field of the schema."""
+        replaced = pa.concat_tables([rows for _, rows in self._replaced])
+        at = np.full(self.logs.num_rows, -1, dtype=np.int64)
+        at[np.concatenate([log_rows for log_rows, _ in self._replaced])] = np.arange(replaced.num_rows)
+        at = at[keep]
+        source = pa.array(at, mask=at < 0)
+        columns = []
+        for name, column in zip(taken.column_names, taken.columns, strict=True):
+            if name in replaced.column_names:
+                column = pc.coalesce(column, replaced.column(name).take(source).cast(column.type))
+            columns.append(column)
+        return pa.Table.from_arrays(columns, schema=taken.schema)
 
 
 #: base rows probed against the log's keys at once, in :func:`merge_file_slice_batches`'s batches:

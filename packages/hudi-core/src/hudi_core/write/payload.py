@@ -16,7 +16,15 @@ from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError
 
-__all__ = ["Payload", "coalesce_by_winner", "incoming_wins", "merged_by_winner", "payload_for"]
+__all__ = [
+    "DMS_OP_FIELD",
+    "Payload",
+    "coalesce_by_winner",
+    "dms_deletes",
+    "incoming_wins",
+    "merged_by_winner",
+    "payload_for",
+]
 
 
 class Payload(enum.Enum):
@@ -26,11 +34,24 @@ class Payload(enum.Enum):
     #: field by field: the version with the greater ordering value wins, its null fields are
     #: filled from the other (spec 8.2; ``hudi_core.read.partial`` for readers)
     PARTIAL_UPDATE = "org.apache.hudi.common.model.PartialUpdateAvroPayload"
+    #: OverwriteWithLatest, but an update's null fields keep the stored record's values
+    OVERWRITE_NON_DEFAULTS = "org.apache.hudi.common.model.OverwriteNonDefaultsWithLatestAvroPayload"
+    #: OverwriteWithLatest, and a record whose ``Op`` field is ``D`` (any case) is a delete
+    AWS_DMS = "org.apache.hudi.common.model.AWSDmsAvroPayload"
 
     @property
     def honours_ordering_on_update(self) -> bool:
         """True when a stored record with a greater ordering value beats an incoming one."""
-        return self is not Payload.OVERWRITE_WITH_LATEST
+        return self in (Payload.DEFAULT, Payload.EVENT_TIME, Payload.PARTIAL_UPDATE)
+
+    @property
+    def fills_nulls(self) -> bool:
+        """True when the version that wins takes the other's value for each of its null fields."""
+        return self in (Payload.PARTIAL_UPDATE, Payload.OVERWRITE_NON_DEFAULTS)
+
+
+#: AWSDmsAvroPayload's field naming the change: ``D`` (any case) deletes
+DMS_OP_FIELD = "Op"
 
 
 _SHORT = {p.value.rsplit(".", 1)[-1].lower(): p for p in Payload}
@@ -38,7 +59,7 @@ _SHORT = {p.value.rsplit(".", 1)[-1].lower(): p for p in Payload}
 
 def payload_for(config: HoodieConfig) -> Payload:
     """The payload class of a write: the write option, else the table's."""
-    name = config.raw(WriteOptions.PAYLOAD_CLASS) or config.get_str(TableOptions.PAYLOAD_CLASS) or ""
+    name = _class_name(config)
     simple = name.rsplit(".", 1)[-1].lower()
     if simple in _SHORT:
         return _SHORT[simple]
@@ -46,6 +67,10 @@ def payload_for(config: HoodieConfig) -> Payload:
         f"payload class {name!r} is not supported by this writer; use one of "
         f"{', '.join(p.value for p in Payload)}"
     )
+
+
+def _class_name(config: HoodieConfig) -> str:
+    return config.raw(WriteOptions.PAYLOAD_CLASS) or config.get_str(TableOptions.PAYLOAD_CLASS) or ""
 
 
 def incoming_wins(
@@ -62,6 +87,17 @@ def incoming_wins(
         stored_ordering = stored_ordering.cast(incoming_ordering.type)
     keep_stored = pc.fill_null(pc.greater(stored_ordering, incoming_ordering), False)
     return pc.invert(keep_stored)
+
+
+def dms_deletes(config: HoodieConfig, data: pa.Table) -> pa.Array | None:
+    """Under AWSDmsAvroPayload, which rows of ``data`` its ``Op`` field marks as deletes (``D``,
+    any case); None under any other payload or without the field."""
+    simple = _class_name(config).rsplit(".", 1)[-1].lower()
+    if _SHORT.get(simple) is not Payload.AWS_DMS or DMS_OP_FIELD not in data.column_names:
+        return None
+    op = data.column(DMS_OP_FIELD)
+    op = op if pa.types.is_string(op.type) or pa.types.is_large_string(op.type) else op.cast(pa.string())
+    return pc.fill_null(pc.equal(pc.utf8_lower(op), "d"), False)
 
 
 def coalesce_by_winner(
@@ -84,7 +120,7 @@ def merged_by_winner(
 ) -> pa.Table:
     """The record each pair of versions merges into, row by row, on ``incoming``'s other columns:
     the winner's fields (PartialUpdate: :func:`coalesce_by_winner`, the winner's nulls filled)."""
-    if payload is Payload.PARTIAL_UPDATE:
+    if payload.fills_nulls:
         return coalesce_by_winner(incoming, stored, incoming_won, names)
     out = incoming
     for name in names:

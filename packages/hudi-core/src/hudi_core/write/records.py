@@ -19,6 +19,7 @@ from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
 from hudi_core.keygen.base import KeyGenerator
 from hudi_core.keygen.partition import check_partition_paths
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD
+from hudi_core.write.payload import dms_deletes
 
 __all__ = [
     "BASE_INSTANT",
@@ -78,8 +79,14 @@ def prepare(
     config: HoodieConfig | None = None,
     *,
     all_deletes: bool = False,
+    operation: str | None = None,
 ) -> pa.Table:
     """Add ``_hoodie_record_key``, ``_hoodie_partition_path`` and the delete flag.
+
+    The flag marks the records a write deletes: every record of the delete operation, a record
+    whose ``_hoodie_is_deleted`` is true, and under AWSDmsAvroPayload one whose ``Op`` is ``D``.
+    A bulk_insert flags none (Apache Hudi's row writer stores such records as rows) unless
+    ``hoodie.datasource.write.row.writer.enable`` is false.
 
     Meta columns already in ``data`` (e.g. rows read back from a Hudi table) are dropped: the
     keys are always recomputed by the table's key generator. Raises ``InvalidRecordKeyError``
@@ -94,12 +101,16 @@ def prepare(
     _check_keys(keys)
     if getattr(type(keygen), "partition_paths", None) is not KeyGenerator.partition_paths:
         check_partition_paths(partitions)  # a plugin key generator's own paths may be unchecked
+    as_rows = operation == "bulk_insert" and (config is None or bool(config.get(WriteOptions.ROW_WRITER)))
     if all_deletes:
         flag = pa.array([True] * data.num_rows, pa.bool_()) if data.num_rows else pa.array([], pa.bool_())
-    elif IS_DELETED in data.column_names:
+    elif IS_DELETED in data.column_names and not as_rows:
         flag = pc.fill_null(data.column(IS_DELETED).cast(pa.bool_()), False)
     else:
         flag = pa.nulls(data.num_rows, pa.bool_()).fill_null(False)
+    dms = None if all_deletes or as_rows or config is None else dms_deletes(config, data)
+    if dms is not None:
+        flag = pc.or_(flag, dms)
     out = data
     natural = pa.array(np.full(data.num_rows, all_deletes, dtype=bool))
     cols = ((RECORD_KEY, keys), (PARTITION_PATH, partitions), (DELETE_FLAG, flag), (NATURAL_DELETE, natural))

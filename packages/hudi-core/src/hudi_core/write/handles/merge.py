@@ -161,9 +161,10 @@ class _MergeState:
         self.seqno = 0
         self.updated = self.deleted = self.inserted = 0
         #: the old file's columns read as dictionaries where it encodes them: not the ordering
-        #: field, which is compared, nor any for a partial update (it coalesces old and new values
-        #: field by field) or a table without meta fields (its keys come from the data columns)
-        plain = payload is Payload.PARTIAL_UPDATE or not ctx.populate_meta_fields
+        #: field, which is compared, nor any for a payload that fills nulls (it coalesces old and
+        #: new values field by field) or a table without meta fields (its keys come from the data
+        #: columns)
+        plain = payload.fills_nulls or not ctx.populate_meta_fields
         carried = (META_FIELDS[0], META_FIELDS[3], *ctx.schema.names)
         self.carried = frozenset(() if plain else (n for n in carried if n != self.order))
         #: the types of the rows written so far (the old rows'): the new rows are encoded alike
@@ -213,7 +214,7 @@ class _MergeState:
             return batch.filter(pa.array(~replace))
         upd = np.flatnonzero(update)
         new_rows = encoded_like(self._new_rows(in_idx[upd]), batch.schema)
-        if partial:
+        if self.payload.fills_nulls:  # the winner's null fields filled from the other version
             new_rows = coalesce_by_winner(
                 new_rows, old_data.take(pa.array(upd)), pa.array(wins[upd]), ctx.schema.names
             )
