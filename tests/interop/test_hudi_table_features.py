@@ -91,3 +91,44 @@ def test_a_cdc_table_is_read_and_our_writes_refuse_it(hudi: Any, tmp_path: Path,
     cdc = oracle.read(path, {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": "000",
                              "hoodie.datasource.query.incremental.format": "cdc"})  # fmt: skip
     assert sorted(cdc.column("op").to_pylist()) == ["i", "i", "u"]
+
+
+def test_a_log_compacted_table_answers_every_query_as_hudi(hudi: Any, tmp_path: Path) -> None:
+    """``hoodie.log.compaction.inline=true``: Hudi's log compaction (a ``logcompaction`` instant,
+    completed as a delta commit) rewrites a file slice's log blocks into one more block whose
+    header lists the instants it merged (``COMPACTED_BLOCK_TIMES``); the older blocks stay. We
+    read that block as any other: merged again with the blocks it came from, it gives the same
+    records. After our upsert and compaction of the table, every query (snapshot,
+    read_optimized, incremental from each commit, time travel to each, which reads the slices
+    Hudi log-compacted) equals Hudi's."""
+    from runner import Query, compare_all, hudi_write, queries
+    from workloads import generate
+
+    w = generate(7106, table_type="MERGE_ON_READ", index="BUCKET", payload="default",
+                 keygen="simple", compaction="none", clean=False, metadata=False, first="insert",
+                 ops=["upsert", "upsert", "delete", "upsert", "upsert", "upsert"])  # fmt: skip
+    logc = {"hoodie.log.compaction.inline": "true", "hoodie.log.compaction.blocks.threshold": "2",
+            "hoodie.parquet.small.file.limit": "0"}  # fmt: skip
+    path = tmp_path / "t"
+    for step in w.steps:
+        hudi_write(hudi.oracle, path, w, step, logc)
+    assert list((path / ".hoodie").glob("*.logcompaction.requested")), "Hudi log-compacted"
+
+    def every_start(p: Path, w: Any) -> list[Query]:
+        starts = HudiTable.open(str(p)).timeline.completed_commits().timestamps()[1:-1]
+        more = {"hoodie.datasource.query.type": "incremental"}
+        return queries(p, w) + [
+            Query(
+                f"incremental({s},]",
+                {**more, "hoodie.datasource.read.begin.instanttime": s},
+                {"query_type": "incremental", "start": s},
+            )
+            for s in starts
+        ]
+
+    last = w.steps[-1].data
+    HudiTable.open(str(path)).upsert(
+        last.slice(0, len(last) // 2), options={**w.options(), "hoodie.compact.inline": "false"}
+    )
+    assert HudiTable.open(str(path)).compact()
+    assert compare_all(hudi.oracle, path, w, every_start) == {}

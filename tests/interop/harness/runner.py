@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,9 @@ def queries(path: Path | str, w: Workload) -> list[Query]:
     return out
 
 
-def compare_all(oracle: HudiOracle, path: Path | str, w: Workload) -> dict[str, list[str]]:
+def compare_all(
+    oracle: HudiOracle, path: Path | str, w: Workload, queries: Callable[..., list[Query]] = queries
+) -> dict[str, list[str]]:
     """Every query's differences (ours against Hudi's), keyed by query name; empty when all agree."""
     found: dict[str, list[str]] = {}
     for q in queries(path, w):
