@@ -1,12 +1,13 @@
-"""OverwriteNonDefaultsWithLatestAvroPayload and AWSDmsAvroPayload, written by Apache Hudi, by our
-local engine and by our Spark engine, each table read by Hudi and by us (and, merge-on-read,
-compacted by Hudi and by us): every answer the same.
+"""OverwriteNonDefaultsWithLatestAvroPayload, AWSDmsAvroPayload and FirstValueAvroPayload,
+written by Apache Hudi, by our local engine and by our Spark engine, each table read by Hudi and
+by us (and, merge-on-read, compacted by Hudi and by us): every answer the same.
 
 - OverwriteNonDefaults: an update's null fields keep the stored values. Which values an update
   meets depends on where the writer put the earlier ones: a small file's update is merged into a
   new base file, any other goes to the log, where a key's records replace each other whole before
   the last one meets the base row. Both writers place them alike, so their tables answer alike.
 - AWSDms: a record whose ``Op`` is ``D`` (any case) deletes its key.
+- FirstValue: DefaultHoodieRecordPayload, but a tie of ordering values keeps the earlier record.
 - A bulk_insert stores records flagged deleted as rows (Hudi's row writer), which every reader
   returns until a log record replaces them.
 
@@ -32,6 +33,7 @@ pytestmark = pytest.mark.interop
 MODEL = "org.apache.hudi.common.model."
 NON_DEFAULTS = MODEL + "OverwriteNonDefaultsWithLatestAvroPayload"
 DMS = MODEL + "AWSDmsAvroPayload"
+FIRST_VALUE = MODEL + "FirstValueAvroPayload"
 BUCKET = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "2"}
 
 
@@ -46,21 +48,25 @@ def _batch(rows: list[tuple], deleted: list[bool] | None = None) -> pa.Table:
 
 
 #: updates with null fields and older ordering values, deletes by Op (and a new key's), a key
-#: deleted and written again, and one precombined in its batch
+#: deleted and written again, one precombined in its batch, and ties of ordering values (in a
+#: batch, against the stored record, between log records)
 STEPS = [
     ("insert", _batch([("a", 1, 1, "a1", "I"), ("b", 1, 2, "b1", "I"), ("c", 1, 3, "c1", "I"),
                        ("d", 1, 4, "d1", "I"), ("e", 1, 5, "e1", "I")])),
     ("upsert", _batch([("a", 2, None, "a2", "U"), ("b", 0, 20, None, "U"), ("c", 2, None, None, "D"),
-                       ("f", 2, None, "f2", "I"), ("g", 2, 7, None, "d")])),
+                       ("f", 2, None, "f2", "I"), ("f", 2, 6, "f2b", "I"), ("g", 2, 7, None, "d"),
+                       ("e", 1, 50, "e2", "U")])),
     ("upsert", _batch([("a", 3, 30, None, "U"), ("b", 3, None, "b3", "U"), ("d", 3, None, None, "u"),
                        ("d", 2, 40, "d2", "U"), ("e", 3, None, None, "d")])),
-    ("upsert", _batch([("c", 4, None, "c4", "I"), ("a", 4, None, None, "U")])),
+    ("upsert", _batch([("c", 4, None, "c4", "I"), ("a", 4, None, None, "U"), ("b", 3, 33, "b4", "U")])),
 ]  # fmt: skip
 
 CASES = {
     "non-defaults": (NON_DEFAULTS, {}),
     "non-defaults-bucket": (NON_DEFAULTS, BUCKET),
     "dms": (DMS, {}),
+    "first-value": (FIRST_VALUE, {}),
+    "first-value-bucket": (FIRST_VALUE, BUCKET),
 }
 
 

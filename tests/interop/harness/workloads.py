@@ -9,6 +9,7 @@ otherwise keep two copies, by design, on both sides) unless the index is global.
 
 from __future__ import annotations
 
+import operator
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ PAYLOADS = {
     "event_time": "org.apache.hudi.common.model.EventTimeAvroPayload",
     "partial": "org.apache.hudi.common.model.PartialUpdateAvroPayload",
     "non_defaults": "org.apache.hudi.common.model.OverwriteNonDefaultsWithLatestAvroPayload",
+    "first_value": "org.apache.hudi.common.model.FirstValueAvroPayload",
 }
 #: the payloads a seed draws from (``explore.py --payload`` picks any of PAYLOADS)
 DRAWN_PAYLOADS = ("overwrite", "default", "event_time", "partial")
@@ -309,19 +311,25 @@ def model_snapshot(w: Workload, *, log_windows: bool = False) -> pa.Table:
     #: log_windows: the key's value in log files written since the last compaction
     window: dict[str, dict[str, Any]] = {}
     deltas = 0
-    honours_ordering = w.payload in ("default", "event_time")
+    honours_ordering = w.payload in ("default", "event_time", "first_value")
+    newer = operator.gt if w.payload == "first_value" else operator.ge  # a tie keeps the first
     for step in w.steps:
         batch = step.data.to_pylist()
         if step.operation in ("upsert", "insert", "bulk_insert"):
             latest: dict[str, dict[str, Any]] = {}
             for r in batch:
-                if r["uuid"] not in latest or r["ts"] >= latest[r["uuid"]]["ts"]:
+                if r["uuid"] not in latest or newer(r["ts"], latest[r["uuid"]]["ts"]):
                     latest[r["uuid"]] = r
             for k, r in latest.items():
                 old = rows.get(k)
                 if log_windows and old is not None and k in window and window[k]["ts"] > r["ts"]:
                     continue  # preCombine in the log scanner: the logged greater ordering value stays
-                if old is None or not honours_ordering or step.operation != "upsert" or r["ts"] >= old["ts"]:
+                if (
+                    old is None
+                    or not honours_ordering
+                    or step.operation != "upsert"
+                    or newer(r["ts"], old["ts"])
+                ):
                     rows[k] = r
                     if old is not None or w.index == "BUCKET":  # an update (or a bucket's insert) is logged
                         window[k] = r

@@ -48,7 +48,10 @@ log = logging.getLogger(__name__)
 
 IS_DELETED_FIELD = "_hoodie_is_deleted"
 #: payloads whose combineAndGetUpdateValue lets the ordering value decide against the base row
-_EVENT_TIME_PAYLOADS = ("DefaultHoodieRecordPayload", "EventTimeAvroPayload")
+_EVENT_TIME_PAYLOADS = ("DefaultHoodieRecordPayload", "EventTimeAvroPayload", "FirstValueAvroPayload")
+#: payloads whose ties of ordering values go to the earlier record (the stored one, the first in
+#: the log), where the others' go to the later
+_FIRST_VALUE_PAYLOADS = ("FirstValueAvroPayload",)
 #: payloads whose log record replaces the base row whatever the ordering values; AWSDmsAvroPayload's
 #: deletes (``Op`` = ``D``) reach the log as delete records
 _OVERWRITE_PAYLOADS = (
@@ -428,6 +431,10 @@ def _base_in_range(base: pa.Table, rows: np.ndarray | None) -> pa.Table:
     return base if rows is None or not base.num_rows else base.filter(pa.array(rows))
 
 
+def _ties_keep_first(table: MetaClient) -> bool:
+    return table.config.payload_class.rsplit(".", 1)[-1] in _FIRST_VALUE_PAYLOADS
+
+
 def _payload_is_event_time(table: MetaClient) -> bool:
     payload = table.config.payload_class.rsplit(".", 1)[-1]
     if payload in _EVENT_TIME_PAYLOADS:
@@ -523,6 +530,7 @@ def _log_state(
     from hudi_core.log.format import BlockType
 
     config = table.config
+    first = _ties_keep_first(table)
     # Decode every block once, in log order; data blocks become (key, ordering, log row) events.
     events: list[tuple[bool, pa.Table]] = []  # (is_delete, events)
     log_tables: list[pa.Table] = []
@@ -545,7 +553,7 @@ def _log_state(
     if _single_pass(events):
         # Without deletes, and with ordering values all set (or all absent), folding block by
         # block equals one "greatest (ordering, arrival) per key" over all log records.
-        batch = _last_per_key(pa.concat_tables([e for _, e in events]))
+        batch = _last_per_key(pa.concat_tables([e for _, e in events]), first=first)
         state = pa.table({
             "key": batch.column("key"),
             "s_del": pa.repeat(pa.scalar(False), batch.num_rows),
@@ -556,7 +564,9 @@ def _log_state(
         state = _empty_state(ord_type)
         for is_delete, ev in events:
             state = (
-                _apply_deletes(state, ev, ord_type) if is_delete else _apply_data(state, _last_per_key(ev))
+                _apply_deletes(state, ev, ord_type)
+                if is_delete
+                else _apply_data(state, _last_per_key(ev, first=first), first=first)
             )
     return logs, state
 
@@ -624,8 +634,9 @@ def _empty_state(ord_type: pa.DataType) -> pa.Table:
     })  # fmt: skip
 
 
-def _last_per_key(batch: pa.Table) -> pa.Table:
-    """Per key the row with the greatest (ordering, arrival): preCombine within one block. The
+def _last_per_key(batch: pa.Table, *, first: bool = False) -> pa.Table:
+    """Per key the row with the greatest (ordering, arrival), or with ``first`` the earliest of
+    the greatest ordering (FirstValueAvroPayload): preCombine within one block. The
     rows of keys met once stay as they are (in order); only the others are sorted (a slice's log
     mostly holds each key once: five upserts of the 10M-row trips table, ~250k records)."""
     if batch.num_rows <= 1:
@@ -639,8 +650,9 @@ def _last_per_key(batch: pa.Table) -> pa.Table:
     repeats = pa.table(
         {"k": ids[rows], "o": batch.column("w_ord").take(rows), "r": batch.column("w_row").take(rows)}
     )
+    arrival = "descending" if first else "ascending"
     order = pc.sort_indices(
-        repeats, sort_keys=[("k", "ascending"), ("o", "ascending", "at_start"), ("r", "ascending")]
+        repeats, sort_keys=[("k", "ascending"), ("o", "ascending", "at_start"), ("r", arrival)]
     ).to_numpy()
     sorted_ids = ids[rows[order]]
     last = np.append(sorted_ids[:-1] != sorted_ids[1:], True)
@@ -652,13 +664,26 @@ def _gt(a: Any, b: Any) -> Any:
     return pc.fill_null(pc.greater(a, b), False)
 
 
-def _apply_data(state: pa.Table, block: pa.Table) -> pa.Table:
-    """preCombine(state, record): after a delete the record wins; else greater ordering, tie -> later."""
+def _ge(a: Any, b: Any) -> Any:
+    """a >= b, false where either side is null."""
+    return pc.fill_null(pc.greater_equal(a, b), False)
+
+
+def _ge_or_unordered(a: Any, b: Any) -> Any:
+    """a >= b, true where neither side has an ordering value (a table without ordering field:
+    every pair ties, as :func:`_last_per_key` takes it)."""
+    return pc.or_(_ge(a, b), pc.and_(pc.is_null(a), pc.is_null(b)))
+
+
+def _apply_data(state: pa.Table, block: pa.Table, *, first: bool = False) -> pa.Table:
+    """preCombine(state, record): after a delete the record wins; else greater ordering, tie ->
+    later (``first``: tie -> the state's, FirstValueAvroPayload)."""
     j = state.join(block, keys="key", join_type="full outer")
     has_s = pc.is_valid(j.column("s_del"))
     has_w = pc.is_valid(j.column("w_row"))
     s_del = pc.fill_null(j.column("s_del"), False)
-    keep_s = pc.and_(has_s, pc.and_(pc.invert(s_del), _gt(j.column("s_ord"), j.column("w_ord"))))
+    older_wins = _ge_or_unordered if first else _gt
+    keep_s = pc.and_(has_s, pc.and_(pc.invert(s_del), older_wins(j.column("s_ord"), j.column("w_ord"))))
     take_w = pc.and_(has_w, pc.invert(keep_s))
     return pa.table({
         "key": j.column("key"),
@@ -747,6 +772,8 @@ class _Probe:
         self.logs, self.state = logs, state
         self.ord_field, self.ord_type = ord_field, ord_type
         self.event_time = _payload_is_event_time(table)
+        #: the base row keeps a tie of ordering values (FirstValueAvroPayload)
+        self.base_wins = _ge if _ties_keep_first(table) else _gt
         n_state = state.num_rows
         self.s_keys = state.column("key").combine_chunks()
         self.s_del = pc.fill_null(state.column("s_del"), False).to_numpy(zero_copy_only=False)
@@ -786,7 +813,7 @@ class _Probe:
         if self.event_time:
             b_ord = pc.filter(_ordering(base, self.ord_field, self.ord_type), pa.array(matched))
             s_ord = pc.take(self.state.column("s_ord"), pa.array(m_pos))
-            gt = _gt(b_ord, s_ord)
+            gt = self.base_wins(b_ord, s_ord)
             over = ~self.s_del[m_pos] & np.asarray(gt.to_numpy(zero_copy_only=False), dtype=bool)
         keep_base[matched] = over
         self.has_base[m_pos] = True

@@ -1,8 +1,9 @@
 """Stage 2: de-duplicate a batch by key (Hudi's precombine), vectorised.
 
 Every supported payload pre-combines alike (spec 8.2): the version with the greater ordering
-value wins, ties go to the later row; a delete (``_hoodie_is_deleted``) is an ordinary version
-that then deletes. Without an ordering field the last row wins.
+value wins, ties go to the later row (to the first under FirstValueAvroPayload); a delete
+(``_hoodie_is_deleted``) is an ordinary version that then deletes. Without an ordering field the
+last row wins (the first under FirstValueAvroPayload, where every pair ties).
 """
 
 from __future__ import annotations
@@ -80,7 +81,9 @@ def deduplicate(data: pa.Table, config: HoodieConfig) -> pa.Table:
         sort_keys.append((order, "ascending", "at_start"))
     cols[_ROW] = pa.array(np.arange(data.num_rows, dtype=np.int64))
     work = pa.table(cols)
-    sorted_tbl = work.take(pc.sort_indices(work, sort_keys=[*sort_keys, (_ROW, "ascending", "at_start")]))
+    payload = payload_for(config)
+    arrival = "descending" if payload.ties_keep_first else "ascending"
+    sorted_tbl = work.take(pc.sort_indices(work, sort_keys=[*sort_keys, (_ROW, arrival, "at_start")]))
     # the last row of each key group wins
     last = np.ones(sorted_tbl.num_rows, dtype=bool)
     same = None
@@ -95,7 +98,7 @@ def deduplicate(data: pa.Table, config: HoodieConfig) -> pa.Table:
     if last.all():
         return data
     rows = np.sort(sorted_tbl.column(_ROW).to_numpy()[last])
-    if payload_for(config) is Payload.PARTIAL_UPDATE:
+    if payload is Payload.PARTIAL_UPDATE:
         return _partial_precombine(data, sorted_tbl, last, rows)
     return data.take(pa.array(rows))
 

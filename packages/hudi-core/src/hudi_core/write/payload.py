@@ -34,6 +34,8 @@ class Payload(enum.Enum):
     #: field by field: the version with the greater ordering value wins, its null fields are
     #: filled from the other (spec 8.2; ``hudi_core.read.partial`` for readers)
     PARTIAL_UPDATE = "org.apache.hudi.common.model.PartialUpdateAvroPayload"
+    #: DefaultHoodieRecordPayload, but a tie of ordering values keeps the earlier record
+    FIRST_VALUE = "org.apache.hudi.common.model.FirstValueAvroPayload"
     #: OverwriteWithLatest, but an update's null fields keep the stored record's values
     OVERWRITE_NON_DEFAULTS = "org.apache.hudi.common.model.OverwriteNonDefaultsWithLatestAvroPayload"
     #: OverwriteWithLatest, and a record whose ``Op`` field is ``D`` (any case) is a delete
@@ -42,7 +44,13 @@ class Payload(enum.Enum):
     @property
     def honours_ordering_on_update(self) -> bool:
         """True when a stored record with a greater ordering value beats an incoming one."""
-        return self in (Payload.DEFAULT, Payload.EVENT_TIME, Payload.PARTIAL_UPDATE)
+        return self in (Payload.DEFAULT, Payload.EVENT_TIME, Payload.PARTIAL_UPDATE, Payload.FIRST_VALUE)
+
+    @property
+    def ties_keep_first(self) -> bool:
+        """True when a tie of ordering values keeps the earlier version (the stored record, the
+        first row of a batch), where the others keep the later."""
+        return self is Payload.FIRST_VALUE
 
     @property
     def fills_nulls(self) -> bool:
@@ -76,7 +84,8 @@ def _class_name(config: HoodieConfig) -> str:
 def incoming_wins(
     payload: Payload, stored_ordering: pa.Array | None, incoming_ordering: pa.Array | None
 ) -> pa.Array:
-    """Per row, whether the incoming version replaces the stored one (ties: incoming).
+    """Per row, whether the incoming version replaces the stored one (ties: incoming, but the
+    stored one under FirstValueAvroPayload).
 
     A null stored ordering value always loses, like Java's ``DefaultHoodieRecordPayload``.
     """
@@ -85,7 +94,8 @@ def incoming_wins(
         return pa.array([True] * n, pa.bool_())
     if not stored_ordering.type.equals(incoming_ordering.type):
         stored_ordering = stored_ordering.cast(incoming_ordering.type)
-    keep_stored = pc.fill_null(pc.greater(stored_ordering, incoming_ordering), False)
+    older = pc.greater_equal if payload.ties_keep_first else pc.greater
+    keep_stored = pc.fill_null(older(stored_ordering, incoming_ordering), False)
     return pc.invert(keep_stored)
 
 
