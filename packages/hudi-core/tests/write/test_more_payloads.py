@@ -101,15 +101,17 @@ def test_non_defaults_fills_from_the_base_row_not_from_earlier_log_records(tmp_p
     assert _rows(t) == [("k", 4, 4, "b1", "U")]
 
 
+@pytest.mark.parametrize("payload", [DMS, MODEL + "PartialUpdateAvroPayload"])
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
-def test_bulk_insert_stores_records_flagged_deleted(tmp_path: Path, table_type: str) -> None:
+def test_bulk_insert_stores_records_flagged_deleted(tmp_path: Path, table_type: str, payload: str) -> None:
     """Hudi's row writer stores every record of a bulk_insert, a ``_hoodie_is_deleted`` or an
     AWS DMS ``Op = D`` one too, and its readers return them until a log record of their key
-    replaces them; with ``hoodie.datasource.write.row.writer.enable=false`` they are dropped."""
+    replaces them (under any payload); with ``hoodie.datasource.write.row.writer.enable=false``
+    they are dropped (``Op = D`` only under AWSDms)."""
     data = _batch([("a", 1, 1, "x", "I"), ("b", 1, 2, "y", "D"), ("c", 1, 3, "z", "U")])
     data = data.append_column("_hoodie_is_deleted", pa.array([False, False, True]))
     bucket = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "1"}
-    t = _create(tmp_path / "t", table_type, DMS, **bucket)
+    t = _create(tmp_path / "t", table_type, payload, **bucket)
     t.bulk_insert(data)
     assert [r[0] for r in _rows(t)] == ["a", "b", "c"]
     update = _batch([("a", 2, 10, "x2", "U")]).append_column("_hoodie_is_deleted", pa.array([False]))
@@ -119,9 +121,9 @@ def test_bulk_insert_stores_records_flagged_deleted(tmp_path: Path, table_type: 
         assert t.compact(), "a compaction ran"
         assert _rows(t) == [("a", 2, 10, "x2", "U"), ("b", 1, 2, "y", "D"), ("c", 1, 3, "z", "U")]
 
-    dropped = _create(tmp_path / "dropped", table_type, DMS, **bucket)
+    dropped = _create(tmp_path / "dropped", table_type, payload, **bucket)
     dropped.bulk_insert(data, options={"hoodie.datasource.write.row.writer.enable": "false"})
-    assert [r[0] for r in _rows(dropped)] == ["a"]
+    assert [r[0] for r in _rows(dropped)] == (["a"] if payload == DMS else ["a", "b"])
 
 
 FIRST_VALUE = MODEL + "FirstValueAvroPayload"

@@ -467,9 +467,8 @@ def _merge(table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Sche
     config = table.config
     ord_field, ord_type = _ordering_field(config, schema)
     if _is_partial(table):
-        merged = merge_partial(table, base, blocks, schema, ord_field=ord_field, ord_type=ord_type,
-                               apply_deletes=_apply_deletes)  # fmt: skip
-        return _without_deleted(merged)
+        return merge_partial(table, base, blocks, schema, ord_field=ord_field, ord_type=ord_type,
+                             apply_deletes=_apply_deletes, drop_deleted=_without_deleted)  # fmt: skip
     logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
     keep_base, taken = _combine_with_base(table, base, logs, state, ord_field, ord_type)
     kept = decoded(_kept(base, keep_base))

@@ -53,8 +53,11 @@ def merge_partial(
     ord_field: str | None,
     ord_type: pa.DataType,
     apply_deletes: Any,
+    drop_deleted: Any,
 ) -> pa.Table:
-    """``base`` merged with the data and delete ``blocks`` (oldest first) of one file slice."""
+    """``base`` merged with the data and delete ``blocks`` (oldest first) of one file slice;
+    ``drop_deleted`` takes the rows the log gave that are flagged deleted out (base rows no log
+    record met stay as stored)."""
     from hudi_core.log.format import BlockType
 
     fields = [i for i, name in enumerate(schema.names) if name not in META_FIELDS]
@@ -77,7 +80,7 @@ def merge_partial(
         )
         state = _fold(state, _precombine_block(keys, ordering, rows, records, fields))
     logs = pa.concat_tables(log_tables) if log_tables else schema.empty_table()
-    return _with_base(table, base, logs, state, schema, fields, ord_field, ord_type)
+    return _with_base(table, base, logs, state, schema, fields, ord_field, ord_type, drop_deleted)
 
 
 def _empty_state(fields: list[int], ord_type: pa.DataType) -> pa.Table:
@@ -142,6 +145,7 @@ def _with_base(
     fields: list[int],
     ord_field: str | None,
     ord_type: pa.DataType,
+    drop_deleted: Any,
 ) -> pa.Table:
     """combineAndGetUpdateValue(base row, folded log record) per key; log-only keys are inserts."""
     if state.num_rows == 0:
@@ -168,14 +172,13 @@ def _with_base(
             live = ~s_del[m_pos]
             b_rows, m_pos = b_rows[live], m_pos[live]
             if len(b_rows):
-                parts.append(
-                    _merged_rows(base, logs, state, schema, fields, ord_field, ord_type, b_rows, m_pos)
-                )
+                merged = _merged_rows(base, logs, state, schema, fields, ord_field, ord_type, b_rows, m_pos)
+                parts.append(drop_deleted(merged))
     if keep_base.any():
         parts.insert(0, base if keep_base.all() else base.filter(pa.array(keep_base)))
     log_only = np.flatnonzero(~has_base & ~s_del)
     if len(log_only):
-        parts.append(_log_rows(logs, state, schema, fields, log_only))
+        parts.append(drop_deleted(_log_rows(logs, state, schema, fields, log_only)))
     if not parts:
         return base.schema.empty_table()
     return pa.concat_tables(parts)
