@@ -1,6 +1,6 @@
 """OverwriteNonDefaultsWithLatestAvroPayload, AWSDmsAvroPayload and FirstValueAvroPayload,
-written by Apache Hudi, by our local engine and by our Spark engine, each table read by Hudi and
-by us (and, merge-on-read, compacted by Hudi and by us): every answer the same.
+written by Apache Hudi, by our local engine and (merge-on-read) by our Spark engine, each table
+read by Hudi and by us (and, merge-on-read, compacted by Hudi and by us): every answer the same.
 
 - OverwriteNonDefaults: an update's null fields keep the stored values. Which values an update
   meets depends on where the writer put the earlier ones: a small file's update is merged into a
@@ -124,7 +124,10 @@ def test_every_writer_and_reader_give_the_same_rows(
 ) -> None:
     payload, more = CASES[case]
     answers = {}
-    for writer in ("hudi", "ours", "spark"):
+    # hudi_spark's tasks run core's handles: its plumbing is checked on merge-on-read, where the
+    # log and the base file both take updates
+    writers = ("hudi", "ours", "spark") if table_type == "MERGE_ON_READ" else ("hudi", "ours")
+    for writer in writers:
         path = tmp_path / writer
         for operation, rows in STEPS:
             _write(writer, hudi, spark, path, rows, _options(table_type, payload, operation, more))
@@ -133,7 +136,7 @@ def test_every_writer_and_reader_give_the_same_rows(
         theirs, ours = _answers(hudi, path, commits)
         assert ours == theirs, f"{writer}'s table: our reader against Hudi's"
         answers[writer] = ours
-    assert answers["ours"] == answers["hudi"] and answers["spark"] == answers["hudi"]
+    assert all(answer == answers["hudi"] for answer in answers.values())
     if table_type == "MERGE_ON_READ":  # each engine compacts a copy of Hudi's table
         before = [r[:5] for r in answers["hudi"]]
         theirs, ours = tmp_path / "compacted-by-hudi", tmp_path / "compacted-by-us"

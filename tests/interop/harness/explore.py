@@ -63,10 +63,8 @@ def main(argv: list[str]) -> int:
         for seed in range(a.start, a.start + a.count):
             fixed = {"payload": a.payload} if a.payload else {}
             w = generate(seed, **fixed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
-            if a.cluster and w.index == "BUCKET":
-                w = generate(
-                    seed, **fixed, index="GLOBAL_BLOOM"
-                )  # Hudi does not cluster a simple bucket index
+            if a.cluster and w.index == "BUCKET":  # Hudi does not cluster a simple bucket index
+                w = generate(seed, **fixed, index="GLOBAL_BLOOM")
             for writer in ("ours",) if a.stream else ("ours", "hudi"):
                 path = root / f"{w.name}-{writer}"
                 shutil.rmtree(path, ignore_errors=True)
