@@ -19,7 +19,6 @@ Hudi gives for the same writes on copy-on-write.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -27,6 +26,8 @@ import pytest
 from hudi_core import HudiTable
 from hudi_spark.table_ops import open_or_create
 from oracle import OracleError
+from runner import compacted_by_both
+from workloads import table_options
 
 pytestmark = pytest.mark.interop
 
@@ -71,18 +72,9 @@ CASES = {
 
 
 def _options(table_type: str, payload: str, operation: str, more: dict[str, str]) -> dict[str, str]:
-    return {
-        "hoodie.table.name": "t",
-        "hoodie.datasource.write.table.type": table_type,
-        "hoodie.datasource.write.recordkey.field": "id",
-        "hoodie.datasource.write.partitionpath.field": "p",
-        "hoodie.datasource.write.precombine.field": "ts",
-        "hoodie.datasource.write.payload.class": payload,
-        "hoodie.datasource.write.operation": operation,
-        "hoodie.compact.inline": "false",
-        "hoodie.metadata.enable": "false",
-        **more,
-    }
+    return table_options(
+        "t", table_type, operation, {"hoodie.datasource.write.payload.class": payload, **more}
+    )
 
 
 def _write(writer: str, hudi, spark, path: Path, rows: pa.Table, options: dict[str, str]) -> None:
@@ -139,12 +131,7 @@ def test_every_writer_and_reader_give_the_same_rows(
     assert all(answer == answers["hudi"] for answer in answers.values())
     if table_type == "MERGE_ON_READ":  # each engine compacts a copy of Hudi's table
         before = [r[:5] for r in answers["hudi"]]
-        theirs, ours = tmp_path / "compacted-by-hudi", tmp_path / "compacted-by-us"
-        shutil.copytree(tmp_path / "hudi", theirs)
-        shutil.copytree(tmp_path / "hudi", ours)
-        hudi.oracle.sql(f"CALL run_compaction(op => 'scheduleAndExecute', path => '{theirs}')")
-        assert HudiTable.open(str(ours)).compact()
-        for compacted in (theirs, ours):
+        for compacted in compacted_by_both(hudi.oracle, tmp_path / "hudi", tmp_path):
             for answer in _answers(hudi, compacted, _commits(compacted)):
                 assert [r[:5] for r in answer] == before
 

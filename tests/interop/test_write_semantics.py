@@ -12,7 +12,6 @@ and inserts of keys a file already holds (kept beside the stored records, or mer
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -21,6 +20,8 @@ from hudi_core import HudiTable
 from hudi_core.errors import InvalidRecordError
 from hudi_spark.table_ops import open_or_create
 from oracle import OracleError
+from runner import compacted_by_both
+from workloads import table_options
 
 pytestmark = pytest.mark.interop
 
@@ -117,18 +118,8 @@ CASES = {
 
 
 def _options(table_type: str, index: str, payload: str, operation: str) -> dict[str, str]:
-    return {
-        "hoodie.table.name": "t",
-        "hoodie.datasource.write.table.type": table_type,
-        "hoodie.datasource.write.recordkey.field": "id",
-        "hoodie.datasource.write.partitionpath.field": "p",
-        "hoodie.datasource.write.precombine.field": "ts",
-        "hoodie.datasource.write.payload.class": payload,
-        "hoodie.index.type": index,
-        "hoodie.datasource.write.operation": operation,
-        "hoodie.compact.inline": "false",
-        "hoodie.metadata.enable": "false",
-    }
+    return table_options("t", table_type, operation, {"hoodie.datasource.write.payload.class": payload,
+                                                      "hoodie.index.type": index})  # fmt: skip
 
 
 def _rows(table: pa.Table, commits: list[str]) -> list[tuple[object, ...]]:
@@ -235,10 +226,5 @@ def test_compaction_of_a_key_stored_twice_gives_what_a_read_gave(hudi, tmp_path:
     assert (
         before == rows(hudi.oracle.read(path)) == [("a", 2, "first"), ("a", 5, "update"), ("b", 2, "first")]
     )
-    theirs, ours = tmp_path / "theirs", tmp_path / "ours"
-    shutil.copytree(path, theirs)
-    shutil.copytree(path, ours)
-    hudi.oracle.sql(f"CALL run_compaction(op => 'scheduleAndExecute', path => '{theirs}')")
-    assert HudiTable.open(str(ours)).compact()
-    for compacted in (theirs, ours):
+    for compacted in compacted_by_both(hudi.oracle, path, tmp_path):
         assert rows(hudi.oracle.read(compacted)) == rows(HudiTable.open(str(compacted)).read()) == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,18 @@ def hudi_write(
     oracle.write(path, data, options)
     if w.compaction == "async":
         oracle.sql(f"CALL run_compaction(op => 'run', path => '{path}')")
+
+
+def compacted_by_both(oracle: HudiOracle, path: Path, work: Path) -> tuple[Path, Path]:
+    """Two copies of the merge-on-read table at ``path`` under ``work``, one compacted by Apache
+    Hudi (``run_compaction`` scheduleAndExecute), one by us; returns (Hudi's copy, ours)."""
+
+    theirs, ours = work / "compacted-by-hudi", work / "compacted-by-us"
+    shutil.copytree(path, theirs)
+    shutil.copytree(path, ours)
+    oracle.sql(f"CALL run_compaction(op => 'scheduleAndExecute', path => '{theirs}')")
+    assert HudiTable.open(str(ours)).compact(), f"nothing to compact in {path}"
+    return theirs, ours
 
 
 #: a streamed write cut small: chunks of a few rows, buffers flushed every few records

@@ -431,12 +431,17 @@ def _base_in_range(base: pa.Table, rows: np.ndarray | None) -> pa.Table:
     return base if rows is None or not base.num_rows else base.filter(pa.array(rows))
 
 
+def _payload(table: MetaClient) -> str:
+    """The table's payload class, its simple name."""
+    return str(table.config.payload_class).rsplit(".", 1)[-1]
+
+
 def _ties_keep_first(table: MetaClient) -> bool:
-    return table.config.payload_class.rsplit(".", 1)[-1] in _FIRST_VALUE_PAYLOADS
+    return _payload(table) in _FIRST_VALUE_PAYLOADS
 
 
 def _payload_is_event_time(table: MetaClient) -> bool:
-    payload = table.config.payload_class.rsplit(".", 1)[-1]
+    payload = _payload(table)
     if payload in _EVENT_TIME_PAYLOADS:
         return True
     if payload not in _OVERWRITE_PAYLOADS:
@@ -497,11 +502,11 @@ def tells_delta(table: MetaClient) -> bool:
 
 
 def _is_partial(table: MetaClient) -> bool:
-    return bool(table.config.payload_class.rsplit(".", 1)[-1] == PARTIAL_UPDATE_PAYLOAD)
+    return _payload(table) == PARTIAL_UPDATE_PAYLOAD
 
 
 def _fills_nulls(table: MetaClient) -> bool:
-    return table.config.payload_class.rsplit(".", 1)[-1] in _FILLING_PAYLOADS
+    return _payload(table) in _FILLING_PAYLOADS
 
 
 def _kept(base: pa.Table, keep: np.ndarray) -> pa.Table:

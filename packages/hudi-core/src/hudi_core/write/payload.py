@@ -67,18 +67,20 @@ _SHORT = {p.value.rsplit(".", 1)[-1].lower(): p for p in Payload}
 
 def payload_for(config: HoodieConfig) -> Payload:
     """The payload class of a write: the write option, else the table's."""
-    name = _class_name(config)
-    simple = name.rsplit(".", 1)[-1].lower()
-    if simple in _SHORT:
-        return _SHORT[simple]
+    name, payload = _configured(config)
+    if payload is not None:
+        return payload
     raise ConfigError(
         f"payload class {name!r} is not supported by this writer; use one of "
         f"{', '.join(p.value for p in Payload)}"
     )
 
 
-def _class_name(config: HoodieConfig) -> str:
-    return config.raw(WriteOptions.PAYLOAD_CLASS) or config.get_str(TableOptions.PAYLOAD_CLASS) or ""
+def _configured(config: HoodieConfig) -> tuple[str, Payload | None]:
+    """The payload class a write names (the write option, else the table's) and its
+    :class:`Payload`, None when this writer does not know it."""
+    name = config.raw(WriteOptions.PAYLOAD_CLASS) or config.get_str(TableOptions.PAYLOAD_CLASS) or ""
+    return name, _SHORT.get(name.rsplit(".", 1)[-1].lower())
 
 
 def incoming_wins(
@@ -102,8 +104,7 @@ def incoming_wins(
 def dms_deletes(config: HoodieConfig, data: pa.Table) -> pa.Array | None:
     """Under AWSDmsAvroPayload, which rows of ``data`` its ``Op`` field marks as deletes (``D``,
     any case); None under any other payload or without the field."""
-    simple = _class_name(config).rsplit(".", 1)[-1].lower()
-    if _SHORT.get(simple) is not Payload.AWS_DMS or DMS_OP_FIELD not in data.column_names:
+    if _configured(config)[1] is not Payload.AWS_DMS or DMS_OP_FIELD not in data.column_names:
         return None
     op = data.column(DMS_OP_FIELD)
     op = op if pa.types.is_string(op.type) or pa.types.is_large_string(op.type) else op.cast(pa.string())
