@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core import keymatch
+from hudi_core.config.payload import Payload, stored_wins, untoasted
 from hudi_core.errors import CorruptedLogBlockError, StorageError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
@@ -53,11 +54,14 @@ _EVENT_TIME_PAYLOADS = ("DefaultHoodieRecordPayload", "EventTimeAvroPayload", "F
 #: the log), where the others' go to the later
 _FIRST_VALUE_PAYLOADS = ("FirstValueAvroPayload",)
 #: payloads whose log record replaces the base row whatever the ordering values; AWSDmsAvroPayload's
-#: deletes (``Op`` = ``D``) reach the log as delete records
+#: deletes (``Op`` = ``D``) reach the log as delete records, as the Debezium payloads' do (which
+#: compare source positions against the base row instead: ``Payload.position_field``)
 _OVERWRITE_PAYLOADS = (
     "OverwriteWithLatestAvroPayload",
     "AWSDmsAvroPayload",
     "OverwriteNonDefaultsWithLatestAvroPayload",
+    "MySqlDebeziumAvroPayload",
+    "PostgresDebeziumAvroPayload",
 )
 #: payloads whose log record, when it replaces a base row, takes that row's value for each of its
 #: null fields (combineAndGetUpdateValue); log records of a key still replace each other whole
@@ -383,7 +387,13 @@ def _encodable(table: MetaClient, schema: pa.Schema) -> frozenset[str]:
     if _is_partial(table):
         return frozenset()
     config = table.config
-    compared = {KEY_COLUMN, IS_DELETED_FIELD, config.ordering_field}
+    position = _position_payload(table)
+    compared = {
+        KEY_COLUMN,
+        IS_DELETED_FIELD,
+        config.ordering_field,
+        position.position_field if position else None,
+    }
     compared |= {f.split(".")[0] for f in config.record_key_fields}
     return frozenset(f.name for f in schema if f.name not in compared)
 
@@ -434,6 +444,17 @@ def _base_in_range(base: pa.Table, rows: np.ndarray | None) -> pa.Table:
 def _payload(table: MetaClient) -> str:
     """The table's payload class, its simple name."""
     return str(table.config.payload_class).rsplit(".", 1)[-1]
+
+
+def _position_payload(table: MetaClient) -> Payload | None:
+    """The table's payload where a source position, not the ordering value, decides between a
+    log record and the base row (Debezium's)."""
+    payload = Payload.named(_payload(table))
+    return payload if payload is not None and payload.position_field else None
+
+
+def _fills_toasted(table: MetaClient) -> bool:
+    return Payload.named(_payload(table)) is Payload.POSTGRES_DEBEZIUM
 
 
 def _ties_keep_first(table: MetaClient) -> bool:
@@ -497,8 +518,9 @@ def _ordering_field(config: Any, schema: pa.Schema) -> tuple[str | None, pa.Data
 
 def tells_delta(table: MetaClient) -> bool:
     """Whether :func:`merge_delta` tells this table's merges: not where the log's rows take
-    values from the base rows they replace (partial updates, OverwriteNonDefaults)."""
-    return not _is_partial(table) and not _fills_nulls(table)
+    values from the base rows they replace (partial updates, OverwriteNonDefaults, Postgres
+    Debezium's TOASTed fields)."""
+    return not _is_partial(table) and not _fills_nulls(table) and not _fills_toasted(table)
 
 
 def _is_partial(table: MetaClient) -> bool:
@@ -594,7 +616,8 @@ def merge_delta(
     visible = _visible(table, timeline)
     config = table.config
     ord_field, ord_type = _ordering_field(config, schema)
-    narrow = {KEY_COLUMN, ord_field or KEY_COLUMN}
+    position = _position_payload(table)
+    narrow = {KEY_COLUMN, ord_field or KEY_COLUMN, position.position_field if position else KEY_COLUMN}
     if not config.populate_meta_fields:
         narrow |= {f.split(".")[0] for f in config.record_key_fields} | set(config.partition_fields)
     base = _read_base(table, file_slice, pa.schema([f for f in schema if f.name in narrow]))
@@ -778,6 +801,8 @@ class _Probe:
         self.event_time = _payload_is_event_time(table)
         #: the base row keeps a tie of ordering values (FirstValueAvroPayload)
         self.base_wins = _ge if _ties_keep_first(table) else _gt
+        #: Debezium's: the base row and the log record compare source positions
+        self.position = _position_payload(table)
         n_state = state.num_rows
         self.s_keys = state.column("key").combine_chunks()
         self.s_del = pc.fill_null(state.column("s_del"), False).to_numpy(zero_copy_only=False)
@@ -785,6 +810,8 @@ class _Probe:
         self.log_wins = np.zeros(n_state, dtype=bool)  # over the base row of the key (its first copy)
         #: OverwriteNonDefaults: the base rows log rows replace, with those log rows' numbers
         self.fills = _fills_nulls(table)
+        #: PostgresDebezium: a log row's TOASTed placeholders take the values of the base row it replaces
+        self.toasted = _fills_toasted(table)
         self._replaced: list[tuple[np.ndarray, pa.Table]] = []
 
     def positions(self, base: pa.Table) -> np.ndarray:
@@ -819,16 +846,31 @@ class _Probe:
             s_ord = pc.take(self.state.column("s_ord"), pa.array(m_pos))
             gt = self.base_wins(b_ord, s_ord)
             over = ~self.s_del[m_pos] & np.asarray(gt.to_numpy(zero_copy_only=False), dtype=bool)
+        if self.position is not None:
+            over = ~self.s_del[m_pos] & self._base_position_wins(base, matched, m_pos)
         keep_base[matched] = over
         self.has_base[m_pos] = True
         self.log_wins[m_pos[~over]] = True
-        if self.fills:
+        if self.fills or self.toasted:
             filled = ~over & ~self.s_del[m_pos]
             if filled.any():
                 log_rows = pc.take(self.state.column("s_row"), pa.array(m_pos[filled]))
                 base_rows = np.flatnonzero(matched)[filled]
                 self._replaced.append((log_rows.to_numpy(), decoded(base.take(pa.array(base_rows)))))
         return keep_base
+
+    def _base_position_wins(self, base: pa.Table, matched: np.ndarray, m_pos: np.ndarray) -> np.ndarray:
+        """Per matched base row, whether its source position beats its key's log record's
+        (``shouldPickCurrentRecord``); a base row without one loses."""
+        assert self.position is not None
+        field = self.position.position_field
+        if field not in base.column_names or field not in self.logs.column_names:
+            return np.zeros(len(m_pos), dtype=bool)
+        b_pos = pc.filter(base.column(field), pa.array(matched))
+        l_pos = pc.take(self.logs.column(field), pc.take(self.state.column("s_row"), pa.array(m_pos)))
+        wins = stored_wins(self.position, b_pos.combine_chunks() if isinstance(b_pos, pa.ChunkedArray) else b_pos,
+                           l_pos.combine_chunks() if isinstance(l_pos, pa.ChunkedArray) else l_pos)  # fmt: skip
+        return np.asarray(wins.to_numpy(zero_copy_only=False), dtype=bool)
 
     def inserted_keys(self) -> pa.Array:
         """After the last :meth:`keep`: the keys the log adds (no base row), in log order."""
@@ -853,12 +895,16 @@ class _Probe:
     def _filled(self, taken: pa.Table, keep: np.ndarray) -> pa.Table:
         """``taken`` (the log rows ``keep`` marks) with each null field of a row that replaced a
         base row set to that row's value, as OverwriteNonDefaultsWithLatestAvroPayload's
-        combineAndGetUpdateValue does for every field of the schema."""
+        combineAndGetUpdateValue does for every field of the schema (PostgresDebezium: each
+        TOASTed text or bytes field)."""
         replaced = pa.concat_tables([rows for _, rows in self._replaced])
         at = np.full(self.logs.num_rows, -1, dtype=np.int64)
         at[np.concatenate([log_rows for log_rows, _ in self._replaced])] = np.arange(replaced.num_rows)
         at = at[keep]
         source = pa.array(at, mask=at < 0)
+        if self.toasted:
+            names = [n for n in taken.column_names if n in replaced.column_names and n not in META_FIELDS]
+            return untoasted(taken, replaced.take(source), pa.array(at >= 0), names).cast(taken.schema)
         columns = []
         for name, column in zip(taken.column_names, taken.columns, strict=True):
             if name in replaced.column_names:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from hudi_core.config.payload import position_keys
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import IndexOptions, WriteOptions
@@ -43,6 +44,8 @@ def check_ordering_values(records: pa.Table, config: HoodieConfig, operation: st
     record's ordering value to choose between versions: a null one is refused naming its row and
     key, before anything is written, as Apache Hudi's Spark writer refuses it ("Ordering value
     is null for record")."""
+    if operation == "upsert":
+        _check_positions(records, config)
     order = ordering_field(config)
     if not order or order not in records.column_names or records.column(order).null_count == 0:
         return
@@ -54,6 +57,29 @@ def check_ordering_values(records: pa.Table, config: HoodieConfig, operation: st
         f"ordering field {order!r} is null in row {row} (record key {key!r}): a {operation} chooses between "
         "a record's versions by it; give every record a value"
     )
+
+
+def _check_positions(records: pa.Table, config: HoodieConfig) -> None:
+    """Under a Debezium payload an upsert compares each record's source position with the stored
+    record's: a record without one is refused (Apache Hudi fails the write when it meets a stored
+    record: "_event_seq cannot be null in insert record"), as is a MySQL position that is not
+    ``file.pos``."""
+    payload = payload_for(config)
+    field = payload.position_field
+    if field is None or not records.num_rows:
+        return
+    column = records.column(field) if field in records.column_names else None
+    if column is None or column.null_count:
+        row = (
+            0 if column is None else int(np.flatnonzero(pc.is_null(column).to_numpy(zero_copy_only=False))[0])
+        )
+        key = records.column(RECORD_KEY)[row].as_py() if RECORD_KEY in records.column_names else None
+        raise InvalidRecordError(
+            f"{field!r} is {'missing' if column is None else 'null'} in row {row} (record key {key!r}): "
+            f"{payload.value.rsplit('.', 1)[-1]} compares it with the stored record's in an upsert"
+        )
+    if payload is Payload.MYSQL_DEBEZIUM:
+        position_keys(column.combine_chunks())
 
 
 def is_global_index(config: HoodieConfig) -> bool:

@@ -19,7 +19,7 @@ from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
 from hudi_core.keygen.base import KeyGenerator
 from hudi_core.keygen.partition import check_partition_paths
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD
-from hudi_core.write.payload import dms_deletes
+from hudi_core.write.payload import op_deletes
 
 __all__ = [
     "BASE_INSTANT",
@@ -84,7 +84,8 @@ def prepare(
     """Add ``_hoodie_record_key``, ``_hoodie_partition_path`` and the delete flag.
 
     The flag marks the records a write deletes: every record of the delete operation, a record
-    whose ``_hoodie_is_deleted`` is true, and under AWSDmsAvroPayload one whose ``Op`` is ``D``.
+    whose ``_hoodie_is_deleted`` is true, and one its payload's change field marks a delete
+    (AWSDms: ``Op`` is ``D``; Debezium: ``_change_operation_type`` is ``d``).
     A bulk_insert flags none (Apache Hudi's row writer stores such records as rows) unless
     ``hoodie.datasource.write.row.writer.enable`` is false.
 
@@ -108,9 +109,9 @@ def prepare(
         flag = pc.fill_null(data.column(IS_DELETED).cast(pa.bool_()), False)
     else:
         flag = pa.nulls(data.num_rows, pa.bool_()).fill_null(False)
-    dms = None if all_deletes or as_rows or config is None else dms_deletes(config, data)
-    if dms is not None:
-        flag = pc.or_(flag, dms)
+    marked = None if all_deletes or as_rows or config is None else op_deletes(config, data)
+    if marked is not None:
+        flag = pc.or_(flag, marked)
     out = data
     natural = pa.array(np.full(data.num_rows, all_deletes, dtype=bool))
     cols = ((RECORD_KEY, keys), (PARTITION_PATH, partitions), (DELETE_FLAG, flag), (NATURAL_DELETE, natural))

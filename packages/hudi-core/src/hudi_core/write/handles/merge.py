@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
 from hudi_core import keymatch
+from hudi_core.config.payload import untoasted
 from hudi_core.config.write import WriteOptions
 from hudi_core.read.align import encoded_like
 from hudi_core.read.files import parquet_batches, parquet_file
@@ -155,8 +156,11 @@ class _MergeState:
             self.always_wins = self.is_delete & natural.combine_chunks().to_numpy(zero_copy_only=False)
         else:
             self.always_wins = np.zeros(records.num_rows, dtype=bool)
-        self.order = order if (payload.honours_ordering_on_update and order and order in records.column_names
-                               and order in ctx.schema.names and not concat) else None  # fmt: skip
+        # the field that decides against the stored record: the ordering field, or Debezium's
+        # source position; none where the stored rows lack it (the incoming record wins)
+        field = payload.update_field(order)
+        self.order = field if (field and field in records.column_names and field in ctx.schema.names
+                               and not concat) else None  # fmt: skip
         self.incoming_order = records.column(self.order).combine_chunks() if self.order else None
         self.seqno = 0
         self.updated = self.deleted = self.inserted = 0
@@ -213,7 +217,11 @@ class _MergeState:
         if not update.any():
             return batch.filter(pa.array(~replace))
         upd = np.flatnonzero(update)
-        new_rows = encoded_like(self._new_rows(in_idx[upd]), batch.schema)
+        new_rows = self._new_rows(in_idx[upd])
+        if self.payload is Payload.POSTGRES_DEBEZIUM:  # TOASTed placeholders keep the stored values
+            everyone = pa.array(np.ones(len(upd), dtype=bool))
+            new_rows = untoasted(new_rows, old_data.take(pa.array(upd)), everyone, ctx.schema.names)
+        new_rows = encoded_like(new_rows, batch.schema)
         if self.payload.fills_nulls:  # the winner's null fields filled from the other version
             new_rows = coalesce_by_winner(
                 new_rows, old_data.take(pa.array(upd)), pa.array(wins[upd]), ctx.schema.names

@@ -147,7 +147,7 @@ def _merged_with_stored(
     if not pc.any(has).as_py():
         return movers.slice(0, 0), movers, found
     theirs = stored.take(pc.fill_null(at, 0))
-    order = index.ordering_field
+    order = index.payload.update_field(index.ordering_field)
     if order and order in movers.column_names and order in theirs.column_names:
         wins = incoming_wins(index.payload, theirs.column(order).combine_chunks(),
                              movers.column(order).combine_chunks())  # fmt: skip
