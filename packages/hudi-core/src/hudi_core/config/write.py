@@ -104,7 +104,8 @@ class WriteOptions:
     ROW_WRITER = _w(
         "hoodie.datasource.write.row.writer.enable", True,
         "bulk_insert writes the rows as they come, as Apache Hudi's row writer does: a record flagged "
-        "deleted (_hoodie_is_deleted, AWSDmsAvroPayload's Op = D) is stored as a row; false drops such "
+        "deleted (_hoodie_is_deleted, AWSDmsAvroPayload's Op = D, a Debezium payload's "
+        "_change_operation_type = d) is stored as a row; false drops such "
         "records, as Hudi's bulk_insert without its row writer does.",
     )  # fmt: skip
     COMBINE_BEFORE_UPSERT = _w("hoodie.combine.before.upsert", True, "Deduplicate upserts.")
