@@ -9,6 +9,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 7000 20 --stream  # ours streamed in small chunks
     .venv/bin/python tests/interop/harness/explore.py 8000 20 --cluster # Hudi clusters the table midway
     .venv/bin/python tests/interop/harness/explore.py 9700 10 --payload non_defaults
+    .venv/bin/python tests/interop/harness/explore.py 9900 10 --payload postgres_debezium
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or

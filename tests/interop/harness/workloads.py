@@ -27,12 +27,19 @@ PAYLOADS = {
     "partial": "org.apache.hudi.common.model.PartialUpdateAvroPayload",
     "non_defaults": "org.apache.hudi.common.model.OverwriteNonDefaultsWithLatestAvroPayload",
     "first_value": "org.apache.hudi.common.model.FirstValueAvroPayload",
+    "mysql_debezium": "org.apache.hudi.common.model.debezium.MySqlDebeziumAvroPayload",
+    "postgres_debezium": "org.apache.hudi.common.model.debezium.PostgresDebeziumAvroPayload",
 }
 #: the payloads a seed draws from (``explore.py --payload`` picks any of PAYLOADS)
 DRAWN_PAYLOADS = ("overwrite", "default", "event_time", "partial")
 #: payloads whose answer depends on where a writer put the records (no model: Hudi's answer is
 #: the reference) and whose updates carry null fields
 FILLING_PAYLOADS = ("partial", "non_defaults")
+#: payloads whose rows carry Debezium's columns (a source position besides the ordering field
+#: ``ts``, the change type); no model: Hudi's answer is the reference
+DEBEZIUM_PAYLOADS = ("mysql_debezium", "postgres_debezium")
+#: what Debezium's Postgres connector sends for a TOASTed value it did not read
+TOASTED = "__debezium_unavailable_value"
 KEYGENS = ("simple", "complex", "timestamp", "custom", "nonpartitioned")
 INDEXES = ("SIMPLE", "BLOOM", "GLOBAL_BLOOM", "BUCKET")
 CITIES = ("sf", "la", "nyc", "chi", "sea")
@@ -292,7 +299,34 @@ def generate(seed: int, **layout: Any) -> Workload:
             pool.live = [k for k in pool.live if _home_partition(w, pool, k) != victim]
         else:
             raise ValueError(op)
+    if w.payload in DEBEZIUM_PAYLOADS:
+        for step in w.steps:
+            step.data = _with_debezium_columns(
+                step.data, step.operation, rng, toast=w.payload == "postgres_debezium"
+            )
     return w
+
+
+def has_model(w: Workload) -> bool:
+    """Whether :func:`model_snapshot` answers the workload (not where Hudi's answer depends on
+    where a writer put the records, nor for the Debezium payloads)."""
+    return w.payload not in FILLING_PAYLOADS and w.payload not in DEBEZIUM_PAYLOADS
+
+
+def _with_debezium_columns(data: pa.Table, operation: str, rng: random.Random, *, toast: bool) -> pa.Table:
+    """``data`` with Debezium's columns: a source position that mostly follows ``ts`` but not
+    always (``_event_lsn``, and ``_event_seq`` as binlog ``file.pos``), the change type (a tenth of
+    an upsert's records deletes), and (Postgres) some riders TOASTed."""
+    ts = data.column("ts").to_pylist()
+    lsn = [t * 10 + rng.randrange(-25, 25) for t in ts]
+    op = ["c" if operation != "upsert" else ("d" if rng.random() < 0.1 else "u") for _ in ts]
+    data = data.append_column("_event_lsn", pa.array(lsn, pa.int64()))
+    data = data.append_column("_event_seq", pa.array([f"{v // 1000}.{v % 1000}" for v in lsn]))
+    data = data.append_column("_change_operation_type", pa.array(op))
+    if toast and operation == "upsert":
+        riders = [TOASTED if rng.random() < 0.15 else r for r in data.column("rider").to_pylist()]
+        data = data.set_column(data.column_names.index("rider"), "rider", pa.array(riders, pa.string()))
+    return data
 
 
 def model_snapshot(w: Workload, *, log_windows: bool = False) -> pa.Table:

@@ -866,11 +866,10 @@ class _Probe:
         field = self.position.position_field
         if field not in base.column_names or field not in self.logs.column_names:
             return np.zeros(len(m_pos), dtype=bool)
-        b_pos = pc.filter(base.column(field), pa.array(matched))
-        l_pos = pc.take(self.logs.column(field), pc.take(self.state.column("s_row"), pa.array(m_pos)))
-        wins = stored_wins(self.position, b_pos.combine_chunks() if isinstance(b_pos, pa.ChunkedArray) else b_pos,
-                           l_pos.combine_chunks() if isinstance(l_pos, pa.ChunkedArray) else l_pos)  # fmt: skip
-        return np.asarray(wins.to_numpy(zero_copy_only=False), dtype=bool)
+        b_pos = base.column(field).combine_chunks().filter(pa.array(matched))
+        rows = pc.take(self.state.column("s_row"), pa.array(m_pos))  # null for a delete
+        l_pos = self.logs.column(field).combine_chunks().take(rows)
+        return np.asarray(stored_wins(self.position, b_pos, l_pos).to_numpy(zero_copy_only=False), dtype=bool)
 
     def inserted_keys(self) -> pa.Array:
         """After the last :meth:`keep`: the keys the log adds (no base row), in log order."""
