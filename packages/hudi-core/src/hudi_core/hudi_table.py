@@ -17,6 +17,7 @@ from hudi_core.table.meta_client import MetaClient
 if TYPE_CHECKING:
     from hudi_core.client.write_client import WriteResult
     from hudi_core.fs_view import FileSlice
+    from hudi_core.savepoint import RestoreResult
     from hudi_core.write.rollback import RollbackResult
 
 __all__ = ["HudiTable"]
@@ -186,3 +187,46 @@ class HudiTable(MetaClient):
         config = self.write_config(options)
         with self._writer(options), table_lock(self, config):
             return rollback_instant(self, instant, temp_age_s=ConcurrencySettings.of(config).temp_age_s)
+
+    # -- savepoints and restores (hudi_core.savepoint) -----------------------------------------
+
+    def savepoint(
+        self,
+        instant: str | None = None,
+        *,
+        user: str = "",
+        comments: str = "",
+        options: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Savepoint a completed commit (default: the latest), as Hudi's ``create_savepoint``:
+        the cleaner and archival keep what a :meth:`restore` to it needs. Returns its instant."""
+        from hudi_core.lock.providers import table_lock
+        from hudi_core.savepoint import create_savepoint
+
+        with self._writer(options), table_lock(self, self.write_config(options)):
+            return create_savepoint(self, instant, user=user, comments=comments)
+
+    def savepoints(self) -> list[str]:
+        """The instants of the table's savepoints, oldest first."""
+        from hudi_core.savepoint import savepoints
+
+        return savepoints(self)
+
+    def delete_savepoint(self, instant: str, options: Mapping[str, Any] | None = None) -> None:
+        """Remove a savepoint (Hudi's ``delete_savepoint``): the cleaner may then remove its files."""
+        from hudi_core.lock.providers import table_lock
+        from hudi_core.savepoint import delete_savepoint
+
+        with self._writer(options), table_lock(self, self.write_config(options)):
+            delete_savepoint(self, instant)
+
+    def restore(self, savepoint: str, options: Mapping[str, Any] | None = None) -> RestoreResult:
+        """Bring the table back to a savepoint (Hudi's ``rollback_to_savepoint``): every write
+        after it is rolled back, newest first, as one restore instant. Stop other writers first."""
+        from hudi_core.config.concurrency import ConcurrencySettings
+        from hudi_core.lock.providers import table_lock
+        from hudi_core.savepoint import restore_to_savepoint
+
+        config = self.write_config(options)
+        with self._writer(options), table_lock(self, config):
+            return restore_to_savepoint(self, savepoint, temp_age_s=ConcurrencySettings.of(config).temp_age_s)

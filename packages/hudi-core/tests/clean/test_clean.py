@@ -9,7 +9,6 @@ from hudi_core import HudiTable
 from hudi_core.clean import CleanerPlan, CleanError, CleanMetadata, clean, plan_clean
 from hudi_core.clean.planner import savepointed_files
 from hudi_core.compaction import schedule_compaction
-from hudi_core.testing.hudi_actions import create_savepoint
 
 SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("val", pa.int64())])
 
@@ -118,7 +117,7 @@ def test_a_savepoints_files_are_never_cleaned(tmp_path: Path, kind: str, policy:
     t, instants = make(tmp_path, kind, 2)
     saved = instants[1] if kind == "COPY_ON_WRITE" else instants[0]  # MOR: the slice with a log
     expected = vals(t, saved)
-    create_savepoint(t, saved)
+    HudiTable.open(t.base_uri).savepoint(saved)
     kept = {n for names in savepointed_files(HudiTable.open(t.base_uri).timeline).values() for n in names}
     assert kept and kept <= data_files(t)
     for c in range(3, 6):

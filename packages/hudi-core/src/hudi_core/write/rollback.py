@@ -32,7 +32,13 @@ if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
     from hudi_core.timeline.timeline import ActiveTimeline
 
-__all__ = ["RollbackResult", "discard_rolled_back_write", "rollback_failed_writes", "rollback_instant"]
+__all__ = [
+    "RollbackResult",
+    "discard_pending_compaction",
+    "discard_rolled_back_write",
+    "rollback_failed_writes",
+    "rollback_instant",
+]
 
 _WRITE_ACTIONS = (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT)
 
@@ -56,7 +62,8 @@ class _Request:
 
 def _find(table: MetaClient, instant_time: str) -> Instant:
     for inst in table.timeline.commits():
-        if inst.timestamp == instant_time and inst.action in _WRITE_ACTIONS:
+        # a completed compaction is a commit (a restore rolls it back)
+        if inst.timestamp == instant_time and (inst.action in _WRITE_ACTIONS or inst.is_completed):
             return inst
     raise TimelineError(
         f"no commit, deltacommit or replacecommit {instant_time} on the timeline of {table.base_uri}; "
@@ -211,6 +218,23 @@ def _requests_from_commit(table: MetaClient, inst: Instant) -> list[_Request]:
     return reqs
 
 
+def _with_slice_logs(table: MetaClient, x: str, reqs: list[_Request]) -> list[_Request]:
+    """``reqs`` and the log files of slices whose base instant is ``x`` (a completed instant), in
+    the partitions the rollback touches: the base file ``x`` wrote goes, so every log on it goes
+    too (Hudi's rollback deletes files by their base instant). Newer instants appended there were rolled
+    back first (a restore): their logs and the rollback command blocks that cancelled them would
+    otherwise stay as a log-only slice, which Apache Hudi's cleaner takes for the file group's
+    latest and so deletes the slice that holds its records."""
+    taken = {path for q in reqs for path in q.files_to_delete}
+    found: list[_Request] = []
+    for part in sorted({q.partition for q in reqs}):
+        for info in table.storage.list(_partition_uri(table, part)):
+            name = LogFileName.parse(info.name)
+            if name is not None and name.base_instant == x and info.path not in taken:
+                found.append(_Request(part, files_to_delete=[info.path]))
+    return [*reqs, *found]
+
+
 def _with_leftovers(
     table: MetaClient, x: str, reqs: list[_Request], temp_age_s: float | None
 ) -> list[_Request]:
@@ -274,11 +298,13 @@ def rollback_instant(
         if markers.exists()
         else _requests_from_commit(table, inst)
     )
-    if not inst.is_completed:
+    if inst.is_completed:
+        reqs = _with_slice_logs(table, instant_time, reqs)
+    else:
         reqs = _with_leftovers(table, instant_time, reqs, temp_age_s)
     r = rollback_time or tl.new_instant_time()
     plan = {
-        "instantToRollback": {"commitTime": instant_time, "action": inst.action},
+        "instantToRollback": {"commitTime": instant_time, "action": inst.display_action},
         "RollbackRequests": [
             {
                 "partitionPath": q.partition,
@@ -356,7 +382,7 @@ def _execute(
         "commitsRollback": [instant_time],
         "partitionMetadata": part_meta,
         "version": 1,
-        "instantsRollback": [{"commitTime": instant_time, "action": inst.action}],
+        "instantsRollback": [{"commitTime": instant_time, "action": inst.display_action}],
     }
     tl = table.timeline
     tl.complete(Instant(r, Action.ROLLBACK, State.INFLIGHT), serialize("HoodieRollbackMetadata", meta))
@@ -387,4 +413,17 @@ def discard_rolled_back_write(table: MetaClient, instant_time: str) -> list[str]
                 deleted.append(info.path)
     MarkerFiles(storage, table.meta_path, instant_time).delete_all()
     storage.delete(heartbeat_path(table.meta_path, instant_time))
+    return deleted
+
+
+def discard_pending_compaction(table: MetaClient, instant_time: str) -> list[str]:
+    """Delete what a pending compaction left: the base files it began (named with its instant),
+    and every log file of the slices based on it (later writes append there while it is pending;
+    a restore cancels them first). Then its markers. Returns the deleted files."""
+    deleted = discard_rolled_back_write(table, instant_time)
+    for _, infos in _partition_listings(table):
+        for info in infos:
+            name = LogFileName.parse(info.name)
+            if name is not None and name.base_instant == instant_time and table.storage.delete(info.path):
+                deleted.append(info.path)
     return deleted

@@ -1,0 +1,194 @@
+"""Savepoints and restores, as Apache Hudi 0.15 writes them (spec 3.3).
+
+A savepoint (``<commit>.savepoint.inflight``, then ``<commit>.savepoint`` holding
+``HoodieSavepointMetadata``) names, per partition, the base and log files of the latest file
+slices as of a completed commit. The cleaner keeps those files and archival stops before the
+savepoint (``hudi_core.clean``, ``hudi_core.archival``), so the table can be brought back to it.
+
+A restore rolls back every write after the savepoint, newest first: completed and pending
+commits, delta commits, replace commits and compactions. ``<r>.restore.requested`` holds the
+plan (``HoodieRestorePlan``), ``<r>.restore`` the rollback metadata of each instant
+(``HoodieRestoreMetadata``); the rollbacks' own instants are removed once the restore completes,
+as Hudi's restore removes them, so the timeline ends with the savepointed commit and the restore.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.clean.metadata import CleanMetadata
+from hudi_core.errors import TimelineError
+from hudi_core.fs_view import FileSystemView
+from hudi_core.timeline.avro_files import ROLLBACK_METADATA, SAVEPOINT_METADATA, deserialize, serialize
+from hudi_core.timeline.instant import Action, Instant, State
+from hudi_core.write.rollback import discard_pending_compaction, rollback_instant
+
+if TYPE_CHECKING:
+    from hudi_core.table.meta_client import MetaClient
+
+__all__ = ["RestoreResult", "create_savepoint", "delete_savepoint", "restore_to_savepoint", "savepoints"]
+
+RESTORE_PLAN = "HoodieRestorePlan"
+RESTORE_METADATA = "HoodieRestoreMetadata"
+#: the instants a restore rolls back (Hudi's write timeline)
+_WRITES = (
+    Action.COMMIT,
+    Action.DELTA_COMMIT,
+    Action.REPLACE_COMMIT,
+    Action.COMPACTION,
+    Action.LOG_COMPACTION,
+)
+
+
+@dataclass
+class RestoreResult:
+    restore_instant: str
+    savepoint: str
+    #: the instants rolled back, newest first
+    rolled_back: list[str] = field(default_factory=list)
+
+
+def savepoints(table: MetaClient) -> list[str]:
+    """The instants of the table's completed savepoints, oldest first."""
+    return [i.timestamp for i in table.timeline.filter(actions=[Action.SAVEPOINT]).completed()]
+
+
+def create_savepoint(
+    table: MetaClient, instant: str | None = None, *, user: str = "", comments: str = ""
+) -> str:
+    """Savepoint the completed commit ``instant`` (default: the latest); returns its instant.
+
+    Refused as Hudi refuses it: a commit that is not completed on the active timeline, one the
+    cleaner may already have cleaned (before the latest clean's earliest commit to retain, or
+    before the first commit), or one already savepointed."""
+    tl = table.timeline
+    commits = tl.completed_commits()
+    if instant is None:
+        last = commits.last()
+        if last is None:
+            raise TimelineError("nothing to savepoint: the table has no completed commit")
+        instant = last.timestamp
+    if instant not in {i.timestamp for i in commits}:
+        raise TimelineError(
+            f"cannot savepoint {instant}: it is not a completed commit on the active timeline"
+        )
+    if any(i.timestamp == instant for i in tl.filter(actions=[Action.SAVEPOINT])):
+        raise TimelineError(f"{instant} is already savepointed")
+    retained = _earliest_retained(table)
+    if retained and instant < retained:
+        raise TimelineError(
+            f"cannot savepoint {instant}: the cleaner may have removed its files (commits before "
+            f"{retained} are not retained)"
+        )
+    files: dict[str, list[str]] = {}
+    for s in FileSystemView(table).latest_file_slices(as_of=instant):
+        names = files.setdefault(s.partition_path, [])
+        names.extend([*([s.base_file.name] if s.base_file else []), *(f.name for f in s.log_files)])
+    meta = {
+        "savepointedBy": user,
+        "savepointedAt": int(time.time() * 1000),
+        "comments": comments,
+        "partitionMetadata": {p: {"partitionPath": p, "savepointDataFile": n} for p, n in files.items()},
+        "version": 1,
+    }
+    inflight = tl.transition_to_inflight(Instant(instant, Action.SAVEPOINT, State.REQUESTED), b"")
+    tl.complete(inflight, serialize(SAVEPOINT_METADATA, meta))
+    return instant
+
+
+def _earliest_retained(table: MetaClient) -> str | None:
+    """The latest completed clean's earliest commit to retain, else the first completed commit."""
+    tl = table.timeline
+    clean = tl.filter(actions=[Action.CLEAN]).completed().last()
+    if clean is not None:
+        meta = CleanMetadata.from_bytes(tl.read_details(clean), what=tl.path_of(clean))
+        if meta.earliest_commit_to_retain:
+            return meta.earliest_commit_to_retain
+    first = tl.completed_commits().first()
+    return first.timestamp if first else None
+
+
+def delete_savepoint(table: MetaClient, instant: str) -> None:
+    """Remove the savepoint at ``instant``: the cleaner may then remove its files."""
+    tl = table.timeline
+    found = tl.current(Instant(instant, Action.SAVEPOINT, State.COMPLETED))
+    if found is None:
+        raise TimelineError(f"no savepoint at {instant}; savepoints: {savepoints(table)}")
+    tl.delete_instant(found)
+
+
+def restore_to_savepoint(
+    table: MetaClient, savepoint: str, *, temp_age_s: float | None = None
+) -> RestoreResult:
+    """Roll back every write instant after the savepoint ``savepoint``, newest first, as one
+    restore instant. A pending compaction is removed with the files it began; every other
+    instant is rolled back as :func:`hudi_core.write.rollback.rollback_instant` does."""
+    started = time.monotonic()
+    tl = table.timeline
+    if savepoint not in savepoints(table):
+        raise TimelineError(f"no savepoint at {savepoint}; savepoints: {savepoints(table)}")
+    targets = sorted(
+        (i for i in tl.filter(actions=_WRITES) if i.timestamp > savepoint), key=Instant.sort_key, reverse=True
+    )
+    restore = tl.new_instant_time()
+    plan = {
+        "instantsToRollback": [{"commitTime": i.timestamp, "action": i.display_action} for i in targets],
+        "version": 2,
+        "savepointToRestoreTimestamp": savepoint,
+    }
+    requested = tl.create_requested(restore, Action.RESTORE, serialize(RESTORE_PLAN, plan))
+    inflight = tl.transition_to_inflight(requested, b"")
+    rollbacks: dict[str, list[dict[str, Any]]] = {}
+    done: list[Instant] = []
+    for target in targets:
+        rollback = table.timeline.new_instant_time()
+        if target.action in (Action.COMPACTION, Action.LOG_COMPACTION) and not target.is_completed:
+            rollbacks[target.timestamp] = [_discard_pending(table, target, rollback)]
+        else:
+            rollback_instant(table, target.timestamp, rollback_time=rollback, temp_age_s=temp_age_s)
+            completed = Instant(rollback, Action.ROLLBACK, State.COMPLETED)
+            rollbacks[target.timestamp] = [
+                deserialize(ROLLBACK_METADATA, table.timeline.read_details(completed))
+            ]
+            done.append(completed)
+    meta = {
+        "startRestoreTime": restore,
+        "timeTakenInMillis": int((time.monotonic() - started) * 1000),
+        "instantsToRollback": [i.timestamp for i in targets],
+        "hoodieRestoreMetadata": rollbacks,
+        "version": 1,
+        "restoreInstantInfo": [{"commitTime": i.timestamp, "action": i.display_action} for i in targets],
+    }
+    table.timeline.complete(inflight, serialize(RESTORE_METADATA, meta))
+    for rollback_done in done:  # the restore records them; Hudi's restore leaves none on the timeline
+        table.timeline.delete_instant(rollback_done)
+    return RestoreResult(restore, savepoint, [i.timestamp for i in targets])
+
+
+def _discard_pending(table: MetaClient, compaction: Instant, rollback: str) -> dict[str, Any]:
+    """A pending compaction (or log compaction) removed: the files it began and the log files
+    of the slices based on it, then its plan. Returns its rollback metadata, as Hudi records it
+    in a restore."""
+    started = time.monotonic()
+    deleted = discard_pending_compaction(table, compaction.timestamp)
+    table.timeline.delete_instant(compaction)
+    partitions: dict[str, dict[str, Any]] = {}
+    base = table.base_uri.rstrip("/") + "/"
+    for path in deleted:
+        part = (
+            path[len(base) :].rsplit("/", 1)[0] if path.startswith(base) and "/" in path[len(base) :] else ""
+        )
+        pm = partitions.setdefault(part, {"partitionPath": part, "successDeleteFiles": [], "failedDeleteFiles": [],
+                                          "rollbackLogFiles": {}, "logFilesFromFailedCommit": {}})  # fmt: skip
+        pm["successDeleteFiles"].append(path)
+    return {
+        "startRollbackTime": rollback,
+        "timeTakenInMillis": int((time.monotonic() - started) * 1000),
+        "totalFilesDeleted": len(deleted),
+        "commitsRollback": [compaction.timestamp],
+        "partitionMetadata": partitions,
+        "version": 1,
+        "instantsRollback": [{"commitTime": compaction.timestamp, "action": compaction.action}],
+    }
