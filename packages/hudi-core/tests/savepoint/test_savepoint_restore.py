@@ -147,3 +147,38 @@ def test_the_command_line_savepoints_lists_and_restores(
     assert json.loads(capsys.readouterr().out) == {"deleted": saved}
     assert main(["restore", path, saved]) == 1
     assert "no savepoint at" in capsys.readouterr().err
+
+
+def test_a_restore_cut_short_is_resumed_by_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hudi_core.savepoint as savepoint_module
+
+    path, saved = _table(tmp_path, "MERGE_ON_READ")
+    for ts in range(3, 6):
+        HudiTable.open(path).upsert(_rows(["a", f"n{ts}"], ts, f"v{ts}"), options=NO_SMALL_FILES)
+    later = [i.timestamp for i in HudiTable.open(path).timeline.commits() if i.timestamp > saved]
+    HudiTable.open(path).savepoint(later[0])
+    calls = []
+    real = savepoint_module.rollback_instant
+
+    def dies_on_the_second(*args: object, **kwargs: object) -> object:
+        calls.append(args[1])
+        if len(calls) == 2:
+            raise RuntimeError("the restore dies")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as m:
+        m.setattr(savepoint_module, "rollback_instant", dies_on_the_second)
+        with pytest.raises(RuntimeError, match="the restore dies"):
+            HudiTable.open(path).restore(saved)
+    cut = HudiTable.open(path).timeline.filter(actions=["restore"]).pending()
+    assert len(cut) == 1  # readable meanwhile: as of the newest write not yet rolled back
+    assert _answer(path) == [("a", "p1", "v4"), ("b", "p1", "one"), ("n3", "p1", "v3"), ("n4", "p1", "v4")]
+    with pytest.raises(TimelineError, match="restore to that savepoint again first"):
+        HudiTable.open(path).restore(later[0])
+    HudiTable.open(path).delete_savepoint(later[0])
+    result = HudiTable.open(path).restore(saved)
+    assert result.restore_instant == cut.last().timestamp  # type: ignore[union-attr]
+    assert result.rolled_back == sorted(later, reverse=True)
+    assert not HudiTable.open(path).timeline.pending()
+    assert _timeline(path)[-2:] == ["savepoint", "restore"]
+    assert _answer(path) == [("a", "p1", "two"), ("b", "p1", "one")]

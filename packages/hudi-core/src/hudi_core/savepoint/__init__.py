@@ -23,7 +23,7 @@ from hudi_core.errors import TimelineError
 from hudi_core.fs_view import FileSystemView
 from hudi_core.timeline.avro_files import ROLLBACK_METADATA, SAVEPOINT_METADATA, deserialize, serialize
 from hudi_core.timeline.instant import Action, Instant, State
-from hudi_core.write.rollback import discard_pending_compaction, rollback_instant
+from hudi_core.write.rollback import discard_pending_compaction, rollback_failed_writes, rollback_instant
 
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
@@ -124,24 +124,33 @@ def restore_to_savepoint(
 ) -> RestoreResult:
     """Roll back every write instant after the savepoint ``savepoint``, newest first, as one
     restore instant. A pending compaction is removed with the files it began; every other
-    instant is rolled back as :func:`hudi_core.write.rollback.rollback_instant` does."""
+    instant is rolled back as :func:`hudi_core.write.rollback.rollback_instant` does.
+
+    A restore cut short (a pending restore instant) is resumed by the next restore to the same
+    savepoint: the rollback it was in is finished from its plan, the ones it completed are kept
+    for its metadata, and the instants left are rolled back under its instant. A restore to
+    another savepoint is refused until then. Between, the table reads as of the newest instant
+    not yet rolled back."""
     started = time.monotonic()
     tl = table.timeline
     if savepoint not in savepoints(table):
         raise TimelineError(f"no savepoint at {savepoint}; savepoints: {savepoints(table)}")
+    rollbacks: dict[str, list[dict[str, Any]]] = {}
+    done: list[Instant] = []
+    inflight = _resumed(table, savepoint, rollbacks, done, temp_age_s)
+    tl = table.timeline
     targets = sorted(
         (i for i in tl.filter(actions=_WRITES) if i.timestamp > savepoint), key=Instant.sort_key, reverse=True
     )
-    restore = tl.new_instant_time()
-    plan = {
-        "instantsToRollback": [{"commitTime": i.timestamp, "action": i.display_action} for i in targets],
-        "version": 2,
-        "savepointToRestoreTimestamp": savepoint,
-    }
-    requested = tl.create_requested(restore, Action.RESTORE, serialize(RESTORE_PLAN, plan))
-    inflight = tl.transition_to_inflight(requested, b"")
-    rollbacks: dict[str, list[dict[str, Any]]] = {}
-    done: list[Instant] = []
+    if inflight is None:
+        plan = {
+            "instantsToRollback": [{"commitTime": i.timestamp, "action": i.display_action} for i in targets],
+            "version": 2,
+            "savepointToRestoreTimestamp": savepoint,
+        }
+        requested = tl.create_requested(tl.new_instant_time(), Action.RESTORE, serialize(RESTORE_PLAN, plan))
+        inflight = tl.transition_to_inflight(requested, b"")
+    actions = {t: a for t, a in ((i.timestamp, i.display_action) for i in targets)}
     for target in targets:
         rollback = table.timeline.new_instant_time()
         if target.action in (Action.COMPACTION, Action.LOG_COMPACTION) and not target.is_completed:
@@ -153,18 +162,55 @@ def restore_to_savepoint(
                 deserialize(ROLLBACK_METADATA, table.timeline.read_details(completed))
             ]
             done.append(completed)
+    for rolled in rollbacks.values():
+        for info in rolled[0].get("instantsRollback") or []:
+            actions.setdefault(info["commitTime"], info["action"])
+    rolled_back = sorted(rollbacks, reverse=True)
     meta = {
-        "startRestoreTime": restore,
+        "startRestoreTime": inflight.timestamp,
         "timeTakenInMillis": int((time.monotonic() - started) * 1000),
-        "instantsToRollback": [i.timestamp for i in targets],
+        "instantsToRollback": rolled_back,
         "hoodieRestoreMetadata": rollbacks,
         "version": 1,
-        "restoreInstantInfo": [{"commitTime": i.timestamp, "action": i.display_action} for i in targets],
+        "restoreInstantInfo": [
+            {"commitTime": t, "action": actions.get(t, Action.COMMIT)} for t in rolled_back
+        ],
     }
     table.timeline.complete(inflight, serialize(RESTORE_METADATA, meta))
     for rollback_done in done:  # the restore records them; Hudi's restore leaves none on the timeline
         table.timeline.delete_instant(rollback_done)
-    return RestoreResult(restore, savepoint, [i.timestamp for i in targets])
+    return RestoreResult(inflight.timestamp, savepoint, rolled_back)
+
+
+def _resumed(
+    table: MetaClient,
+    savepoint: str,
+    rollbacks: dict[str, list[dict[str, Any]]],
+    done: list[Instant],
+    temp_age_s: float | None,
+) -> Instant | None:
+    """The inflight instant of a restore to ``savepoint`` a crash cut short, made ready to go
+    on (its rollback cut short finished, the rollbacks it completed added to ``rollbacks`` and
+    ``done``); None when there is none."""
+    tl = table.timeline
+    pending = tl.filter(actions=[Action.RESTORE]).pending().last()
+    if pending is None:
+        return None
+    plan = deserialize(RESTORE_PLAN, tl.storage.read_bytes(tl.path_of(pending.with_state(State.REQUESTED))))
+    if plan.get("savepointToRestoreTimestamp") != savepoint:
+        raise TimelineError(
+            f"the restore {pending.timestamp} to savepoint {plan.get('savepointToRestoreTimestamp')} was cut "
+            "short; restore to that savepoint again first"
+        )
+    rollback_failed_writes(table, expired=lambda _: False, temp_age_s=temp_age_s)  # pending rollbacks only
+    tl = table.timeline
+    for rb in tl.filter(actions=[Action.ROLLBACK]).completed():
+        if rb.timestamp > pending.timestamp:
+            meta = deserialize(ROLLBACK_METADATA, tl.read_details(rb))
+            for target in meta.get("commitsRollback") or []:
+                rollbacks[target] = [meta]
+            done.append(rb)
+    return pending if pending.state is State.INFLIGHT else tl.transition_to_inflight(pending, b"")
 
 
 def _discard_pending(table: MetaClient, compaction: Instant, rollback: str) -> dict[str, Any]:
