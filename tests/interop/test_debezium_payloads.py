@@ -61,14 +61,14 @@ BUCKET = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "2"}
 LOGS = {"hoodie.parquet.small.file.limit": "0"}
 GLOBAL = {"hoodie.index.type": "GLOBAL_SIMPLE"}
 #: (payload, options, the first write's operation, table type)
+#: (the same steps on MySQL MOR with small files, and on Postgres MOR with BUCKET, agreed too:
+#: left out to keep the tier's time; ``explore.py --payload`` draws many more layouts)
 CASES = {
     "mysql-cow": (MYSQL, {}, "insert", "COPY_ON_WRITE"),
-    "mysql-mor": (MYSQL, {}, "insert", "MERGE_ON_READ"),
     "mysql-mor-logs": (MYSQL, LOGS, "insert", "MERGE_ON_READ"),
     "mysql-mor-bucket": (MYSQL, BUCKET, "bulk_insert", "MERGE_ON_READ"),
     "postgres-cow-global": (POSTGRES, GLOBAL, "insert", "COPY_ON_WRITE"),
     "postgres-mor-logs": (POSTGRES, LOGS, "insert", "MERGE_ON_READ"),
-    "postgres-mor-bucket": (POSTGRES, BUCKET, "bulk_insert", "MERGE_ON_READ"),
     "postgres-mor-global": (POSTGRES, GLOBAL, "insert", "MERGE_ON_READ"),
 }
 
