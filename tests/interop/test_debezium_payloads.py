@@ -20,8 +20,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
-from hudi_spark.table_ops import open_or_create
-from runner import compacted_by_both
+from runner import compacted_by_both, write_rows
 from workloads import table_options
 
 pytestmark = pytest.mark.interop
@@ -73,18 +72,6 @@ CASES = {
 }
 
 
-def _write(writer: str, hudi, spark, path: Path, rows: pa.Table, options: dict[str, str]) -> None:
-    if writer == "hudi":
-        hudi.oracle.write(path, rows, options)
-    elif writer == "spark":
-        import hudi_spark
-
-        hudi_spark.write(spark.createDataFrame(rows), str(path), options=options)
-    else:
-        table, _ = open_or_create(str(path), options, rows.schema)
-        getattr(table, options["hoodie.datasource.write.operation"])(rows, options=options)
-
-
 def _rows(table: pa.Table) -> list[tuple[object, ...]]:
     return sorted(tuple(r[c] for c in COLUMNS) for r in table.to_pylist())
 
@@ -105,7 +92,14 @@ def test_every_writer_and_reader_give_the_same_rows(hudi, spark, tmp_path: Path,
         path = tmp_path / writer
         for step, rows in enumerate(STEPS):
             operation = first if step == 0 else "upsert"
-            _write(writer, hudi, spark, path, _batch(rows), table_options("t", table_type, operation, more))
+            write_rows(
+                writer,
+                hudi.oracle,
+                spark,
+                path,
+                _batch(rows),
+                table_options("t", table_type, operation, more),
+            )
         theirs, ours = _answers(hudi, path)
         assert ours == theirs, f"{writer}'s table: our reader against Hudi's"
         answers[writer] = ours

@@ -24,9 +24,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
-from hudi_spark.table_ops import open_or_create
 from oracle import OracleError
-from runner import compacted_by_both
+from runner import compacted_by_both, write_rows
 from workloads import table_options
 
 pytestmark = pytest.mark.interop
@@ -77,18 +76,6 @@ def _options(table_type: str, payload: str, operation: str, more: dict[str, str]
     )
 
 
-def _write(writer: str, hudi, spark, path: Path, rows: pa.Table, options: dict[str, str]) -> None:
-    if writer == "hudi":
-        hudi.oracle.write(path, rows, options)
-    elif writer == "spark":
-        import hudi_spark
-
-        hudi_spark.write(spark.createDataFrame(rows), str(path), options=options)
-    else:
-        table, _ = open_or_create(str(path), options, rows.schema)
-        getattr(table, options["hoodie.datasource.write.operation"])(rows, options=options)
-
-
 def _rows(table: pa.Table, commits: list[str]) -> list[tuple[object, ...]]:
     """(id, ts, n, s, Op, the step whose commit last wrote the row), sorted."""
     step = {c: i for i, c in enumerate(commits)}
@@ -122,7 +109,7 @@ def test_every_writer_and_reader_give_the_same_rows(
     for writer in writers:
         path = tmp_path / writer
         for operation, rows in STEPS:
-            _write(writer, hudi, spark, path, rows, _options(table_type, payload, operation, more))
+            write_rows(writer, hudi.oracle, spark, path, rows, _options(table_type, payload, operation, more))
         commits = _commits(path)
         assert len(commits) == len(STEPS)
         theirs, ours = _answers(hudi, path, commits)
@@ -157,7 +144,7 @@ def test_bulk_insert_stores_records_flagged_deleted(hudi, tmp_path: Path, table_
     for writer in ("hudi", "ours"):
         path = tmp_path / writer
         for operation, rows in (("bulk_insert", flagged), ("upsert", update)):
-            _write(writer, hudi, None, path, rows, _options(table_type, DMS, operation, more))
+            write_rows(writer, hudi.oracle, None, path, rows, _options(table_type, DMS, operation, more))
         theirs, ours = _answers(hudi, path, _commits(path))
         assert ours == theirs
         answers.append(ours)
@@ -172,6 +159,6 @@ def test_bulk_insert_stores_records_flagged_deleted(hudi, tmp_path: Path, table_
             **_options(table_type, DMS, "bulk_insert", more),
             "hoodie.datasource.write.row.writer.enable": "false",
         }
-        _write(writer, hudi, None, path, flagged, options)
+        write_rows(writer, hudi.oracle, None, path, flagged, options)
         assert [r[0] for r in _answers(hudi, path, _commits(path))[1]] == ["a"]
         assert [r[0] for r in _answers(hudi, path, _commits(path))[0]] == ["a"]

@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
+from runner import write_rows
 from workloads import table_options
 
 pytestmark = pytest.mark.interop
@@ -67,13 +68,7 @@ NO_SMALL_FILES = {"hoodie.parquet.small.file.limit": "0"}
 
 
 def _write(writer: str, oracle: Any, path: str, table_type: str, rows: pa.Table, operation: str) -> None:
-    if writer == "hudi":
-        oracle.write(path, rows, {**_options(table_type, operation), **NO_SMALL_FILES})
-    else:
-        if not Path(path).exists():
-            HudiTable.create(path, name="saved", table_type=table_type, record_key_fields="id",
-                             partition_fields="p", ordering_field="ts")  # fmt: skip
-        getattr(HudiTable.open(path), operation)(rows, options=NO_SMALL_FILES)
+    write_rows(writer, oracle, None, path, rows, {**_options(table_type, operation), **NO_SMALL_FILES})
 
 
 @pytest.mark.parametrize(

@@ -76,6 +76,25 @@ def our_write(
     return result
 
 
+def write_rows(
+    writer: str, oracle: HudiOracle, spark: Any, path: Path | str, rows: pa.Table, options: dict[str, str]
+) -> None:
+    """``rows`` written by ``writer`` (``hudi``: Apache Hudi's Spark datasource; ``spark``:
+    ``hudi_spark.write``; ``ours``: the local engine, creating the table from ``options``) with
+    the operation ``options`` names."""
+    if writer == "hudi":
+        oracle.write(path, rows, options)
+    elif writer == "spark":
+        import hudi_spark
+
+        hudi_spark.write(spark.createDataFrame(rows), str(path), options=options)
+    else:
+        from hudi_spark.table_ops import open_or_create
+
+        table, _ = open_or_create(str(path), options, rows.schema)
+        getattr(table, options["hoodie.datasource.write.operation"])(rows, options=options)
+
+
 def spark_write(spark: Any, path: Path | str, w: Workload, step: Step) -> Any:
     """One step through our Spark engine (``hudi_spark.write``), Hudi's option dict unchanged."""
     import hudi_spark

@@ -70,6 +70,12 @@ class Payload(enum.Enum):
         return self in (Payload.PARTIAL_UPDATE, Payload.OVERWRITE_NON_DEFAULTS)
 
     @property
+    def keeps_toasted(self) -> bool:
+        """True when an incoming text or bytes field holding Debezium's TOASTed placeholder takes
+        the value of the record it replaces (:func:`untoasted`)."""
+        return self is Payload.POSTGRES_DEBEZIUM
+
+    @property
     def position_field(self) -> str | None:
         """The field whose value decides between an incoming and a stored record, in place of
         the ordering field (Debezium's source position); None where the ordering field does."""
@@ -147,11 +153,12 @@ def untoasted(incoming: pa.Table, stored: pa.Table, replaced: Any, names: list[s
     for name in names:
         mine = incoming.column(name)
         value_type = mine.type.value_type if pa.types.is_dictionary(mine.type) else mine.type
-        if not (pa.types.is_string(value_type) or pa.types.is_large_string(value_type)
-                or pa.types.is_binary(value_type) or pa.types.is_large_binary(value_type)):  # fmt: skip
+        if pa.types.is_string(value_type) or pa.types.is_large_string(value_type):
+            placeholder = pa.scalar(TOASTED_VALUE, value_type)
+        elif pa.types.is_binary(value_type) or pa.types.is_large_binary(value_type):
+            placeholder = pa.scalar(TOASTED_VALUE.encode(), value_type)
+        else:
             continue
-        text = pa.types.is_string(value_type) or pa.types.is_large_string(value_type)
-        placeholder = pa.scalar(TOASTED_VALUE if text else TOASTED_VALUE.encode(), value_type)
         toasted = pc.and_(pc.fill_null(pc.equal(mine.cast(value_type), placeholder), False), replaced)
         if not pc.any(toasted).as_py():
             continue

@@ -23,7 +23,7 @@ from hudi_core.fs_view.view import CommitSet, VisibleTimeline
 from hudi_core.read.align import align_table, decoded, encoded_like, identity
 from hudi_core.read.files import iter_parquet, parquet_metadata, read_parquet
 from hudi_core.read.keys import KEY_COLUMN, record_keys
-from hudi_core.read.partial import PARTIAL_UPDATE_PAYLOAD, merge_partial
+from hudi_core.read.partial import merge_partial
 from hudi_core.schema.avro_schema import META_FIELDS, meta_arrow_fields
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
@@ -48,24 +48,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 IS_DELETED_FIELD = "_hoodie_is_deleted"
-#: payloads whose combineAndGetUpdateValue lets the ordering value decide against the base row
-_EVENT_TIME_PAYLOADS = ("DefaultHoodieRecordPayload", "EventTimeAvroPayload", "FirstValueAvroPayload")
-#: payloads whose ties of ordering values go to the earlier record (the stored one, the first in
-#: the log), where the others' go to the later
-_FIRST_VALUE_PAYLOADS = ("FirstValueAvroPayload",)
-#: payloads whose log record replaces the base row whatever the ordering values; AWSDmsAvroPayload's
-#: deletes (``Op`` = ``D``) reach the log as delete records, as the Debezium payloads' do (which
-#: compare source positions against the base row instead: ``Payload.position_field``)
-_OVERWRITE_PAYLOADS = (
-    "OverwriteWithLatestAvroPayload",
-    "AWSDmsAvroPayload",
-    "OverwriteNonDefaultsWithLatestAvroPayload",
-    "MySqlDebeziumAvroPayload",
-    "PostgresDebeziumAvroPayload",
-)
-#: payloads whose log record, when it replaces a base row, takes that row's value for each of its
-#: null fields (combineAndGetUpdateValue); log records of a key still replace each other whole
-_FILLING_PAYLOADS = ("OverwriteNonDefaultsWithLatestAvroPayload",)
 _ROLLBACK_COMMAND = "0"
 
 
@@ -441,33 +423,24 @@ def _base_in_range(base: pa.Table, rows: np.ndarray | None) -> pa.Table:
     return base if rows is None or not base.num_rows else base.filter(pa.array(rows))
 
 
-def _payload(table: MetaClient) -> str:
-    """The table's payload class, its simple name."""
-    return str(table.config.payload_class).rsplit(".", 1)[-1]
+def _payload(table: MetaClient, *, warn: bool = False) -> Payload:
+    """The table's payload class; one this package does not know is merged as
+    OverwriteWithLatestAvroPayload (``warn``: saying so). A partial update never reaches the
+    merges here: :func:`hudi_core.read.partial.merge_partial` merges it."""
+    payload = Payload.named(table.config.payload_class)
+    if payload is not None:
+        return payload
+    if warn:
+        name = str(table.config.payload_class).rsplit(".", 1)[-1]
+        log.warning("payload class %s is merged like OverwriteWithLatestAvroPayload", name)
+    return Payload.OVERWRITE_WITH_LATEST
 
 
 def _position_payload(table: MetaClient) -> Payload | None:
     """The table's payload where a source position, not the ordering value, decides between a
     log record and the base row (Debezium's)."""
-    payload = Payload.named(_payload(table))
-    return payload if payload is not None and payload.position_field else None
-
-
-def _fills_toasted(table: MetaClient) -> bool:
-    return Payload.named(_payload(table)) is Payload.POSTGRES_DEBEZIUM
-
-
-def _ties_keep_first(table: MetaClient) -> bool:
-    return _payload(table) in _FIRST_VALUE_PAYLOADS
-
-
-def _payload_is_event_time(table: MetaClient) -> bool:
     payload = _payload(table)
-    if payload in _EVENT_TIME_PAYLOADS:
-        return True
-    if payload not in _OVERWRITE_PAYLOADS:
-        log.warning("payload class %s is merged like OverwriteWithLatestAvroPayload", payload)
-    return False
+    return payload if payload.position_field else None
 
 
 def _ordering(data: pa.Table, field: str | None, dtype: pa.DataType) -> pa.ChunkedArray | pa.Array:
@@ -520,15 +493,12 @@ def tells_delta(table: MetaClient) -> bool:
     """Whether :func:`merge_delta` tells this table's merges: not where the log's rows take
     values from the base rows they replace (partial updates, OverwriteNonDefaults, Postgres
     Debezium's TOASTed fields)."""
-    return not _is_partial(table) and not _fills_nulls(table) and not _fills_toasted(table)
+    payload = _payload(table)
+    return not (payload.fills_nulls or payload.keeps_toasted)
 
 
 def _is_partial(table: MetaClient) -> bool:
-    return _payload(table) == PARTIAL_UPDATE_PAYLOAD
-
-
-def _fills_nulls(table: MetaClient) -> bool:
-    return _payload(table) in _FILLING_PAYLOADS
+    return Payload.named(table.config.payload_class) is Payload.PARTIAL_UPDATE
 
 
 def _kept(base: pa.Table, keep: np.ndarray) -> pa.Table:
@@ -556,7 +526,7 @@ def _log_state(
     from hudi_core.log.format import BlockType
 
     config = table.config
-    first = _ties_keep_first(table)
+    first = _payload(table).ties_keep_first
     # Decode every block once, in log order; data blocks become (key, ordering, log row) events.
     events: list[tuple[bool, pa.Table]] = []  # (is_delete, events)
     log_tables: list[pa.Table] = []
@@ -798,20 +768,22 @@ class _Probe:
         self.config = table.config
         self.logs, self.state = logs, state
         self.ord_field, self.ord_type = ord_field, ord_type
-        self.event_time = _payload_is_event_time(table)
+        payload = _payload(table, warn=True)
+        #: the ordering value decides against the base row (combineAndGetUpdateValue)
+        self.event_time = payload.honours_ordering_on_update
         #: the base row keeps a tie of ordering values (FirstValueAvroPayload)
-        self.base_wins = _ge if _ties_keep_first(table) else _gt
+        self.base_wins = _ge if payload.ties_keep_first else _gt
         #: Debezium's: the base row and the log record compare source positions
-        self.position = _position_payload(table)
+        self.position = payload if payload.position_field else None
         n_state = state.num_rows
         self.s_keys = state.column("key").combine_chunks()
         self.s_del = pc.fill_null(state.column("s_del"), False).to_numpy(zero_copy_only=False)
         self.has_base = np.zeros(n_state, dtype=bool)  # the key met a base row
         self.log_wins = np.zeros(n_state, dtype=bool)  # over the base row of the key (its first copy)
         #: OverwriteNonDefaults: the base rows log rows replace, with those log rows' numbers
-        self.fills = _fills_nulls(table)
+        self.fills = payload.fills_nulls
         #: PostgresDebezium: a log row's TOASTed placeholders take the values of the base row it replaces
-        self.toasted = _fills_toasted(table)
+        self.toasted = payload.keeps_toasted
         self._replaced: list[tuple[np.ndarray, pa.Table]] = []
 
     def positions(self, base: pa.Table) -> np.ndarray:

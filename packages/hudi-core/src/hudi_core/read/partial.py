@@ -30,9 +30,8 @@ from hudi_core.schema.avro_schema import META_FIELDS
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
 
-__all__ = ["PARTIAL_UPDATE_PAYLOAD", "merge_partial"]
+__all__ = ["merge_partial"]
 
-PARTIAL_UPDATE_PAYLOAD = "PartialUpdateAvroPayload"
 _META = "s_meta"
 
 

@@ -150,7 +150,6 @@ def restore_to_savepoint(
         }
         requested = tl.create_requested(tl.new_instant_time(), Action.RESTORE, serialize(RESTORE_PLAN, plan))
         inflight = tl.transition_to_inflight(requested, b"")
-    actions = {t: a for t, a in ((i.timestamp, i.display_action) for i in targets)}
     for target in targets:
         rollback = table.timeline.new_instant_time()
         if target.action in (Action.COMPACTION, Action.LOG_COMPACTION) and not target.is_completed:
@@ -162,9 +161,6 @@ def restore_to_savepoint(
                 deserialize(ROLLBACK_METADATA, table.timeline.read_details(completed))
             ]
             done.append(completed)
-    for rolled in rollbacks.values():
-        for info in rolled[0].get("instantsRollback") or []:
-            actions.setdefault(info["commitTime"], info["action"])
     rolled_back = sorted(rollbacks, reverse=True)
     meta = {
         "startRestoreTime": inflight.timestamp,
@@ -172,9 +168,7 @@ def restore_to_savepoint(
         "instantsToRollback": rolled_back,
         "hoodieRestoreMetadata": rollbacks,
         "version": 1,
-        "restoreInstantInfo": [
-            {"commitTime": t, "action": actions.get(t, Action.COMMIT)} for t in rolled_back
-        ],
+        "restoreInstantInfo": [info for t in rolled_back for info in rollbacks[t][0]["instantsRollback"]],
     }
     table.timeline.complete(inflight, serialize(RESTORE_METADATA, meta))
     for rollback_done in done:  # the restore records them; Hudi's restore leaves none on the timeline
@@ -221,11 +215,7 @@ def _discard_pending(table: MetaClient, compaction: Instant, rollback: str) -> d
     deleted = discard_pending_compaction(table, compaction.timestamp)
     table.timeline.delete_instant(compaction)
     partitions: dict[str, dict[str, Any]] = {}
-    base = table.base_uri.rstrip("/") + "/"
-    for path in deleted:
-        part = (
-            path[len(base) :].rsplit("/", 1)[0] if path.startswith(base) and "/" in path[len(base) :] else ""
-        )
+    for part, path in deleted:
         pm = partitions.setdefault(part, {"partitionPath": part, "successDeleteFiles": [], "failedDeleteFiles": [],
                                           "rollbackLogFiles": {}, "logFilesFromFailedCommit": {}})  # fmt: skip
         pm["successDeleteFiles"].append(path)

@@ -96,7 +96,7 @@ def merged_by_winner(
     the winner's fields (PartialUpdate: :func:`coalesce_by_winner`, the winner's nulls filled)."""
     if payload.fills_nulls:
         return coalesce_by_winner(incoming, stored, incoming_won, names)
-    if payload is Payload.POSTGRES_DEBEZIUM:
+    if payload.keeps_toasted:
         incoming = untoasted(incoming, stored, incoming_won, names)
     out = incoming
     for name in names:

@@ -400,30 +400,35 @@ def discard_rolled_back_write(table: MetaClient, instant_time: str) -> list[str]
     append on storage without append support creates a new version, and appends go only to the
     file the same handle created). Then its markers and heartbeat. Returns the deleted files.
     """
-    storage, deleted = table.storage, []
-    for _, infos in _partition_listings(table):
-        for info in infos:
-            base = BaseFileName.parse(info.name)
-            ours = (
-                base.instant_time == instant_time
-                if base is not None
-                else LogFileName.parse(info.name) is not None and first_block_instant(storage, info.path) == instant_time
-            )  # fmt: skip
-            if ours and storage.delete(info.path):
-                deleted.append(info.path)
-    MarkerFiles(storage, table.meta_path, instant_time).delete_all()
-    storage.delete(heartbeat_path(table.meta_path, instant_time))
-    return deleted
+    return [path for _, path in _discard(table, instant_time, based_on=False)]
 
 
-def discard_pending_compaction(table: MetaClient, instant_time: str) -> list[str]:
+def discard_pending_compaction(table: MetaClient, instant_time: str) -> list[tuple[str, str]]:
     """Delete what a pending compaction left: the base files it began (named with its instant),
     and every log file of the slices based on it (later writes append there while it is pending;
-    a restore cancels them first). Then its markers. Returns the deleted files."""
-    deleted = discard_rolled_back_write(table, instant_time)
-    for _, infos in _partition_listings(table):
+    a restore cancels them first). Then its markers. Returns (partition, path) of each deleted
+    file."""
+    return _discard(table, instant_time, based_on=True)
+
+
+def _discard(table: MetaClient, instant_time: str, *, based_on: bool) -> list[tuple[str, str]]:
+    """One listing of every partition: delete the base files named with ``instant_time``, the log
+    files whose first block is its (``based_on``: or whose slice is based on it), its markers
+    and heartbeat. Returns (partition, path) of each deleted file."""
+    storage, deleted = table.storage, []
+    for part, infos in _partition_listings(table):
         for info in infos:
-            name = LogFileName.parse(info.name)
-            if name is not None and name.base_instant == instant_time and table.storage.delete(info.path):
-                deleted.append(info.path)
+            base, log = BaseFileName.parse(info.name), LogFileName.parse(info.name)
+            if base is not None:
+                ours = base.instant_time == instant_time
+            elif log is not None:
+                ours = (based_on and log.base_instant == instant_time) or (
+                    first_block_instant(storage, info.path) == instant_time
+                )
+            else:
+                ours = False
+            if ours and storage.delete(info.path):
+                deleted.append((part, info.path))
+    MarkerFiles(storage, table.meta_path, instant_time).delete_all()
+    storage.delete(heartbeat_path(table.meta_path, instant_time))
     return deleted

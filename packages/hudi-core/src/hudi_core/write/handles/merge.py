@@ -218,7 +218,7 @@ class _MergeState:
             return batch.filter(pa.array(~replace))
         upd = np.flatnonzero(update)
         new_rows = self._new_rows(in_idx[upd])
-        if self.payload is Payload.POSTGRES_DEBEZIUM:  # TOASTed placeholders keep the stored values
+        if self.payload.keeps_toasted:  # TOASTed placeholders keep the stored values
             everyone = pa.array(np.ones(len(upd), dtype=bool))
             new_rows = untoasted(new_rows, old_data.take(pa.array(upd)), everyone, ctx.schema.names)
         new_rows = encoded_like(new_rows, batch.schema)
