@@ -24,7 +24,7 @@ CORE_LAYERS: list[tuple[str, set[str]]] = [
     ("files", {"log", "io", "fs_view", "keygen", "lock"}),
     ("read", {"read"}),
     ("write", {"write"}),
-    ("table services", {"compaction", "clean", "archival", "savepoint"}),
+    ("table services", {"compaction", "clustering", "clean", "archival", "savepoint"}),
     ("write client", {"client"}),
     ("facade", {"hudi_table", "builtin_plugins", "cli", "testing", "__init__"}),
 ]

@@ -77,7 +77,7 @@ class HudiTable(MetaClient):
 
         return FileSystemView(self).latest_file_slices(as_of=as_of)
 
-    # -- table services (hudi_core.compaction, hudi_core.clean) ---------------------------------
+    # -- table services (hudi_core.compaction, hudi_core.clustering, hudi_core.clean) ----------
 
     def schedule_compaction(
         self, options: Mapping[str, Any] | None = None, *, force: bool = False
@@ -104,6 +104,31 @@ class HudiTable(MetaClient):
 
         with self._writer(options):
             return compact(self, config=dict(options or {}))
+
+    def schedule_clustering(self, options: Mapping[str, Any] | None = None) -> str | None:
+        """Plan a clustering of the small file slices (``hoodie.clustering.plan.strategy.*``);
+        returns its instant, or None when no slice is due. Writes then leave its file groups
+        alone until it runs."""
+        from hudi_core.clustering import schedule_clustering
+
+        with self._writer(options):
+            return schedule_clustering(self, config=dict(options or {}))
+
+    def run_clustering(self, instant: str | None = None, options: Mapping[str, Any] | None = None) -> Any:
+        """Execute and commit a pending clustering (the oldest when ``instant`` is None);
+        returns a :class:`hudi_core.clustering.ClusteringResult`."""
+        from hudi_core.clustering import run_clustering
+
+        with self._writer(options):
+            return run_clustering(self, instant, config=dict(options or {}))
+
+    def cluster(self, options: Mapping[str, Any] | None = None) -> list[Any]:
+        """Run pending clusterings, then schedule one over the small file slices and run it
+        (Hudi's ``run_clustering`` procedure); returns the results."""
+        from hudi_core.clustering import cluster
+
+        with self._writer(options):
+            return cluster(self, config=dict(options or {}))
 
     def clean(self, options: Mapping[str, Any] | None = None) -> Any:
         """Delete file slices no retained query needs (``hoodie.cleaner.*``); returns the

@@ -1,5 +1,6 @@
 """Table services a write client runs after its commit (Hudi's ``postCommit``): inline
-compaction after a delta commit, then the automatic clean (``hoodie.clean.automatic``, on by
+compaction after a delta commit, inline clustering (``hoodie.clustering.inline``, off by
+default), then the automatic clean (``hoodie.clean.automatic``, on by
 default as in Hudi, keeping ``hoodie.cleaner.commits.retained`` = 10 commits), then archival
 (``hoodie.archive.automatic``, on by default: the active timeline keeps 20-30 commits)."""
 
@@ -9,6 +10,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from hudi_core.clustering.errors import ClusteringError
 from hudi_core.compaction.errors import CompactionError
 from hudi_core.config.clean import CleanOptions
 from hudi_core.config.concurrency import ConcurrencySettings
@@ -30,7 +32,8 @@ def run_post_commit_services(
     delta_commit: bool,
     timeline: ActiveTimeline | None = None,
 ) -> None:
-    """Inline compaction (MOR delta commits only), then the automatic clean, then archival.
+    """Inline compaction (MOR delta commits only), inline clustering, then the automatic clean,
+    then archival.
 
     Among concurrent writers the commit has already succeeded when these run: a service that
     another writer's service got in the way of (it planned the same compaction, cleaned or
@@ -45,7 +48,7 @@ def run_post_commit_services(
     concurrent = ConcurrencySettings.of(table.write_config(opts)).occ
     table.reload()  # a pinned timeline too: an async compaction of this process may have moved it
     services: list[Callable[[MetaClient, dict[str, Any], ActiveTimeline | None], Any]]
-    services = [_automatic_clean, _archival]
+    services = [_inline_clustering, _automatic_clean, _archival]
     if delta_commit and (concurrent or not _pending_clustering(table)):
         # a single writer cannot schedule a compaction after a pending clustering (Hudi's check:
         # every pending write is later than the compaction); Hudi's own write then schedules
@@ -56,7 +59,7 @@ def run_post_commit_services(
         try:
             if service(table, opts, seen) is not None:
                 seen = None  # it (may have) moved the timeline: the next ones load it
-        except (TimelineError, LockTimeoutError, CompactionError) as e:
+        except (TimelineError, LockTimeoutError, CompactionError, ClusteringError) as e:
             if not concurrent:
                 raise
             seen = None
@@ -67,6 +70,17 @@ def _pending_clustering(table: MetaClient) -> bool:
     from hudi_core.fs_view import FileSystemView
 
     return bool(FileSystemView(table).pending_clustering_file_groups())
+
+
+def _inline_clustering(table: MetaClient, opts: dict[str, Any], _seen: ActiveTimeline | None) -> bool | None:
+    from hudi_core.clustering import maybe_cluster_inline
+    from hudi_core.config.clustering import ClusteringOptions
+
+    cfg = table.write_config(opts)
+    if not bool(cfg.get(ClusteringOptions.INLINE)) and not bool(cfg.get(ClusteringOptions.SCHEDULE_INLINE)):
+        return None
+    maybe_cluster_inline(table, opts)
+    return True
 
 
 def _inline_compaction(table: MetaClient, opts: dict[str, Any], _seen: ActiveTimeline | None) -> bool | None:

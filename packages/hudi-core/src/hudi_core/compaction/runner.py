@@ -27,14 +27,14 @@ from hudi_core.compaction.plan import CompactionOperation, CompactionPlan, read_
 from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import CommitConflictError
-from hudi_core.lock.heartbeat import Heartbeat, heartbeat_path, older_than
+from hudi_core.lock.heartbeat import Heartbeat, heartbeat_path, inflight_abandoned
 from hudi_core.table.file_names import BaseFileName, write_token
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.timeline.timeline import Timeline
 from hudi_core.write.handles.context import constant_strings
 from hudi_core.write.handles.parquet_out import GrowingFooter
-from hudi_core.write.markers import MarkerFiles
+from hudi_core.write.markers import MarkerFiles, delete_marked_files
 
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
@@ -250,28 +250,10 @@ def _delete_markers(markers: MarkerFiles) -> None:
         markers.delete_all()
 
 
-def _delete_marked_files(table: MetaClient, instant_time: str) -> list[str]:
-    """Delete every data file a MERGE/CREATE marker of ``instant_time`` names, then the markers;
-    returns the deleted files."""
-    markers = MarkerFiles(table.storage, table.meta_path, instant_time)
-    if not markers.exists():
-        return []
-    deleted: list[str] = []
-    for m in markers.list():
-        if m.io_type not in ("MERGE", "CREATE"):
-            continue  # compaction writes no log files: APPEND markers are not its own
-        parent = table.partition_uri(m.partition_path) if m.partition_path else table.base_uri
-        target = f"{parent}/{m.file_name}"
-        if table.storage.delete(target):
-            deleted.append(target)
-    _delete_markers(markers)
-    return deleted
-
-
 def rollback_inflight_compaction(table: MetaClient, instant_time: str) -> list[str]:
     """Undo a failed attempt: delete its new base files (by markers), then its inflight file,
     so the plan is requested again. Returns the deleted files."""
-    deleted = _delete_marked_files(table, instant_time)
+    deleted = delete_marked_files(table, instant_time)
     tl = table.timeline
     inst = tl.pending_compactions().find(instant_time)
     if inst is not None and inst.is_inflight:
@@ -310,7 +292,9 @@ def run_compaction(
     t = target.timestamp
     concurrency = ConcurrencySettings.of(cfg)
     if target.is_inflight:
-        if concurrency.lazy and not _abandoned(table, tl, target, concurrency.expiry_s):
+        if concurrency.lazy and not inflight_abandoned(
+            table.storage, table.meta_path, t, tl.path_of(target), concurrency.expiry_s
+        ):
             raise CompactionError(
                 f"compaction {t} of {table.base_uri} is being run by another writer (its heartbeat "
                 f"{heartbeat_path(table.meta_path, t)} is fresh); leave it to that writer"
@@ -334,15 +318,6 @@ def run_compaction(
     finally:
         if heartbeat is not None:
             heartbeat.stop()
-
-
-def _abandoned(table: MetaClient, tl: Any, inflight: Instant, expiry_s: float) -> bool:
-    """An inflight compaction whose runner died: its heartbeat (or, when it has none, its
-    inflight file, written just before the heartbeat starts) is older than ``expiry_s``."""
-    beat = older_than(table.storage, heartbeat_path(table.meta_path, inflight.timestamp), expiry_s)
-    if beat is None:
-        beat = older_than(table.storage, tl.path_of(inflight), expiry_s)
-    return beat is not False
 
 
 def _execute(

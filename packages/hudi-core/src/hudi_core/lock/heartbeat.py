@@ -13,7 +13,14 @@ from collections.abc import Callable, Collection
 
 from hudi_core.storage.base import Storage
 
-__all__ = ["Heartbeat", "delete_heartbeats_of", "heartbeat_expired", "heartbeat_path", "older_than"]
+__all__ = [
+    "Heartbeat",
+    "delete_heartbeats_of",
+    "heartbeat_expired",
+    "heartbeat_path",
+    "inflight_abandoned",
+    "older_than",
+]
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +41,18 @@ def heartbeat_expired(storage: Storage, meta_path: str, instant_time: str, expir
     """True when the instant's writer stopped beating for longer than ``expiry_s`` (a missing
     heartbeat counts as expired, as in Hudi)."""
     return older_than(storage, heartbeat_path(meta_path, instant_time), expiry_s) is not False
+
+
+def inflight_abandoned(
+    storage: Storage, meta_path: str, instant_time: str, inflight_file: str, expiry_s: float
+) -> bool:
+    """An inflight table service (compaction, clustering) whose runner died: its heartbeat (or,
+    when it has none, its inflight file, written just before the heartbeat starts) is older than
+    ``expiry_s``."""
+    beat = older_than(storage, heartbeat_path(meta_path, instant_time), expiry_s)
+    if beat is None:
+        beat = older_than(storage, inflight_file, expiry_s)
+    return beat is not False
 
 
 def delete_heartbeats_of(

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
     from hudi_core.write.handles.context import WriteStatus
 
-__all__ = ["TEMP_FOLDER", "Marker", "MarkerFiles", "reconcile_against_markers"]
+__all__ = ["TEMP_FOLDER", "Marker", "MarkerFiles", "delete_marked_files", "reconcile_against_markers"]
 
 TEMP_FOLDER = ".temp"
 IO_TYPES = ("CREATE", "MERGE", "APPEND")
@@ -75,6 +75,24 @@ class MarkerFiles:
 
     def delete_all(self) -> None:
         self.storage.delete_dir(self.dir)
+
+
+def delete_marked_files(table: MetaClient, instant: str) -> list[str]:
+    """Delete every base file a MERGE or CREATE marker of ``instant`` names, then its markers
+    (a table service's failed attempt: it writes no log files, so APPEND markers are not its
+    own); returns the deleted files."""
+    markers = MarkerFiles(table.storage, table.meta_path, instant)
+    if not markers.exists():
+        return []
+    deleted: list[str] = []
+    for m in markers.list():
+        if m.io_type not in ("MERGE", "CREATE"):
+            continue
+        parent = table.partition_uri(m.partition_path) if m.partition_path else table.base_uri
+        if table.storage.delete(f"{parent}/{m.file_name}"):
+            deleted.append(f"{parent}/{m.file_name}")
+    markers.delete_all()
+    return deleted
 
 
 def _parse(rel: str) -> Marker | None:
