@@ -787,6 +787,32 @@ def test_bulk_insert_orders_each_file_as_the_sort_mode_says(
     assert written == (sorted(keys) if mode else keys)
 
 
+def test_inline_clustering_after_spark_writes(spark: Any, tmp_path: Path) -> None:
+    """``hoodie.clustering.inline``: after every second commit the small file groups are
+    clustered, the groups rewritten as Spark tasks (core's clustering on the Spark engine)."""
+    import hudi_spark
+
+    path = str(tmp_path / "t")
+    opts = {**_opts("MERGE_ON_READ"), "hoodie.parquet.small.file.limit": "0",
+            "hoodie.clustering.inline": "true", "hoodie.clustering.inline.max.commits": "2"}  # fmt: skip
+    first, second = (b for _, b in _batches()[:2])
+    hudi_spark.write(spark.createDataFrame(first), path, operation="upsert", options=opts)
+    assert not HudiTable.open(path).timeline.filter(actions=["replacecommit"])
+    hudi_spark.write(spark.createDataFrame(second), path, operation="upsert", options=opts)
+    clusterings = HudiTable.open(path).timeline.completed().filter(actions=["replacecommit"])
+    assert len(clusterings) == 1
+    slices = HudiTable.open(path).file_slices()
+    assert sorted(s.partition_path for s in slices) == ["la", "nyc", "sf"] and not any(
+        s.log_files for s in slices
+    )
+    local = str(tmp_path / "local")
+    for _, batch in _batches()[:2]:
+        hudi_spark.write(
+            spark.createDataFrame(batch), local, operation="upsert", options=_opts("MERGE_ON_READ")
+        )
+    assert _rows(path) == _rows(local)
+
+
 @pytest.mark.parametrize(
     "extra",
     [
@@ -799,18 +825,19 @@ def test_bulk_insert_orders_each_file_as_the_sort_mode_says(
 def test_an_update_of_a_clustered_file_group_is_refused(
     spark: Any, tmp_path: Path, extra: dict[str, str]
 ) -> None:
-    """A pending clustering plan (Apache Hudi schedules one; tests/interop/test_pending_clustering.py
+    """A pending clustering plan (ours, written as Apache Hudi's; tests/interop/test_pending_clustering.py
     runs Hudi's own): an update of one of its file groups raises core's ClusteringUpdateError from
     the driver's plan or from the write tasks, and nothing of the write is visible."""
     import hudi_spark
     from hudi_core.errors import ClusteringUpdateError
-    from hudi_core.testing.hudi_actions import schedule_clustering
 
     path = str(tmp_path / "t")
     opts = {**_opts("MERGE_ON_READ"), **extra}
     first = _batches()[0][1]
     hudi_spark.write(spark.createDataFrame(first), path, operation="upsert", options=opts)
-    schedule_clustering(HudiTable.open(path), "sf")
+    assert HudiTable.open(path).schedule_clustering(
+        {"hoodie.clustering.plan.strategy.partition.selected": "sf"}
+    )
     before = _rows(path)
     update = pa.table({"uuid": ["k0"], "ts": [200], "city": ["sf"], "fare": [1.0]})
     with pytest.raises(ClusteringUpdateError, match="in partition 'sf'"):

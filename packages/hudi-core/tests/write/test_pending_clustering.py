@@ -1,6 +1,6 @@
-"""Writes beside a clustering that Apache Hudi scheduled and has not run yet.
+"""Writes beside a clustering that is scheduled and has not run yet.
 
-The plan here is the file Hudi's ``run_clustering(op => 'schedule')`` writes: a
+The plan here is the file our scheduler and Hudi's ``run_clustering(op => 'schedule')`` write: a
 ``<instant>.replacecommit.requested`` holding ``HoodieRequestedReplaceMetadata`` with a
 ``clusteringPlan`` over the file groups' latest slices. When that clustering completes it
 replaces those file groups with what it read, so a write may not update them (Hudi's default
@@ -17,9 +17,14 @@ from hudi_core import HudiTable
 from hudi_core.compaction.errors import CompactionValidationError
 from hudi_core.errors import ClusteringUpdateError, ConfigError
 from hudi_core.fs_view import FileSystemView
-from hudi_core.testing.hudi_actions import schedule_clustering
 
 ALLOW = "org.apache.hudi.client.clustering.update.strategy.SparkAllowUpdateStrategy"
+
+
+def _schedule(t: HudiTable, partition: str) -> None:
+    """A clustering plan over every file group of ``partition`` (our scheduler writes it as
+    Apache Hudi's ``run_clustering(op => 'schedule')`` does)."""
+    assert t.schedule_clustering({"hoodie.clustering.plan.strategy.partition.selected": partition})
 
 
 def rows(ids: list[str], part: str, ts: int, v: str) -> pa.Table:
@@ -32,7 +37,7 @@ def table(request: pytest.FixtureRequest, tmp_path: Path) -> HudiTable:
     t = HudiTable.create(str(tmp_path / "t"), name="t", table_type=request.param, record_key_fields="id",
                          partition_fields="p", ordering_field="ts")  # fmt: skip
     t.insert(pa.concat_tables([rows(["a", "b", "c"], "p1", 1, "one"), rows(["x"], "p2", 1, "one")]))
-    schedule_clustering(HudiTable.open(t.base_uri), "p1")
+    _schedule(HudiTable.open(t.base_uri), "p1")
     return HudiTable.open(t.base_uri)
 
 
@@ -100,7 +105,7 @@ def test_compaction_leaves_the_clustered_file_groups_alone(tmp_path: Path) -> No
     )
     t = HudiTable.open(t.base_uri)
     assert all(s.log_files for s in t.file_slices())
-    schedule_clustering(t, "p1")
+    _schedule(t, "p1")
     occ = {"hoodie.write.concurrency.mode": "optimistic_concurrency_control",
            "hoodie.cleaner.policy.failed.writes": "LAZY"}  # fmt: skip
     with pytest.raises(CompactionValidationError, match="still pending"):
@@ -117,7 +122,7 @@ def test_inline_compaction_waits_for_a_pending_clustering(tmp_path: Path) -> Non
     t = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
                          partition_fields="p", ordering_field="ts")  # fmt: skip
     t.insert(pa.concat_tables([rows(["a"], "p1", 1, "one"), rows(["x"], "p2", 1, "one")]))
-    schedule_clustering(HudiTable.open(t.base_uri), "p1")
+    _schedule(HudiTable.open(t.base_uri), "p1")
     inline = {"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "1"}
     HudiTable.open(t.base_uri).upsert(rows(["x"], "p2", 2, "two"), options=inline)
     after = HudiTable.open(t.base_uri)
