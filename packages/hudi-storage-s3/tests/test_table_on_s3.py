@@ -103,3 +103,31 @@ def test_cli_timeline_json_with_the_endpoint_from_the_environment(s3_bucket: S3B
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == [{"instant": ts, "action": "commit", "state": "COMPLETED"}]
+
+
+def test_a_merge_on_read_table_clustered_on_s3(s3_bucket: S3Bucket) -> None:
+    """A clustering over s3://: the plan names the files by their s3:// paths, the groups are
+    read merged and rewritten there, and the replaced file groups drop out of every read."""
+    import pyarrow as pa
+    from hudi_core.clustering import read_plan
+
+    uri = f"{s3_bucket.uri}/clustered"
+    table = HudiTable.create(uri, name="clustered", table_type="MERGE_ON_READ", record_key_fields="id",
+                             partition_fields="region", ordering_field="ts", options=s3_bucket.options)  # fmt: skip
+    small = {**s3_bucket.options, "hoodie.parquet.small.file.limit": "0"}
+    for ts, ids in enumerate([["a", "b"], ["c"], ["a", "d"]]):
+        rows = pa.table({"id": ids, "region": ["eu"] * len(ids), "ts": pa.array([ts] * len(ids), pa.int64())})
+        HudiTable.open(uri, options=s3_bucket.options).upsert(rows, options=small)
+    before = sorted(
+        map(tuple, HudiTable.open(uri, options=s3_bucket.options).read(columns=["id", "ts"]).to_pylist())
+    )
+    t = table.schedule_clustering(s3_bucket.options)
+    assert t is not None
+    (group,) = read_plan(HudiTable.open(uri, options=s3_bucket.options), t).groups
+    assert len(group.slices) == 3 and all(s.data_file.startswith(f"{uri}/eu/") for s in group.slices)
+    HudiTable.open(uri, options=s3_bucket.options).run_clustering(t, s3_bucket.options)
+    after = HudiTable.open(uri, options=s3_bucket.options)
+    assert sorted(map(tuple, after.read(columns=["id", "ts"]).to_pylist())) == before
+    (slice_,) = after.file_slices()
+    assert not slice_.log_files and slice_.base_file is not None
+    assert f"clustered/eu/{slice_.base_file.name}" in s3_bucket.keys("clustered/eu/")

@@ -8,6 +8,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 6000 20 --spark   # ours through hudi_spark.write
     .venv/bin/python tests/interop/harness/explore.py 7000 20 --stream  # ours streamed in small chunks
     .venv/bin/python tests/interop/harness/explore.py 8000 20 --cluster # Hudi clusters the table midway
+    .venv/bin/python tests/interop/harness/explore.py 8400 20 --cluster ours  # we cluster it midway
     .venv/bin/python tests/interop/harness/explore.py 9700 10 --payload non_defaults
     .venv/bin/python tests/interop/harness/explore.py 9900 10 --payload postgres_debezium
 
@@ -24,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from hudi_core import HudiTable
 from oracle import HudiOracle, ensure_oracle
 from runner import compare_all, hudi_write, model_differences, our_write, spark_write
 from workloads import PAYLOADS, generate
@@ -39,8 +41,11 @@ def main(argv: list[str]) -> int:
     )
     p.add_argument(
         "--cluster",
-        action="store_true",
-        help="Apache Hudi clusters the table (run_clustering scheduleAndExecute) after the third step",
+        nargs="?",
+        const="hudi",
+        choices=["hudi", "ours"],
+        help="Apache Hudi (run_clustering scheduleAndExecute) or we (HudiTable.cluster; every third "
+        "seed sorted by ts) cluster the table after the third step",
     )
     p.add_argument(
         "--stream",
@@ -64,15 +69,22 @@ def main(argv: list[str]) -> int:
         for seed in range(a.start, a.start + a.count):
             fixed = {"payload": a.payload} if a.payload else {}
             w = generate(seed, **fixed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
-            if a.cluster and w.index == "BUCKET":  # Hudi does not cluster a simple bucket index
+            if a.cluster and w.index == "BUCKET":  # neither engine clusters a simple bucket index
                 w = generate(seed, **fixed, index="GLOBAL_BLOOM")
             for writer in ("ours",) if a.stream else ("ours", "hudi"):
                 path = root / f"{w.name}-{writer}"
                 shutil.rmtree(path, ignore_errors=True)
                 try:
                     for n, step in enumerate(w.steps):
-                        if a.cluster and n == 3:
+                        if a.cluster == "hudi" and n == 3:
                             oracle.sql(f"CALL run_clustering(path => '{path}', op => 'scheduleAndExecute')")
+                        elif a.cluster == "ours" and n == 3:
+                            sort = (
+                                {"hoodie.clustering.plan.strategy.sort.columns": "ts"}
+                                if seed % 3 == 0
+                                else {}
+                            )
+                            HudiTable.open(str(path), options=w.options()).cluster({**w.options(), **sort})
                         if writer == "ours" and spark is not None:
                             spark_write(spark, path, w, step)
                         elif writer == "ours":
