@@ -348,7 +348,7 @@ def _execute(
             f"`hudi-py cluster {table.base_uri} --run {t}`"
         )
     meta = CommitMetadata(operation_type="CLUSTER", partition_to_replace_file_ids=plan.replaced_file_ids(),
-                          extra_metadata={"schema": json.dumps(avro)})  # fmt: skip
+                          extra_metadata={"schema": json.dumps(avro, separators=(",", ":"))})  # fmt: skip
     for r in results:
         for w in r.written:
             meta.add_write_stat(WriteStat(
