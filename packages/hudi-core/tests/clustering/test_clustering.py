@@ -172,10 +172,20 @@ def test_sort_columns_order_each_output_file(tmp_path: Path) -> None:
     assert sorted(HudiTable.open(path).read(columns=["id", "n"]).to_pylist(), key=str) == before
 
 
-def test_writes_beside_a_pending_plan_and_inline_clustering(tmp_path: Path) -> None:
+def test_writes_beside_a_pending_plan_and_inline_clustering(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _table(tmp_path, "MERGE_ON_READ")
-    t = HudiTable.open(path).schedule_clustering({"hoodie.clustering.plan.strategy.partition.selected": "p1"})
-    assert t is not None
+    assert (
+        main(["cluster", path, "--schedule", "-o", "hoodie.clustering.plan.strategy.partition.selected=p1"])
+        == 0
+    )
+    (t,) = [i.timestamp for i in pending_clusterings(HudiTable.open(path))]
+    capsys.readouterr()
+    assert main(["cluster", path, "--list", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "pending": [{"instant": t, "state": "REQUESTED", "groups": 1, "file_groups": 5, "sort_columns": []}]
+    }
     with pytest.raises(ClusteringUpdateError):
         HudiTable.open(path).upsert(_rows(["a"], 7, "v7"), options=NO_SMALL_FILES)
     HudiTable.open(path).upsert(_rows(["x", "y"], 7, "v7", "p2"), options=NO_SMALL_FILES)

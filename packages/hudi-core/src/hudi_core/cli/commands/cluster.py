@@ -22,6 +22,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     mode.add_argument("--schedule", action="store_true", help="only schedule a plan")
     mode.add_argument("--run", nargs="?", const="", default=None, metavar="INSTANT",
                       help="only run pending plans (or the one named)")  # fmt: skip
+    mode.add_argument("--list", action="store_true",
+                      help="list pending clusterings (Hudi's show_clustering): state, groups, file groups")  # fmt: skip
     p.add_argument("--sort-columns", metavar="COLS",
                    help="sort each group's rows by these comma-separated columns "
                         "(hoodie.clustering.plan.strategy.sort.columns)")  # fmt: skip
@@ -44,8 +46,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _cluster(args: argparse.Namespace, table: Any, options: dict[str, str]) -> int:
-    from hudi_core.clustering import pending_clusterings, run_clustering, schedule_clustering
+    from hudi_core.clustering import pending_clusterings, read_plan, run_clustering, schedule_clustering
 
+    if args.list:
+        pending = []
+        for inst in pending_clusterings(table):
+            plan = read_plan(table, inst.timestamp)
+            pending.append({"instant": inst.timestamp, "state": inst.state.name, "groups": len(plan.groups),
+                            "file_groups": sum(len(g.slices) for g in plan.groups),
+                            "sort_columns": plan.sort_columns})  # fmt: skip
+        if args.json:
+            print_json({"pending": pending})
+        for p in pending if not args.json else []:
+            print(f"{p['instant']} {p['state']}: {p['groups']} groups, {p['file_groups']} file groups")
+        return 0
     scheduled = None
     targets = [args.run] if args.run else [i.timestamp for i in pending_clusterings(table)]
     if args.run is None:
