@@ -14,14 +14,13 @@ paths.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.config.clustering import SIZE_BASED_PLAN, SORT_AND_SIZE_EXECUTION, ClusteringOptions
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError, TimelineError
-from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
+from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile, io_metrics
 from hudi_core.fs_view.view import FileSystemView, clustering_file_groups
 from hudi_core.timeline.avro_files import deserialize, serialize
 from hudi_core.timeline.instant import Action, Instant, State
@@ -43,7 +42,6 @@ __all__ = [
 ]
 
 REQUESTED_REPLACE = "HoodieRequestedReplaceMetadata"
-_MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -231,25 +229,6 @@ def _partitions(view: FileSystemView, cfg: HoodieConfig) -> list[str]:
     return [p for p in parts if re.fullmatch(pattern, p)] if pattern else parts
 
 
-def _metrics(slices: Iterable[FileSlice], default_base_size: int) -> dict[str, float]:
-    """Hudi's ``FileSliceMetricUtils``: sizes summed over the group, then whole MB."""
-    logs = log_size = read = write = 0
-    for s in slices:
-        logs += len(s.log_files)
-        log_size += sum(max(lf.size, 0) for lf in s.log_files)
-        base = s.base_file.size if s.base_file is not None else 0
-        read += base
-        write += base if base > 0 else default_base_size
-    read_mb, write_mb = (read + log_size) // _MB, write // _MB
-    return {
-        "TOTAL_IO_READ_MB": float(read_mb),
-        "TOTAL_IO_WRITE_MB": float(write_mb),
-        "TOTAL_IO_MB": float(read_mb + write_mb),
-        "TOTAL_LOG_FILES_SIZE": float(log_size),
-        "TOTAL_LOG_FILES": float(logs),
-    }
-
-
 def _info(table: MetaClient, s: FileSlice) -> ClusteringSlice:
     base = _full_path(table, s.partition_path, s.base_file.name) if s.base_file is not None else ""
     logs = tuple(_full_path(table, s.partition_path, lf.name) for lf in s.log_files)
@@ -283,7 +262,9 @@ def _groups_of_partition(
             cut.append((current, total))
     return [
         ClusteringGroup(
-            tuple(_info(table, s) for s in g), max(1, -(-total // target)), _metrics(g, default_size)
+            tuple(_info(table, s) for s in g),
+            max(1, -(-total // target)),
+            io_metrics(g, default_base_size=default_size),
         )
         for g, total in cut
     ]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_core.compaction.errors import CompactionError
 from hudi_core.errors import TimelineError
-from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
+from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile, io_metrics
 from hudi_core.timeline.avro_files import COMPACTION_PLAN, deserialize, serialize
 from hudi_core.timeline.instant import Action, Instant, State
 
@@ -26,7 +26,6 @@ __all__ = [
     "CompactionOperation",
     "CompactionPlan",
     "aux_plan_path",
-    "metrics_of",
     "operation_for_slice",
     "plan_from_bytes",
     "plan_to_bytes",
@@ -35,14 +34,6 @@ __all__ = [
 ]
 
 PLAN_VERSION = 2
-_MB = 1024 * 1024
-
-# metric names of HoodieCompactionOperation.metrics (Java's CompactionStrategy)
-TOTAL_LOG_FILES = "TOTAL_LOG_FILES"
-TOTAL_LOG_FILES_SIZE = "TOTAL_LOG_FILES_SIZE"
-TOTAL_IO_READ_MB = "TOTAL_IO_READ_MB"
-TOTAL_IO_WRITE_MB = "TOTAL_IO_WRITE_MB"
-TOTAL_IO_MB = "TOTAL_IO_MB"
 
 
 @dataclass(frozen=True)
@@ -146,22 +137,6 @@ def _name(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
-def metrics_of(file_slice: FileSlice, *, default_base_size: int) -> dict[str, float]:
-    """Plan metrics of a slice: log count/size and the IO (MB) compacting it would take."""
-    log_size = sum(max(lf.size, 0) for lf in file_slice.log_files)
-    base_size = file_slice.base_file.size if file_slice.base_file is not None else 0
-    # Java counts whole MB (integer division) and assumes a full-size base file when there is none.
-    io_read = (base_size + log_size) // _MB
-    io_write = (base_size if file_slice.base_file is not None else default_base_size) // _MB
-    return {
-        TOTAL_LOG_FILES: float(len(file_slice.log_files)),
-        TOTAL_LOG_FILES_SIZE: float(log_size),
-        TOTAL_IO_READ_MB: float(io_read),
-        TOTAL_IO_WRITE_MB: float(io_write),
-        TOTAL_IO_MB: float(io_read + io_write),
-    }
-
-
 def operation_for_slice(file_slice: FileSlice, *, default_base_size: int = 125829120) -> CompactionOperation:
     return CompactionOperation(
         partition_path=file_slice.partition_path,
@@ -169,7 +144,7 @@ def operation_for_slice(file_slice: FileSlice, *, default_base_size: int = 12582
         base_instant=file_slice.base_instant,
         data_file_name=file_slice.base_file.name if file_slice.base_file is not None else None,
         delta_file_names=tuple(lf.name for lf in file_slice.log_files),
-        metrics=metrics_of(file_slice, default_base_size=default_base_size),
+        metrics=io_metrics([file_slice], default_base_size=default_base_size),
     )
 
 

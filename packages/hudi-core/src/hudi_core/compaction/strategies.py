@@ -10,9 +10,10 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar, Protocol
 
-from hudi_core.compaction.plan import TOTAL_IO_MB, TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE, CompactionOperation
+from hudi_core.compaction.plan import CompactionOperation
 from hudi_core.config.compaction import CompactionOptions
 from hudi_core.config.property import ConfigProperty, HoodieConfig
+from hudi_core.fs_view.model import TOTAL_IO_MB, TOTAL_LOG_FILES, TOTAL_LOG_FILES_SIZE
 
 __all__ = [
     "JAVA_PACKAGE",

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from hudi_core.table.file_names import BaseFileName, LogFileName
 
-__all__ = ["BaseFile", "FileGroup", "FileSlice", "LogFile"]
+__all__ = ["BaseFile", "FileGroup", "FileSlice", "LogFile", "io_metrics"]
+
+# the metrics Hudi's compaction and clustering plans record (Java's FileSliceMetricUtils)
+TOTAL_LOG_FILES = "TOTAL_LOG_FILES"
+TOTAL_LOG_FILES_SIZE = "TOTAL_LOG_FILES_SIZE"
+TOTAL_IO_READ_MB = "TOTAL_IO_READ_MB"
+TOTAL_IO_WRITE_MB = "TOTAL_IO_WRITE_MB"
+TOTAL_IO_MB = "TOTAL_IO_MB"
+_MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -88,3 +97,24 @@ class FileGroup:
 
     def latest_slice(self) -> FileSlice | None:
         return self.slices[-1] if self.slices else None
+
+
+def io_metrics(slices: Iterable[FileSlice], *, default_base_size: int) -> dict[str, float]:
+    """What rewriting ``slices`` reads and writes, as Hudi's compaction and clustering plans
+    record it: their log files and log bytes, and the IO in whole MB (bytes summed over the
+    slices first, a slice without a base file assumed to write a full-size one)."""
+    logs = log_size = read = write = 0
+    for s in slices:
+        logs += len(s.log_files)
+        log_size += sum(max(lf.size, 0) for lf in s.log_files)
+        base = s.base_file.size if s.base_file is not None else 0
+        read += base
+        write += base if s.base_file is not None else default_base_size
+    read_mb, write_mb = (read + log_size) // _MB, write // _MB
+    return {
+        TOTAL_LOG_FILES: float(logs),
+        TOTAL_LOG_FILES_SIZE: float(log_size),
+        TOTAL_IO_READ_MB: float(read_mb),
+        TOTAL_IO_WRITE_MB: float(write_mb),
+        TOTAL_IO_MB: float(read_mb + write_mb),
+    }
