@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import hudi
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -85,6 +86,10 @@ def test_clustering_rewrites_the_small_file_groups_and_keeps_every_row(
     assert len(slices) == 2 and not any(s.log_files for s in slices)
     assert not {(s.partition_path, s.file_id) for s in slices} & old
     assert _answer(path) == before  # commit times and sequence numbers kept
+    # hudi-rs reads the clustered file groups only, the same rows
+    rs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(path).build().read())
+    assert sorted(tuple(r.values()) for r in rs.select([*META, "id", "v"]).to_pylist()) == before
+    assert set(rs.column("_hoodie_file_name").to_pylist()) == {s.base_file.name for s in slices}  # type: ignore[union-attr]
     for s in slices:  # the file name column names the new file
         names = pq.read_table(f"{path}/{s.partition_path}/{s.base_file.name}", columns=["_hoodie_file_name"])  # type: ignore[union-attr]
         assert set(names.column(0).to_pylist()) == {s.base_file.name}  # type: ignore[union-attr]
