@@ -471,3 +471,28 @@ def test_a_write_rolled_back_by_another_while_it_stalled_deletes_what_it_wrote_s
     assert _pending(table) == []
     HudiTable.open(table.base_uri).upsert(_rows(["c"], 3, "after"), options=opts)  # the table goes on
     assert _snapshot(table)["c"][0] == "after"
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_a_write_racing_a_clustering_of_its_file_group_fails_and_nothing_is_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table_type: str
+) -> None:
+    """An update that looked its keys up before a clustering was scheduled over their file
+    group, and reaches its commit after the clustering completed: had it committed, the
+    clustering's replacecommit would hide it. It fails its conflict check (the plan was
+    scheduled while it ran, as Hudi's resolution counts pending and completed clusterings)."""
+    table = _table(tmp_path, table_type)
+    table.upsert(_rows(["e"], 1, "v1"), options={**OCC, "hoodie.parquet.small.file.limit": "0"})
+    first, second = _interleave(
+        monkeypatch,
+        lambda: HudiTable.open(table.base_uri).upsert(_rows(["a"], 2, "lost?"), options=OCC),
+        lambda: HudiTable.open(table.base_uri).cluster(OCC),
+    )
+    assert isinstance(first, WriteConflictError), first
+    assert len(second) == 1 and sum(map(len, second[0].replaced_file_ids.values())) == 2
+    snap = _snapshot(table)
+    assert {k: v for k, (v, _) in snap.items()} == {"a": "v1", "b": "v1", "c": "v1", "d": "v1", "e": "v1"}
+    assert _pending(table) == []
+    # the update again, now in the clustering's file group
+    HudiTable.open(table.base_uri).upsert(_rows(["a"], 3, "after"), options=OCC)
+    assert _snapshot(table)["a"][0] == "after"
