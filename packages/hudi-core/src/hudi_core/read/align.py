@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.errors import SchemaMismatchError
+from hudi_core.schema.promotion import promoted
 
 __all__ = ["align_table", "decoded", "encoded_like", "identity", "target_schema"]
 
@@ -84,6 +85,11 @@ def _align_array(arr: pa.ChunkedArray | pa.Array, dt: pa.DataType, name: str) ->
     if isinstance(arr, pa.ChunkedArray):
         chunks = [_align_array(c, dt, name) for c in arr.chunks]
         return pa.chunked_array(chunks, type=dt)
+    if pa.types.is_dictionary(arr.type) and not pa.types.is_dictionary(dt):
+        arr = arr.cast(arr.type.value_type)
+    converted = promoted(arr, dt)  # a number to text, a float to a double: as Hudi converts them
+    if converted is not None:
+        return converted
     try:
         return pc.cast(arr, dt, safe=False) if _same_family(arr.type, dt) else pc.cast(arr, dt)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
@@ -106,7 +112,7 @@ def _align_array(arr: pa.ChunkedArray | pa.Array, dt: pa.DataType, name: str) ->
         return pa.ListArray.from_arrays(offsets, values, type=dt, mask=mask)
     raise SchemaMismatchError(
         f"column {name!r} holds {arr.type} in a file but the table schema says {dt}; "
-        "only type promotions Hudi allows (int->long->float->double, added fields) can be read"
+        "only type promotions Hudi allows (int->long->float->double, numbers to text, added fields) can be read"
     )
 
 

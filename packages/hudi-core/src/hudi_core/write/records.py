@@ -19,6 +19,7 @@ from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
 from hudi_core.keygen.base import KeyGenerator
 from hudi_core.keygen.partition import check_partition_paths
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD
+from hudi_core.schema.promotion import NUMBERS, promoted
 from hudi_core.write.payload import op_deletes
 
 __all__ = [
@@ -170,6 +171,10 @@ def _compatible(old: pa.DataType, new: pa.DataType) -> pa.DataType | None:
         return old
     if (old in _TEXT and new in _BYTES) or (old in _BYTES and new in _TEXT):
         return old
+    if old in NUMBERS and new in _TEXT:
+        return new  # Hudi takes a number column to text (the rows before read as Java writes them)
+    if old in _TEXT and (new in NUMBERS or pa.types.is_date(new)):
+        return old  # and writes numbers and dates into a text column as Java writes them
     if new in _PROMOTIONS.get(old, ()):
         return new  # widening (Avro schema evolution allows int -> long -> float -> double)
     if old in _PROMOTIONS.get(new, ()):
@@ -263,8 +268,15 @@ def evolve_schema(
 
 
 def _cast(column: pa.Array | pa.ChunkedArray, field: pa.Field) -> pa.Array | pa.ChunkedArray:
-    """``column`` as ``field``'s type; bytes that are not UTF-8 text, cast to a text column, are
+    """``column`` as ``field``'s type (numbers to text and floats to doubles as Hudi converts
+    them, ``schema.promotion``); bytes that are not UTF-8 text, cast to a text column, are
     refused with the column and row."""
+    if isinstance(column, pa.ChunkedArray):
+        chunks = [_cast(c, field) for c in column.chunks]
+        return pa.chunked_array(chunks, type=field.type)
+    converted = promoted(column, field.type)
+    if converted is not None:
+        return converted
     try:
         return column.cast(field.type)
     except pa.ArrowInvalid:
