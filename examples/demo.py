@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import hudi_spark
     from hudi_core import HudiTable
-    from hudi_spark.compaction import AsyncCompactor
+    from hudi_spark.services import AsyncCompactor
     from hudi_spark.streamer import FileSource, Streamer
 
     out = Path(args.output).resolve()

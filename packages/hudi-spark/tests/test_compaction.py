@@ -35,7 +35,7 @@ def _write(spark: Any, base: str, ts: int) -> None:
 def test_a_pending_plan_is_run_before_a_new_one_is_scheduled(spark: Any, tmp_path: Path) -> None:
     """A plan left requested (its run failed, or the process died) is compacted by the next
     ingestion's compactor, as Hudi's async compaction service does."""
-    from hudi_spark.compaction import AsyncCompactor
+    from hudi_spark.services import AsyncCompactor
 
     base = str(tmp_path / "t")
     for ts in (1, 2):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -325,6 +326,31 @@ def test_cli_takes_hoodie_streamer_style_flags(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert _snapshot(base) == {"k1": 7, "k2": 7}
     assert HudiTable.open(base).config.ordering_field == "ts"
+
+
+def test_cli_runs_async_clustering_beside_its_rounds(tmp_path: Path) -> None:
+    """HoodieStreamer's ``--hoodie-conf hoodie.clustering.async.enabled=true``: a clustering is
+    scheduled every ``async.max.commits`` rounds and runs in the background; every row stays."""
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    for n in range(4):
+        _drop(src, f"f{n}", _rows([f"k{n}-{i}" for i in range(6)], n), mtime_ns=(1_700_000_000 + n) * 10**9)
+    cmd = [
+        sys.executable, "-m", "hudi_core.cli.main", "streamer", "--target-base-path", base, "--target-table", "trips",
+        "--table-type", "COPY_ON_WRITE", "--op", "INSERT", "--source-path", str(src), "--record-key", "key",
+        "--partition-field", "part", "--source-ordering-field", "ts", "--master", "local[1]", "--quick-start",
+        "--continuous", "--max-rounds", "4", "--max-files-per-round", "1",
+        "--hoodie-conf", "hoodie.clustering.async.enabled=true", "--hoodie-conf", "hoodie.clustering.async.max.commits=2",
+        "--hoodie-conf", "hoodie.parquet.small.file.limit=0",
+    ]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    scheduled = re.findall(r"clustering (\d+) scheduled", done.stderr)
+    assert len(scheduled) == 2, done.stderr[-3000:]  # after rounds 1 and 3
+    tl = HudiTable.open(base).timeline
+    assert [i.timestamp for i in tl.completed() if i.action == "replacecommit"] == scheduled
+    assert list(tl.pending()) == []
+    assert _snapshot(base) == {f"k{n}-{i}": n for n in range(4) for i in range(6)}
 
 
 def test_cli_refuses_an_unknown_source_class_before_starting_spark(tmp_path: Path) -> None:

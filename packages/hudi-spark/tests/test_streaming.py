@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +42,7 @@ def _run(spark: Any, src: Path, table: str, ckpt: str, options: dict[str, str] =
     q = hudi_spark.write_stream(stream, table, options=options, checkpoint_location=ckpt, operation="upsert",
                                 trigger={"availableNow": True})  # fmt: skip
     q.awaitTermination()
-    if q.hudi_sink.compactor is not None:
-        q.hudi_sink.compactor.wait()
+    q.hudi_sink.wait()
     return q
 
 
@@ -93,7 +93,8 @@ def test_failed_batch_rolls_back_and_restart_writes_it_once(spark: Any, tmp_path
             .option("maxFilesPerTrigger", 1)
             .parquet(str(src))
         )
-        failing = {**opts, "hoodie.spark.testing.fail.write.while.exists": str(flag)}
+        failing = {**opts, "hoodie.spark.testing.fail.write.while.exists": str(flag),
+                   "hoodie.datasource.write.streaming.retry.count": "1"}  # fmt: skip
         q = hudi_spark.write_stream(stream, table, options=failing, checkpoint_location=ckpt, operation="upsert",
                                     trigger={"availableNow": True})  # fmt: skip
         q.awaitTermination()
@@ -169,3 +170,132 @@ def test_write_stream_under_occ_beside_another_writer_loses_nothing(spark: Any, 
     assert {r["_hoodie_commit_time"] for r in rows if r["key"].startswith("b-")} <= set(done)
     assert len(done) == 8
     assert [i for i in HudiTable.open(table).timeline.pending() if i.action != "compaction"] == []
+
+
+def _stream(
+    spark: Any, src: Path, table: str, ckpt: str, options: dict[str, str], operation: str = "upsert"
+) -> Any:
+    import hudi_spark
+
+    stream = spark.readStream.schema("key string, ts long, part string").option("maxFilesPerTrigger", 1)
+    q = hudi_spark.write_stream(stream.parquet(str(src)), table, options=options, checkpoint_location=ckpt,
+                                operation=operation, trigger={"availableNow": True})  # fmt: skip
+    return q
+
+
+def test_a_failing_batch_is_rolled_back_and_retried_and_the_query_goes_on(spark: Any, tmp_path: Path) -> None:
+    """As Hudi's streaming sink: a micro-batch whose write fails is tried again after
+    ``retry.interval.ms`` (three attempts by default); here batch 1's first attempt dies after
+    writing its files, the second lands, and the query goes on to batch 2."""
+    import threading
+    import time
+
+    src, table, ckpt = tmp_path / "src", str(tmp_path / "t"), str(tmp_path / "ckpt")
+    src.mkdir()
+    flag = tmp_path / "fail-now"
+    opts = {**OPTS, "hoodie.compact.inline.max.delta.commits": "100",
+            "hoodie.spark.testing.fail.write.while.exists": str(flag),
+            "hoodie.datasource.write.streaming.retry.interval.ms": "1500"}  # fmt: skip
+    _file(src, 0)
+    _stream(spark, src, table, ckpt, opts).awaitTermination()  # batch 0 creates the table
+    for n in (1, 2):
+        _file(src, n)
+    flag.touch()
+    rollbacks = Path(table, ".hoodie")
+
+    def clear_after_the_first_rollback() -> None:  # the sink waits 1.5 s before its next attempt
+        deadline = time.monotonic() + 120
+        while not any(rollbacks.glob("*.rollback")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        flag.unlink()
+
+    clearer = threading.Thread(target=clear_after_the_first_rollback)
+    clearer.start()
+    q = _stream(spark, src, table, ckpt, opts)
+    q.awaitTermination()
+    clearer.join()
+    assert q.exception() is None
+    t = HudiTable.open(table)
+    assert len([i for i in t.timeline.completed() if i.action == "rollback"]) == 1
+    assert list(t.timeline.pending()) == []
+    batches = [CommitMetadata.from_json(t.timeline.read_details(i)).extra_metadata.get("hoodie.spark.streaming.batch.id")
+               for i in t.timeline.completed_commits()]  # fmt: skip
+    assert batches == ["0", "1", "2"]
+    keys = t.read(columns=["key"]).column("key").to_pylist()
+    assert sorted(keys) == sorted(f"f{n}-{i}" for n in range(3) for i in range(10))
+
+
+def test_a_batch_failing_every_attempt_is_dropped_with_ignore_failed_batch(
+    spark: Any, tmp_path: Path
+) -> None:
+    """``hoodie.datasource.write.streaming.ignore.failed.batch``: a batch that fails every attempt
+    (a null record key) is dropped, nothing of it is left, and the batches after it land."""
+    from pyspark.errors import StreamingQueryException
+
+    src, table, ckpt = tmp_path / "src", str(tmp_path / "t"), str(tmp_path / "ckpt")
+    src.mkdir()
+    _file(src, 0)
+    pq.write_table(pa.table({"key": pa.array(["n-1", None], pa.string()), "ts": [1, 1], "part": ["a", "b"]}),
+                   src / "part-001.parquet")  # fmt: skip
+    _file(src, 2)
+    for n, f in enumerate(sorted(src.iterdir())):  # Spark takes files oldest first: one batch each, in order
+        os.utime(f, ns=((1_700_000_000 + n) * 10**9,) * 2)
+    opts = {**OPTS, "hoodie.datasource.write.streaming.retry.count": "2",
+            "hoodie.datasource.write.streaming.retry.interval.ms": "100"}  # fmt: skip
+    q = _stream(spark, src, table, str(tmp_path / "ckpt-strict"), opts)
+    with pytest.raises(StreamingQueryException, match="null"):  # the default: the query fails on it
+        q.awaitTermination()
+    q = _stream(
+        spark,
+        src,
+        str(tmp_path / "t2"),
+        ckpt,
+        {**opts, "hoodie.datasource.write.streaming.ignore.failed.batch": "true"},
+    )
+    q.awaitTermination()
+    assert q.exception() is None and q.hudi_sink.dropped == [1]
+    t = HudiTable.open(str(tmp_path / "t2"))
+    keys = t.read(columns=["key"]).column("key").to_pylist()
+    assert sorted(keys) == sorted(f"f{n}-{i}" for n in (0, 2) for i in range(10))
+    assert list(t.timeline.pending()) == []
+
+
+def test_async_clustering_runs_beside_the_stream(spark: Any, tmp_path: Path) -> None:
+    """``hoodie.clustering.async.enabled``: once ``async.max.commits`` commits completed since the
+    last clustering, the sink schedules one after its commit and runs it in the background while
+    the next batches write around its file groups (Hudi's streaming sink); every row stays, once,
+    and the small files of the inserts end up sorted in fewer file groups."""
+    src, table, ckpt = tmp_path / "src", str(tmp_path / "t"), str(tmp_path / "ckpt")
+    src.mkdir()
+    for n in range(6):
+        keys = [f"k{(7 * i + n) % 60:02d}-{n}" for i in range(10)]  # unsorted within a file
+        pq.write_table(
+            pa.table({"key": keys, "ts": [n] * 10, "part": ["a", "b"] * 5}), src / f"part-{n:03d}.parquet"
+        )
+    opts = {**OPTS, "hoodie.datasource.write.table.type": "COPY_ON_WRITE",
+            "hoodie.parquet.small.file.limit": "0",  # every batch its own file groups
+            "hoodie.clustering.async.enabled": "true", "hoodie.clustering.async.max.commits": "2",
+            "hoodie.clustering.plan.strategy.sort.columns": "key"}  # fmt: skip
+    q = _stream(spark, src, table, ckpt, opts, operation="insert")
+    q.awaitTermination()
+    q.hudi_sink.wait()
+    assert q.exception() is None and q.hudi_sink.clusterer.errors == []
+    t = HudiTable.open(table)
+    clusterings = [i for i in t.timeline.completed() if i.action == "replacecommit"]
+    assert len(clusterings) >= 2 and q.hudi_sink.clusterer.completed == [i.timestamp for i in clusterings]
+    for i in clusterings:
+        assert CommitMetadata.from_json(t.timeline.read_details(i)).operation_type == "CLUSTER"
+    assert list(t.timeline.pending()) == []
+    rows = t.read(columns=["_hoodie_file_name", "key"])
+    keys = rows.column("key").to_pylist()
+    assert sorted(keys) == sorted(f"k{(7 * i + n) % 60:02d}-{n}" for n in range(6) for i in range(10))
+    by_file = rows.group_by("_hoodie_file_name").aggregate([("key", "count")])
+    assert by_file.num_rows < 6 * 2  # 12 file groups written, fewer left
+    clustered = {i.timestamp for i in clusterings}
+    outputs = [name for name in by_file.column("_hoodie_file_name").to_pylist()
+               if name.removesuffix(".parquet").split("_")[-1] in clustered]  # fmt: skip
+    assert outputs
+    for name in outputs:  # each clustering output sorted by the sort column
+        (path,) = Path(table).glob(f"[ab]/{name}")
+        written = pq.read_table(path, columns=["key"]).column("key").to_pylist()
+        assert written == sorted(written)

@@ -86,3 +86,17 @@ class StreamOptions:
         "hoodie.datasource.compaction.async.enable", True,
         "Streaming MOR: run scheduled compactions in the background.", group="compaction",
     )  # fmt: skip
+    RETRY_COUNT = ConfigProperty(
+        "hoodie.datasource.write.streaming.retry.count", 3,
+        "Attempts at a failing micro-batch's write before the query fails (each failed attempt "
+        "is rolled back first).", group="spark",
+    )  # fmt: skip
+    RETRY_INTERVAL_MS = ConfigProperty(
+        "hoodie.datasource.write.streaming.retry.interval.ms", 2000,
+        "Wait before a micro-batch's next attempt, doubled after each.", group="spark",
+    )  # fmt: skip
+    IGNORE_FAILED_BATCH = ConfigProperty(
+        "hoodie.datasource.write.streaming.ignore.failed.batch", False,
+        "A micro-batch whose attempts all failed is dropped (rolled back, logged) and the query "
+        "goes on, instead of failing.", group="spark",
+    )  # fmt: skip

@@ -229,6 +229,7 @@ class RoundResult:
     rows: int
     checkpoint: str | None  # HoodieStreamer's checkpoint after the round
     compaction_scheduled: str | None = None
+    clustering_scheduled: str | None = None
 
 
 @dataclass
@@ -240,7 +241,8 @@ class Streamer:
     source: Any
     options: Mapping[str, str] = field(default_factory=dict)
     operation: str = "upsert"
-    compactor: Any = None  # hudi_spark.compaction.AsyncCompactor, for MERGE_ON_READ tables
+    compactor: Any = None  # hudi_spark.services.AsyncCompactor, for MERGE_ON_READ tables
+    clusterer: Any = None  # hudi_spark.services.AsyncClusterer (hoodie.clustering.async.enabled)
     on_round: Callable[[RoundResult], None] | None = None
     #: where the source stands past files that held no rows: nothing was committed for them, so
     #: the next round starts here rather than at the table's checkpoint (a restart reads them
@@ -263,6 +265,8 @@ class Streamer:
             self._passed = None if res.instant else new_checkpoint  # (no commit holds it)
         if self.compactor is not None and result.instant is not None:
             result.compaction_scheduled = self.compactor.maybe_schedule()
+        if self.clusterer is not None and result.instant is not None:
+            result.clustering_scheduled = self.clusterer.maybe_schedule()
         if self.on_round is not None:
             self.on_round(result)
         return result
@@ -282,6 +286,7 @@ class Streamer:
                     break
                 time.sleep(max(0.0, min_sync_interval - (time.monotonic() - started)))
         finally:
-            if self.compactor is not None:
-                self.compactor.wait()
+            for service in (self.compactor, self.clusterer):
+                if service is not None:
+                    service.wait()
         return results

@@ -63,8 +63,10 @@ def _source(args: argparse.Namespace, options: Mapping[str, str]) -> Any:
 
 def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
     from hudi_core.cli.commands._common import parse_options
+    from hudi_core.config.clustering import ClusteringOptions
+    from hudi_core.config.property import HoodieConfig
 
-    from hudi_spark.compaction import AsyncCompactor
+    from hudi_spark.services import AsyncClusterer, AsyncCompactor
     from hudi_spark.session import spark_session
     from hudi_spark.streamer import RoundResult, Streamer
 
@@ -77,13 +79,21 @@ def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
     if args.compact_every:  # a copy-on-write table is never compacted (the compactor checks)
         compactor = AsyncCompactor(spark, args.target_base_path, every=args.compact_every, options=options)
         options = {**options, "hoodie.compact.inline": "false"}  # as Hudi: async compaction, not inline
+    hoodie = HoodieConfig(options)
+    clusterer = None
+    if bool(hoodie.get(ClusteringOptions.ASYNC)) and not bool(hoodie.get(ClusteringOptions.INLINE)):
+        every = int(hoodie.get(ClusteringOptions.ASYNC_MAX_COMMITS))
+        clusterer = AsyncClusterer(spark, args.target_base_path, every=every, options=options)
 
     def report(r: RoundResult) -> None:
         what = f"commit {r.instant}: {r.rows} records" if r.instant else "nothing new"
         sched = f", compaction {r.compaction_scheduled} scheduled" if r.compaction_scheduled else ""
+        sched += f", clustering {r.clustering_scheduled} scheduled" if r.clustering_scheduled else ""
         print(f"round {r.round}: {what} (checkpoint {r.checkpoint}){sched}", file=sys.stderr, flush=True)
 
-    streamer = Streamer(spark, args.target_base_path, source, options, args.op.lower(), compactor, report)
+    streamer = Streamer(
+        spark, args.target_base_path, source, options, args.op.lower(), compactor, clusterer, report
+    )
     try:
         streamer.run(continuous=args.continuous, min_sync_interval=args.min_sync_interval_seconds,
                      max_rounds=args.max_rounds)  # fmt: skip

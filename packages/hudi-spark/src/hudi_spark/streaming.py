@@ -4,17 +4,24 @@ Every micro-batch is one commit (a deltacommit on MERGE_ON_READ) written by
 :func:`hudi_spark.writer.write` from ``foreachBatch``. The commit's extra metadata records the
 query id and batch id; Spark replays the last batch after a crash (same id, same offsets), and a
 batch already committed is skipped, so each batch lands exactly once. A failing batch is rolled
-back (its files removed by markers) and the query stops; restarting it replays that batch.
-Compaction is scheduled by the driver every N deltacommits and runs in the background.
+back (its files removed by markers) and tried again, as Hudi's streaming sink retries it
+(``hoodie.datasource.write.streaming.retry.count`` attempts, waits doubling from
+``retry.interval.ms``); when every attempt fails the query stops (restarting it replays that
+batch) unless ``ignore.failed.batch`` drops it. Compaction (MERGE_ON_READ) and, with
+``hoodie.clustering.async.enabled``, clustering are scheduled by the driver after a commit once
+enough commits accumulated, and run in the background (:mod:`hudi_spark.services`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from hudi_core.config.clustering import ClusteringOptions
 from hudi_core.config.compaction import CompactionOptions
 from hudi_core.config.property import HoodieConfig
 
@@ -26,6 +33,8 @@ if TYPE_CHECKING:
     from pyspark.sql.streaming import StreamingQuery
 
 __all__ = ["StreamSink", "write_stream"]
+
+log = logging.getLogger(__name__)
 
 
 def _query_id(checkpoint_location: str) -> str:
@@ -39,25 +48,61 @@ def _query_id(checkpoint_location: str) -> str:
 
 
 class StreamSink:
-    """The ``foreachBatch`` function: one commit per micro-batch, replays skipped."""
+    """The ``foreachBatch`` function: one commit per micro-batch, replays skipped, a failing
+    batch retried; the background services asked after each commit."""
 
     def __init__(self, base_uri: str, *, options: Mapping[str, str], checkpoint_location: str, operation: str,
-                 compactor: Any = None) -> None:  # fmt: skip
+                 compactor: Any = None, clusterer: Any = None) -> None:  # fmt: skip
         self.base_uri = base_uri
         self.options = dict(options)
         self.checkpoint_location = checkpoint_location
         self.operation = operation
         self.compactor = compactor
+        self.clusterer = clusterer
         self.results: list[Any] = []
+        self.dropped: list[int] = []  # batches given up on (ignore.failed.batch)
+        conf = HoodieConfig(self.options)
+        self.attempts = max(1, int(conf.get(StreamOptions.RETRY_COUNT)))
+        self.interval_s = int(conf.get(StreamOptions.RETRY_INTERVAL_MS)) / 1000
+        self.ignore_failed = bool(conf.get(StreamOptions.IGNORE_FAILED_BATCH))
+
+    @property
+    def services(self) -> list[Any]:
+        return [s for s in (self.compactor, self.clusterer) if s is not None]
 
     def __call__(self, df: DataFrame, batch_id: int) -> None:
         from hudi_spark.writer import write
 
         extra = {QUERY_KEY: _query_id(self.checkpoint_location), BATCH_KEY: str(batch_id)}
-        res = write(df, self.base_uri, operation=self.operation, options=self.options, extra_metadata=extra)
+        wait = self.interval_s
+        for attempt in range(1, self.attempts + 1):
+            try:  # a failed attempt is rolled back by the write; the next one writes the batch anew
+                res = write(
+                    df, self.base_uri, operation=self.operation, options=self.options, extra_metadata=extra
+                )
+                break
+            except Exception as e:
+                if attempt < self.attempts:
+                    log.warning("micro-batch %s failed (attempt %d of %d), retrying in %.1f s: %s",
+                                batch_id, attempt, self.attempts, wait, e)  # fmt: skip
+                    time.sleep(wait)
+                    wait *= 2
+                elif self.ignore_failed:
+                    log.error("micro-batch %s failed %d times; dropped (%s): %s", batch_id, attempt,
+                              StreamOptions.IGNORE_FAILED_BATCH.key, e)  # fmt: skip
+                    self.dropped.append(batch_id)
+                    return
+                else:
+                    raise
         self.results.append(res)
-        if self.compactor is not None and res.instant is not None:
-            self.compactor.maybe_schedule()
+        if res.instant is not None:
+            for service in self.services:
+                service.maybe_schedule()
+
+    def wait(self) -> None:
+        """Block until the background compaction and clustering running now are finished."""
+        for service in self.services:
+            service.wait()
 
 
 def write_stream(
@@ -75,11 +120,11 @@ def write_stream(
     >>> q = hudi_spark.write_stream(spark.readStream.format("rate").load(), "/data/t",
     ...     options={...}, checkpoint_location="/data/t_ckpt", trigger={"processingTime": "5 seconds"})  # doctest: +SKIP
     """
-    from hudi_spark.compaction import AsyncCompactor
+    from hudi_spark.services import AsyncClusterer, AsyncCompactor
 
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
     conf = HoodieConfig(opts)
-    compactor = None
+    compactor = clusterer = None
     table_type = (
         opts.get("hoodie.datasource.write.table.type") or opts.get("hoodie.table.type") or ""
     ).upper()
@@ -87,13 +132,16 @@ def write_stream(
         compactor = AsyncCompactor(stream_df.sparkSession, base_uri,
                                    every=int(conf.get(CompactionOptions.MAX_DELTA_COMMITS)), options=opts)  # fmt: skip
         opts = {**opts, "hoodie.compact.inline": "false"}  # as Hudi's streaming sink: async, not inline
+    if bool(conf.get(ClusteringOptions.ASYNC)) and not bool(conf.get(ClusteringOptions.INLINE)):
+        clusterer = AsyncClusterer(stream_df.sparkSession, base_uri,
+                                   every=int(conf.get(ClusteringOptions.ASYNC_MAX_COMMITS)), options=opts)  # fmt: skip
     sink = StreamSink(base_uri, options=opts, checkpoint_location=checkpoint_location, operation=operation,
-                      compactor=compactor)  # fmt: skip
+                      compactor=compactor, clusterer=clusterer)  # fmt: skip
     writer = stream_df.writeStream.foreachBatch(sink).option("checkpointLocation", checkpoint_location)
     if query_name:
         writer = writer.queryName(query_name)
     if trigger:
         writer = writer.trigger(**dict(trigger))
     query = writer.start()
-    query.hudi_sink = sink  # type: ignore[attr-defined]  # lets callers wait for compaction
+    query.hudi_sink = sink  # type: ignore[attr-defined]  # lets callers wait for the services
     return query

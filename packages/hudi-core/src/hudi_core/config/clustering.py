@@ -1,5 +1,5 @@
 """Clustering options: which file slices a plan groups, how the groups are rewritten, inline runs
-(Apache Hudi 0.15's ``HoodieClusteringConfig`` keys and defaults)."""
+and async runs (Apache Hudi 0.15's ``HoodieClusteringConfig`` keys and defaults)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,19 @@ class ClusteringOptions:
         False,
         "Only schedule (not run) a clustering after a commit, on the same count.",
         since="0.10.0",
+    )
+    ASYNC = _c(
+        "hoodie.clustering.async.enabled",
+        False,
+        "Streaming writers (`hudi_spark.write_stream`, the streamer): schedule a clustering after a "
+        "commit once `async.max.commits` commits completed since the last one, and run pending "
+        "clusterings in the background while ingestion goes on (ignored when `hoodie.clustering.inline` is on).",
+    )
+    ASYNC_MAX_COMMITS = _c(
+        "hoodie.clustering.async.max.commits",
+        4,
+        "Async clustering: completed commits since the last clustering before scheduling one.",
+        since="0.9.0",
     )
     PLAN_STRATEGY = _c(
         "hoodie.clustering.plan.strategy.class",
