@@ -75,6 +75,23 @@ def test_restart_replays_without_duplicates_or_loss(spark: Any, tmp_path: Path) 
     assert any(i.action == "compaction" for i in tl.completed())  # an async compaction finished
 
 
+def test_disable_compaction_leaves_compaction_to_another_job(spark: Any, tmp_path: Path) -> None:
+    """``hoodie.datasource.write.streaming.disable.compaction``: the sink schedules no compaction
+    (nor compacts inline) however many deltacommits pass; the user's compaction job runs later."""
+    src, table, ckpt = tmp_path / "src", str(tmp_path / "t"), str(tmp_path / "ckpt")
+    src.mkdir()
+    for n in range(5):
+        _file(src, n)
+    q = _run(spark, src, table, ckpt, {**OPTS, "hoodie.datasource.write.streaming.disable.compaction": "true",
+                                       "hoodie.compact.inline": "true"})  # fmt: skip
+    assert q.hudi_sink.compactor is None
+    t = HudiTable.open(table)
+    assert [i.action for i in t.timeline] == ["deltacommit"] * 5  # 5 deltacommits, max.delta.commits 2
+    before = t.read(columns=["key", "ts"]).sort_by("key")
+    assert t.compact() is not None  # the other job
+    assert HudiTable.open(table).read(columns=["key", "ts"]).sort_by("key").equals(before)
+
+
 def test_failed_batch_rolls_back_and_restart_writes_it_once(spark: Any, tmp_path: Path) -> None:
     from hudi_core.log.reader import read_log_file
     from hudi_core.table.file_names import BaseFileName, LogFileName

@@ -86,6 +86,12 @@ class StreamOptions:
         "hoodie.datasource.compaction.async.enable", True,
         "Streaming MOR: run scheduled compactions in the background.", group="compaction",
     )  # fmt: skip
+    DISABLE_COMPACTION = ConfigProperty(
+        "hoodie.datasource.write.streaming.disable.compaction", False,
+        "Streaming MOR: schedule and run no compaction in the sink (nor inline, unless "
+        "`hoodie.datasource.compaction.async.enable=false` and `hoodie.compact.inline=true`): "
+        "another job compacts.", group="compaction",
+    )  # fmt: skip
     RETRY_COUNT = ConfigProperty(
         "hoodie.datasource.write.streaming.retry.count", 3,
         "Attempts at a failing micro-batch's write before the query fails (each failed attempt "

@@ -129,8 +129,9 @@ def write_stream(
         opts.get("hoodie.datasource.write.table.type") or opts.get("hoodie.table.type") or ""
     ).upper()
     if table_type in ("MERGE_ON_READ", "MOR") and bool(conf.get(StreamOptions.ASYNC_COMPACT)):
-        compactor = AsyncCompactor(stream_df.sparkSession, base_uri,
-                                   every=int(conf.get(CompactionOptions.MAX_DELTA_COMMITS)), options=opts)  # fmt: skip
+        if not bool(conf.get(StreamOptions.DISABLE_COMPACTION)):
+            every = int(conf.get(CompactionOptions.MAX_DELTA_COMMITS))
+            compactor = AsyncCompactor(stream_df.sparkSession, base_uri, every=every, options=opts)
         opts = {**opts, "hoodie.compact.inline": "false"}  # as Hudi's streaming sink: async, not inline
     if bool(conf.get(ClusteringOptions.ASYNC)) and not bool(conf.get(ClusteringOptions.INLINE)):
         clusterer = AsyncClusterer(stream_df.sparkSession, base_uri,
