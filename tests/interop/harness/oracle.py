@@ -231,6 +231,14 @@ class HudiOracle:
         self.request("read", path=str(path), options=options or {}, output=str(out))
         return pq.read_table(out)
 
+    def stream(self, path: str | Path, source: str | Path, schema: str, options: dict[str, str]) -> None:
+        """``source``'s parquet files (oldest first, one micro-batch each) through Hudi's streaming
+        sink (``writeStream.format("hudi")``, ``availableNow``); returns once the async table services
+        the sink started have completed what they scheduled."""
+        checkpoint = self._file(".checkpoint")
+        self.request("stream", path=str(path), input=str(source), schema=schema, options=options,
+                     checkpoint=str(checkpoint))  # fmt: skip
+
     def sql(self, statement: str) -> list[list[str | None]]:
         return self.request("sql", sql=statement)["rows"]
 
