@@ -84,3 +84,48 @@ def test_async_clustering_in_both_streaming_sinks(
             r for r in HudiTable.open(str(path)).read(columns=["_hoodie_file_name"]).column(0).to_pylist()
         }
         assert len(files) < FILES * 2  # fewer file groups than the batches wrote
+
+
+def _replay_last(checkpoint: Path, batch: int) -> None:
+    """The driver "died" after the table committed ``batch`` but before Spark logged it: the next
+    run of the query replays that batch."""
+    (checkpoint / "commits" / str(batch)).unlink()
+    (checkpoint / "commits" / f".{batch}.crc").unlink(missing_ok=True)
+
+
+def test_one_query_taken_over_by_either_sink_writes_each_batch_once(
+    hudi: Any, spark: Any, tmp_path: Path
+) -> None:
+    """A streaming query Apache Hudi's sink ran, continued by ours from the same checkpoint, then
+    by Hudi's again, each start replaying the batch the last run committed: each sink skips the
+    replay by the batch checkpoint the other recorded (``_hudi_streaming_sink_checkpoint``), so
+    every key of the inserts is in the table once."""
+    import hudi_spark
+
+    expected = _source(tmp_path / "all")
+    src, table, ckpt = tmp_path / "src", tmp_path / "t", tmp_path / "ckpt"
+    src.mkdir()
+    files = sorted((tmp_path / "all").iterdir())
+
+    def arrive(*ns: int) -> None:
+        for n in ns:
+            os.link(files[n], src / files[n].name)  # (hard links keep the oldest-first times)
+
+    opts = table_options("events", "COPY_ON_WRITE", "insert", {"hoodie.parquet.small.file.limit": "0"})
+    arrive(0, 1, 2)
+    hudi.oracle.stream(table, src, SCHEMA, opts, checkpoint=ckpt)  # batches 0-2
+    _replay_last(ckpt, 2)
+    arrive(3, 4)
+    stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(src))
+    q = hudi_spark.write_stream(stream, str(table), options=opts, checkpoint_location=str(ckpt),
+                                operation="insert", trigger={"availableNow": True})  # fmt: skip
+    q.awaitTermination()
+    assert [r.skipped for r in q.hudi_sink.results] == [True, False, False]  # batch 2 again, then 3 and 4
+    _replay_last(ckpt, 4)
+    arrive(5)
+    hudi.oracle.stream(table, src, SCHEMA, opts, checkpoint=ckpt)  # batch 4 again, then 5
+
+    tl = HudiTable.open(str(table)).timeline
+    assert [i.action for i in tl] == ["commit"] * FILES
+    assert _answer(HudiTable.open(str(table)).read()) == expected
+    assert _answer(hudi.oracle.read(table)) == expected

@@ -231,13 +231,17 @@ class HudiOracle:
         self.request("read", path=str(path), options=options or {}, output=str(out))
         return pq.read_table(out)
 
-    def stream(self, path: str | Path, source: str | Path, schema: str, options: dict[str, str]) -> None:
+    def stream(
+        self, path: str | Path, source: str | Path, schema: str, options: dict[str, str],
+        checkpoint: str | Path | None = None,
+    ) -> None:  # fmt: skip
         """``source``'s parquet files (oldest first, one micro-batch each) through Hudi's streaming
-        sink (``writeStream.format("hudi")``, ``availableNow``); returns once the async table services
-        the sink started have completed what they scheduled."""
-        checkpoint = self._file(".checkpoint")
+        sink (``writeStream.format("hudi")``, ``availableNow``) from ``checkpoint`` (a new one when
+        None); returns once the async table services the sink started have completed what they
+        scheduled."""
+        where = checkpoint if checkpoint is not None else self._file(".checkpoint")
         self.request("stream", path=str(path), input=str(source), schema=schema, options=options,
-                     checkpoint=str(checkpoint))  # fmt: skip
+                     checkpoint=str(where))  # fmt: skip
 
     def sql(self, statement: str) -> list[list[str | None]]:
         return self.request("sql", sql=statement)["rows"]

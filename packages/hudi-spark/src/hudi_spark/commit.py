@@ -3,6 +3,7 @@ commit with core's ``commit`` (extra metadata added), roll back on failure."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -16,11 +17,17 @@ if TYPE_CHECKING:
     from hudi_core.timeline.instant import Instant
     from hudi_core.write.transaction import WriteTransaction
 
-__all__ = ["BATCH_KEY", "QUERY_KEY", "SparkCommit", "SparkWriteResult", "committed_batches"]
+__all__ = [
+    "BATCH_KEY", "QUERY_KEY", "SINK_CHECKPOINT_KEY", "SparkCommit", "SparkWriteResult", "committed_batches",
+    "hudi_sink_checkpoint", "sink_checkpoint_value",
+]  # fmt: skip
 
 #: extra-metadata keys naming the Structured Streaming micro-batch a commit wrote
 QUERY_KEY = "hoodie.spark.streaming.query.id"
 BATCH_KEY = "hoodie.spark.streaming.batch.id"
+#: Apache Hudi's streaming sink's key: a JSON map of the writer's checkpoint identifier
+#: (``hoodie.datasource.write.streaming.checkpoint.identifier``) to its last batch id
+SINK_CHECKPOINT_KEY = "_hudi_streaming_sink_checkpoint"
 
 
 @dataclass
@@ -54,6 +61,30 @@ def committed_batches(table: HudiTable, query_id: str, *, archived: bool = False
         if extra.get(QUERY_KEY) == query_id and extra.get(BATCH_KEY) is not None:
             out.add(int(extra[BATCH_KEY]))
     return out
+
+
+def sink_checkpoint_value(identifier: str, batch_id: int) -> str:
+    """Hudi's ``CommitUtils.getCheckpointValueAsString``: ``{"<identifier>":"<batch id>"}``."""
+    return json.dumps({identifier: str(batch_id)}, separators=(",", ":"))
+
+
+def hudi_sink_checkpoint(table: HudiTable, identifier: str) -> tuple[int, bool] | None:
+    """The batch id the latest completed write holding a checkpoint of ``identifier`` recorded
+    (Hudi's ``CommitUtils.getValidCheckpointForCurrentWriter``), and whether Apache Hudi's sink
+    wrote it (no query id of ours beside it); None when no write holds one."""
+    tl = table.timeline
+    for inst in reversed(list(tl.completed_commits())):
+        extra = CommitMetadata.from_json(tl.read_details(inst)).extra_metadata or {}
+        value = extra.get(SINK_CHECKPOINT_KEY)
+        if not value:
+            continue
+        try:
+            batch = json.loads(value).get(identifier)
+        except (ValueError, AttributeError):
+            continue
+        if batch is not None:
+            return int(batch), QUERY_KEY not in extra
+    return None
 
 
 class SparkCommit:
@@ -90,7 +121,16 @@ class SparkCommit:
         if active:  # batches commit in order: a later one committed means this one did
             return any(x >= int(b) for x in active)
         # none of the query's commits is active any more: archived, or a new query
-        return int(b) in committed_batches(self.table, q, archived=True)
+        if int(b) in committed_batches(self.table, q, archived=True):
+            return True
+        # a query Apache Hudi's sink ran until now (the same checkpoint location): its rule, the
+        # batch ids its last commit recorded for this writer's identifier are done (not for deletes)
+        checkpoint = self.extra.get(SINK_CHECKPOINT_KEY)
+        if checkpoint is None or self.operation == "delete":
+            return False
+        (identifier,) = json.loads(checkpoint)
+        last = hudi_sink_checkpoint(self.table, identifier)
+        return last is not None and last[1] and last[0] >= int(b)
 
     def start(self) -> str:
         from hudi_core.write.transaction import WriteTransaction

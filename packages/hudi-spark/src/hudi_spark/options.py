@@ -92,6 +92,13 @@ class StreamOptions:
         "`hoodie.datasource.compaction.async.enable=false` and `hoodie.compact.inline=true`): "
         "another job compacts.", group="compaction",
     )  # fmt: skip
+    CHECKPOINT_IDENTIFIER = ConfigProperty(
+        "hoodie.datasource.write.streaming.checkpoint.identifier", "default_single_writer",
+        "This writer's name in the batch checkpoint each streaming commit records as Apache Hudi's "
+        "sink does (`_hudi_streaming_sink_checkpoint`): Hudi's sink resuming a query after ours, or "
+        "ours after Hudi's, skips the batches the other committed. Unique per streaming writer of a table.",
+        group="spark",
+    )  # fmt: skip
     RETRY_COUNT = ConfigProperty(
         "hoodie.datasource.write.streaming.retry.count", 3,
         "Attempts at a failing micro-batch's write before the query fails (each failed attempt "

@@ -2,8 +2,10 @@
 
 Every micro-batch is one commit (a deltacommit on MERGE_ON_READ) written by
 :func:`hudi_spark.writer.write` from ``foreachBatch``. The commit's extra metadata records the
-query id and batch id; Spark replays the last batch after a crash (same id, same offsets), and a
-batch already committed is skipped, so each batch lands exactly once. A failing batch is rolled
+query id and batch id, and the batch under this writer's identifier as Apache Hudi's sink records
+it (``_hudi_streaming_sink_checkpoint``); Spark replays the last batch after a crash (same id, same
+offsets), and a batch already committed is skipped, so each batch lands exactly once, also when
+Hudi's sink ran the query before ours or runs it after. A failing batch is rolled
 back (its files removed by markers) and tried again, as Hudi's streaming sink retries it
 (``hoodie.datasource.write.streaming.retry.count`` attempts, waits doubling from
 ``retry.interval.ms``); when every attempt fails the query stops (restarting it replays that
@@ -25,7 +27,7 @@ from hudi_core.config.clustering import ClusteringOptions
 from hudi_core.config.compaction import CompactionOptions
 from hudi_core.config.property import HoodieConfig
 
-from hudi_spark.commit import BATCH_KEY, QUERY_KEY
+from hudi_spark.commit import BATCH_KEY, QUERY_KEY, SINK_CHECKPOINT_KEY, sink_checkpoint_value
 from hudi_spark.options import StreamOptions
 
 if TYPE_CHECKING:
@@ -65,6 +67,7 @@ class StreamSink:
         self.attempts = max(1, int(conf.get(StreamOptions.RETRY_COUNT)))
         self.interval_s = int(conf.get(StreamOptions.RETRY_INTERVAL_MS)) / 1000
         self.ignore_failed = bool(conf.get(StreamOptions.IGNORE_FAILED_BATCH))
+        self.identifier = str(conf.get(StreamOptions.CHECKPOINT_IDENTIFIER))
 
     @property
     def services(self) -> list[Any]:
@@ -73,7 +76,8 @@ class StreamSink:
     def __call__(self, df: DataFrame, batch_id: int) -> None:
         from hudi_spark.writer import write
 
-        extra = {QUERY_KEY: _query_id(self.checkpoint_location), BATCH_KEY: str(batch_id)}
+        extra = {QUERY_KEY: _query_id(self.checkpoint_location), BATCH_KEY: str(batch_id),
+                 SINK_CHECKPOINT_KEY: sink_checkpoint_value(self.identifier, batch_id)}  # fmt: skip
         wait = self.interval_s
         for attempt in range(1, self.attempts + 1):
             try:  # a failed attempt is rolled back by the write; the next one writes the batch anew
