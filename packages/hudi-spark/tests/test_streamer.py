@@ -365,6 +365,72 @@ def test_cli_refuses_an_unknown_source_class_before_starting_spark(tmp_path: Pat
     assert "Spark" not in done.stderr and not (tmp_path / "t").exists()
 
 
+def test_sql_transformers_shape_each_round_before_it_is_written(spark: Any, tmp_path: Path) -> None:
+    """HoodieStreamer's SqlQueryBasedTransformer and SqlFileBasedTransformer, chained: the query
+    names the round's rows <SRC>; the file's statements run in order, the last one's rows win."""
+    from hudi_spark.streamer import FileSource, Streamer
+    from hudi_spark.transformers import transformers
+
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    _drop(src, "f1", _rows(["k1", "k2", "k3", "k4"], 5), mtime_ns=1_000_000_000)
+    sql_file = tmp_path / "shape.sql"
+    sql_file.write_text(
+        "CREATE OR REPLACE TEMPORARY VIEW kept AS SELECT * FROM <SRC> WHERE key <> 'k4';\n"
+        "SELECT key, ts, part, concat(part, '-', key) AS tag FROM kept\n"
+    )
+    options = {**OPTS, "hoodie.streamer.transformer.sql": "SELECT key, ts * 10 AS ts, upper(part) AS part FROM <SRC>",
+               "hoodie.streamer.transformer.sql.file": str(sql_file)}  # fmt: skip
+    transform = transformers(["org.apache.hudi.utilities.transform.SqlQueryBasedTransformer,SqlFileBasedTransformer"],
+                             options)  # fmt: skip
+    result = Streamer(spark, base, FileSource(str(src), "json"), options, transform=transform).run_round(0)
+    assert result.rows == 3
+    rows = HudiTable.open(base).read(columns=["key", "ts", "part", "tag"]).sort_by("key").to_pylist()
+    assert rows == [{"key": "k1", "ts": 50, "part": "A", "tag": "A-k1"}, {"key": "k2", "ts": 50, "part": "B", "tag": "B-k2"},
+                    {"key": "k3", "ts": 50, "part": "A", "tag": "A-k3"}]  # fmt: skip
+    assert sorted(p.name for p in Path(base).iterdir() if not p.name.startswith(".")) == ["A", "B"]
+    assert not [t for t in spark.catalog.listTables() if t.name.lower().startswith("hoodie_src_tmp_table")]
+
+
+def test_transformer_and_filter_dupes_mistakes_fail_before_spark(tmp_path: Path) -> None:
+    """An unknown transformer class, a transformer without its query or file, and --filter-dupes
+    with UPSERT (HoodieStreamer refuses it: updates would be lost) fail before Spark starts."""
+    base = [sys.executable, "-m", "hudi_core.cli.main", "streamer", "--target-base-path", str(tmp_path / "t"),
+            "--source-path", str(tmp_path)]  # fmt: skip
+    cases = [
+        (["--transformer-class", "FlatteningTransformer"], "--transformer-class 'FlatteningTransformer' is not one of"),
+        (["--transformer-class", "SqlQueryBasedTransformer"], "SqlQueryBasedTransformer needs hoodie.streamer.transformer.sql"),
+        (["--transformer-class", "SqlFileBasedTransformer", "--hoodie-conf",
+          f"hoodie.streamer.transformer.sql.file={tmp_path / 'missing.sql'}"], "cannot read the transformer's SQL file"),
+        (["--filter-dupes"], "'--filter-dupes' needs to be disabled when '--op' is 'UPSERT'"),
+    ]  # fmt: skip
+    for flags, message in cases:
+        done = subprocess.run(base + flags, capture_output=True, text=True, timeout=120)
+        assert done.returncode != 0 and message in done.stderr, (flags, done.stderr[-2000:])
+        assert "Spark" not in done.stderr and not (tmp_path / "t").exists()
+
+
+def test_cli_filter_dupes_drops_keys_the_table_holds(tmp_path: Path) -> None:
+    """``--filter-dupes --op INSERT``: a round's records whose key the table holds are dropped
+    (the stored rows stay), and a key twice in the round is written once; with a SQL transformer."""
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    _drop(src, "f1", _rows(["k1", "k2"], 1), mtime_ns=(1_700_000_000) * 10**9)
+    _drop(src, "f2", _rows(["k2", "k3", "k3", "k4"], 2), mtime_ns=(1_700_000_001) * 10**9)
+    cmd = [
+        sys.executable, "-m", "hudi_core.cli.main", "streamer", "--target-base-path", base, "--target-table", "trips",
+        "--table-type", "COPY_ON_WRITE", "--op", "INSERT", "--filter-dupes", "--source-path", str(src),
+        "--record-key", "key", "--partition-field", "part", "--source-ordering-field", "ts", "--master", "local[1]",
+        "--quick-start", "--continuous", "--max-rounds", "2", "--max-files-per-round", "1",
+        "--transformer-class", "SqlQueryBasedTransformer",
+        "--hoodie-conf", "hoodie.streamer.transformer.sql=SELECT key, ts, 'p' AS part FROM <SRC>",
+    ]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _snapshot(base) == {"k1": 1, "k2": 1, "k3": 2, "k4": 2}
+    assert sorted(p.name for p in Path(base).iterdir() if not p.name.startswith(".")) == ["p"]
+
+
 def test_streamer_under_occ_keeps_its_checkpoint_past_another_writers_commits(
     spark: Any, tmp_path: Path
 ) -> None:

@@ -244,6 +244,7 @@ class Streamer:
     compactor: Any = None  # hudi_spark.services.AsyncCompactor, for MERGE_ON_READ tables
     clusterer: Any = None  # hudi_spark.services.AsyncClusterer (hoodie.clustering.async.enabled)
     on_round: Callable[[RoundResult], None] | None = None
+    transform: Callable[[DataFrame], DataFrame] | None = None  # hudi_spark.transformers (--transformer-class)
     #: where the source stands past files that held no rows: nothing was committed for them, so
     #: the next round starts here rather than at the table's checkpoint (a restart reads them
     #: again, and again finds nothing)
@@ -256,6 +257,8 @@ class Streamer:
         df, new_checkpoint = self.source.next_batch(self.spark, checkpoint)
         if df is not None and not df.columns:  # files with no rows (blank lines, a bare header)
             df, self._passed = None, new_checkpoint
+        if df is not None and self.transform is not None:
+            df = self.transform(df)
         if df is None:
             result = RoundResult(number, None, 0, checkpoint.hudi if checkpoint else None)
         else:

@@ -39,6 +39,15 @@ def streamer_options(args: argparse.Namespace, extra: Mapping[str, str]) -> dict
         except OSError as e:
             raise ConfigError(f"cannot read --props {args.props!r}: {e.strerror or e}") from e
     opts.update(extra)
+    if getattr(args, "filter_dupes", False):  # HoodieStreamer's --filter-dupes
+        op = str(args.op).upper()
+        if op == "UPSERT":
+            raise ConfigError("'--filter-dupes' needs to be disabled when '--op' is 'UPSERT' to ensure updates "
+                              "are not missed (as HoodieStreamer refuses it)")  # fmt: skip
+        if op == "BULK_INSERT":
+            raise ConfigError("'--filter-dupes' with '--op BULK_INSERT' is not supported here: use '--op INSERT' "
+                              "(the records whose key the table holds are dropped, the batch deduplicated)")  # fmt: skip
+        opts["hoodie.datasource.write.insert.drop.duplicates"] = "true"
     return opts
 
 
@@ -69,9 +78,11 @@ def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
     from hudi_spark.services import AsyncClusterer, AsyncCompactor
     from hudi_spark.session import spark_session
     from hudi_spark.streamer import RoundResult, Streamer
+    from hudi_spark.transformers import transformers
 
     options = streamer_options(args, extra)
-    source = _source(args, options)  # a bad source fails here, before Spark starts
+    source = _source(args, options)  # a bad source, transformer or flag fails here, before Spark starts
+    transform = transformers(getattr(args, "transformer_class", None) or [], options)
     # the rounds report progress themselves; Spark's progress bars would overwrite those lines
     conf = {"spark.ui.showConsoleProgress": "false", **parse_options(args.spark_conf, "--spark-conf")}
     spark = spark_session(args.master, app_name="hudi-py-streamer", conf=conf, fast=args.quick_start)
@@ -91,9 +102,8 @@ def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
         sched += f", clustering {r.clustering_scheduled} scheduled" if r.clustering_scheduled else ""
         print(f"round {r.round}: {what} (checkpoint {r.checkpoint}){sched}", file=sys.stderr, flush=True)
 
-    streamer = Streamer(
-        spark, args.target_base_path, source, options, args.op.lower(), compactor, clusterer, report
-    )
+    streamer = Streamer(spark, args.target_base_path, source, options, args.op.lower(), compactor=compactor,
+                        clusterer=clusterer, on_round=report, transform=transform)  # fmt: skip
     try:
         streamer.run(continuous=args.continuous, min_sync_interval=args.min_sync_interval_seconds,
                      max_rounds=args.max_rounds)  # fmt: skip

@@ -43,6 +43,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--max-rounds", type=int, default=0, help="with --continuous: stop after this many rounds")
     p.add_argument("--compact-every", type=int, default=0,
                    help="MERGE_ON_READ: schedule a compaction every N deltacommits and run it asynchronously")  # fmt: skip
+    p.add_argument("--transformer-class", action="append", default=[], metavar="CLASS[,CLASS...]",
+                   help="HoodieStreamer's transformers, run in order on each round's rows: SqlQueryBasedTransformer "
+                   "(hoodie.streamer.transformer.sql, the source named <SRC>) or SqlFileBasedTransformer "
+                   "(hoodie.streamer.transformer.sql.file)")  # fmt: skip
+    p.add_argument("--filter-dupes", action="store_true",
+                   help="INSERT: drop the records whose key the table holds, and deduplicate the round's")  # fmt: skip
     p.add_argument("--master", default="local[2]", help="Spark master")
     p.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
                    help="a Spark setting for the session, e.g. spark.driver.memory=4g (repeatable)")  # fmt: skip
