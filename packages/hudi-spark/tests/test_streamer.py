@@ -424,11 +424,61 @@ def test_cli_filter_dupes_drops_keys_the_table_holds(tmp_path: Path) -> None:
         "--quick-start", "--continuous", "--max-rounds", "2", "--max-files-per-round", "1",
         "--transformer-class", "SqlQueryBasedTransformer",
         "--hoodie-conf", "hoodie.streamer.transformer.sql=SELECT key, ts, 'p' AS part FROM <SRC>",
+        "--checkpoint", "0", "--source-limit", "1000000",  # HoodieStreamer's flags, taken
     ]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert _snapshot(base) == {"k1": 1, "k2": 1, "k3": 2, "k4": 2}
+    tl = HudiTable.open(base).timeline
+    resets = [CommitMetadata.from_json(tl.read_details(i)).extra_metadata.get("deltastreamer.checkpoint.reset_key")
+              for i in tl.completed_commits()]  # fmt: skip
+    assert resets == ["0", "0"]
     assert sorted(p.name for p in Path(base).iterdir() if not p.name.startswith(".")) == ["p"]
+
+
+def test_a_given_checkpoint_is_resumed_from_once(spark: Any, tmp_path: Path) -> None:
+    """HoodieStreamer's ``--checkpoint``: the run starts from it rather than from the table, and
+    records it (``deltastreamer.checkpoint.reset_key``); later rounds, and a run given the same
+    value, go on from the table's checkpoint; a run given another value starts from that one."""
+    from hudi_spark.streamer import CHECKPOINT_RESET_KEY, FileSource, Streamer
+
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    for n in (1, 2, 3):
+        _drop(src, f"f{n}", _rows([f"k{n}a", f"k{n}b"], n), mtime_ns=n * 1000 * 10**9)
+    source = FileSource(str(src), "json", max_files=1)
+    given = str(1500 * 1000)  # ms: f1 is done
+    streamer = Streamer(spark, base, source, OPTS, checkpoint=given)
+    assert [r.rows for r in streamer.run(continuous=True, max_rounds=2)] == [2, 2]  # f2, then f3
+    assert set(_snapshot(base)) == {"k2a", "k2b", "k3a", "k3b"}
+    tl = HudiTable.open(base).timeline
+    extras = [CommitMetadata.from_json(tl.read_details(i)).extra_metadata for i in tl.completed_commits()]
+    assert [e[CHECKPOINT_RESET_KEY] for e in extras] == [given, given]
+    assert Streamer(spark, base, source, OPTS, checkpoint=given).run_round(0).instant is None  # nothing new
+    again = Streamer(spark, base, source, OPTS, checkpoint="0").run_round(0)  # from the start: f1
+    assert again.rows == 2 and set(_snapshot(base)) == {"k1a", "k1b", "k2a", "k2b", "k3a", "k3b"}
+
+
+def test_source_limit_cuts_a_round_by_bytes(spark: Any, tmp_path: Path) -> None:
+    """HoodieStreamer's ``--source-limit`` on a DFS source: a round stops before the file that
+    would bring its bytes to the limit (one file at least, where Hudi's would take none)."""
+    from hudi_spark.streamer import FileSource, Streamer
+
+    src, base = tmp_path / "in", str(tmp_path / "t")
+    src.mkdir()
+    sizes = [_drop(src, f"f{n}", _rows([f"k{n}a", f"k{n}b"], n), mtime_ns=n * 10**12).stat().st_size
+             for n in (1, 2, 3)]  # fmt: skip
+    limit = sizes[0] + sizes[1] + 1
+    results = Streamer(spark, base, FileSource(str(src), "json", max_bytes=limit), OPTS).run(
+        continuous=True, max_rounds=2
+    )
+    assert [r.rows for r in results] == [4, 2]  # f1 + f2, then f3
+    tiny = str(tmp_path / "t2")
+    results = Streamer(spark, tiny, FileSource(str(src), "json", max_bytes=1), OPTS).run(
+        continuous=True, max_rounds=3
+    )
+    assert [r.rows for r in results] == [2, 2, 2]
+    assert len(_snapshot(tiny)) == 6
 
 
 def test_streamer_under_occ_keeps_its_checkpoint_past_another_writers_commits(

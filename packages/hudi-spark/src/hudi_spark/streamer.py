@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHECKPOINT_KEY",
+    "CHECKPOINT_RESET_KEY",
     "PY_CHECKPOINT_KEY",
     "Checkpoint",
     "FileSource",
@@ -35,6 +36,9 @@ __all__ = [
 
 #: the extra-metadata key HoodieStreamer keeps its source checkpoint under (and resumes from)
 CHECKPOINT_KEY = "deltastreamer.checkpoint.key"
+#: the ``--checkpoint`` a commit was resumed from (HoodieStreamer's: a run given the same value
+#: again resumes from the table's checkpoint, not from it)
+CHECKPOINT_RESET_KEY = "deltastreamer.checkpoint.reset_key"
 #: our own, exact position in a folder source, ``<mtime_ns>:<path below the folder>``; wins over
 #: :data:`CHECKPOINT_KEY` when a commit has both
 PY_CHECKPOINT_KEY = "hoodie.py.streamer.checkpoint"
@@ -72,6 +76,27 @@ def last_checkpoint(base_uri: str, options: Mapping[str, str] | None = None) -> 
             exact = extra.get(PY_CHECKPOINT_KEY)
             return Checkpoint(str(value), str(exact) if exact else None)
     return None
+
+
+def resume_checkpoint(
+    base_uri: str, options: Mapping[str, str] | None = None, given: str | None = None
+) -> Checkpoint | None:
+    """Where a run starts, as HoodieStreamer decides it: the ``given`` checkpoint (``--checkpoint``)
+    unless the newest commit with checkpoint information was resumed from that same value
+    (:data:`CHECKPOINT_RESET_KEY`), else the table's checkpoint (:func:`last_checkpoint`)."""
+    from hudi_core import HudiTable
+
+    if given is None:
+        return last_checkpoint(base_uri, options)
+    opts = dict(options or {})
+    if HudiTable.exists(base_uri, options=opts):
+        for extra in _extra_metadata_newest_first(HudiTable.open(base_uri, options=opts)):
+            if extra.get(CHECKPOINT_KEY) or extra.get(CHECKPOINT_RESET_KEY):
+                if extra.get(CHECKPOINT_RESET_KEY) == given and extra.get(CHECKPOINT_KEY):
+                    exact = extra.get(PY_CHECKPOINT_KEY)
+                    return Checkpoint(str(extra[CHECKPOINT_KEY]), str(exact) if exact else None)
+                break
+    return Checkpoint(given)
 
 
 def _extra_metadata_newest_first(table: Any) -> Iterator[dict[str, str]]:
@@ -123,8 +148,8 @@ class FileSource:
     HoodieStreamer's checkpoint is the newest taken file's modification time in epoch
     milliseconds (one less when a file of that millisecond is left for the next round); ours,
     which wins, is ``<mtime_ns>:<path>`` of the last file taken, so files
-    sharing a millisecond and rounds cut by ``max_files`` (non-empty files per round) are neither
-    skipped nor read twice.
+    sharing a millisecond and rounds cut by ``max_files`` (non-empty files per round) or
+    ``max_bytes`` are neither skipped nor read twice.
     """
 
     path: str
@@ -132,6 +157,9 @@ class FileSource:
     max_files: int = 0
     schema: str | None = None
     storage_options: Mapping[str, str] = field(default_factory=dict)
+    #: HoodieStreamer's ``--source-limit`` for DFS sources: a round stops before the file that
+    #: would bring its bytes to this many (0: no limit); it takes one file at least
+    max_bytes: int = 0
     _storage: Storage = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -164,11 +192,15 @@ class FileSource:
         new = sorted(f for f in self._files() if (f.mtime_ns, f.rel) > after)
         taken: list[_File] = []
         passed = 0  # new[:passed] are behind the new checkpoint: the taken files and empty ones
+        size = 0
         for i, f in enumerate(new):
             if f.size > 0:
                 if self.max_files and len(taken) == self.max_files:
                     break
+                if self.max_bytes and taken and size + f.size >= self.max_bytes:
+                    break
                 taken.append(f)
+                size += f.size
             passed = i + 1
         if not taken:  # nothing but empty files: no commit, so the checkpoint stays
             return None, checkpoint
@@ -245,6 +277,7 @@ class Streamer:
     clusterer: Any = None  # hudi_spark.services.AsyncClusterer (hoodie.clustering.async.enabled)
     on_round: Callable[[RoundResult], None] | None = None
     transform: Callable[[DataFrame], DataFrame] | None = None  # hudi_spark.transformers (--transformer-class)
+    checkpoint: str | None = None  # HoodieStreamer's --checkpoint: resume from it once
     #: where the source stands past files that held no rows: nothing was committed for them, so
     #: the next round starts here rather than at the table's checkpoint (a restart reads them
     #: again, and again finds nothing)
@@ -253,7 +286,7 @@ class Streamer:
     def run_round(self, number: int = 0) -> RoundResult:
         from hudi_spark.writer import write
 
-        checkpoint = self._passed or last_checkpoint(self.base_uri, self.options)
+        checkpoint = self._passed or resume_checkpoint(self.base_uri, self.options, self.checkpoint)
         df, new_checkpoint = self.source.next_batch(self.spark, checkpoint)
         if df is not None and not df.columns:  # files with no rows (blank lines, a bare header)
             df, self._passed = None, new_checkpoint
@@ -262,8 +295,12 @@ class Streamer:
         if df is None:
             result = RoundResult(number, None, 0, checkpoint.hudi if checkpoint else None)
         else:
-            res = write(df, self.base_uri, operation=self.operation, options=self.options,
-                        extra_metadata=new_checkpoint.extra_metadata())  # fmt: skip
+            extra = new_checkpoint.extra_metadata()
+            if self.checkpoint is not None:
+                extra[CHECKPOINT_RESET_KEY] = self.checkpoint
+            res = write(
+                df, self.base_uri, operation=self.operation, options=self.options, extra_metadata=extra
+            )
             result = RoundResult(number, res.instant, res.num_records, new_checkpoint.hudi)
             self._passed = None if res.instant else new_checkpoint  # (no commit holds it)
         if self.compactor is not None and result.instant is not None:

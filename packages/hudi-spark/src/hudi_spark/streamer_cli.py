@@ -67,7 +67,9 @@ def _source(args: argparse.Namespace, options: Mapping[str, str]) -> Any:
     path = args.source_path or next((options[k] for k in DFS_ROOT_KEYS if options.get(k)), None)
     if not path:
         raise ConfigError(f"a file source needs --source-path <folder or URI> (or {DFS_ROOT_KEYS[0]})")
-    return FileSource(path, fmt, args.max_files_per_round, args.source_schema, storage_options=options)
+    limit = getattr(args, "source_limit", None) or 0
+    return FileSource(path, fmt, args.max_files_per_round, args.source_schema, storage_options=options,
+                      max_bytes=limit)  # fmt: skip
 
 
 def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
@@ -103,7 +105,8 @@ def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
         print(f"round {r.round}: {what} (checkpoint {r.checkpoint}){sched}", file=sys.stderr, flush=True)
 
     streamer = Streamer(spark, args.target_base_path, source, options, args.op.lower(), compactor=compactor,
-                        clusterer=clusterer, on_round=report, transform=transform)  # fmt: skip
+                        clusterer=clusterer, on_round=report, transform=transform,
+                        checkpoint=getattr(args, "checkpoint", None))  # fmt: skip
     try:
         streamer.run(continuous=args.continuous, min_sync_interval=args.min_sync_interval_seconds,
                      max_rounds=args.max_rounds)  # fmt: skip

@@ -34,6 +34,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--source-format", default="json", choices=["json", "csv", "parquet"])
     p.add_argument("--source-schema", default=None, help="DDL schema of the source files (else inferred)")
     p.add_argument("--max-files-per-round", type=int, default=0, help="0 = all new files")
+    p.add_argument("--source-limit", type=int, default=0,
+                   help="dfs: a round stops before the file that would bring its bytes to this many "
+                   "(HoodieStreamer's; 0 = no limit; one file at least)")  # fmt: skip
+    p.add_argument("--checkpoint", default=None,
+                   help="resume from this source checkpoint (a dfs source's: epoch milliseconds, files modified "
+                   "after it are new) instead of the table's, once: the commits record it "
+                   "(deltastreamer.checkpoint.reset_key) and a run given the same value resumes from the table")  # fmt: skip
     p.add_argument("--rate-rows", type=int, default=1000)
     p.add_argument("--record-key", default=None, help="hoodie.datasource.write.recordkey.field")
     p.add_argument("--partition-field", default=None, help="hoodie.datasource.write.partitionpath.field")
