@@ -121,8 +121,8 @@ class AsyncService:
 
 
 class AsyncCompactor(AsyncService):
-    """Compaction of a MERGE_ON_READ table every ``every`` delta commits (Hudi's NUM_COMMITS
-    trigger); a copy-on-write table is left alone."""
+    """Compaction of a MERGE_ON_READ table once ``every`` delta commits completed since the last
+    compaction (Hudi's NUM_COMMITS trigger); a copy-on-write table is left alone."""
 
     kind = "compaction"
 
@@ -144,8 +144,8 @@ class AsyncCompactor(AsyncService):
     def _schedule(self, table: HudiTable) -> str | None:
         from hudi_core.compaction.scheduler import schedule_compaction
 
-        if self._pending(table):
-            return None  # Hudi's NUM_COMMITS trigger counts from the last compaction, pending or not
+        # as Hudi's sink, also while one is pending: the trigger counts the delta commits since the
+        # last completed compaction, and the plan leaves out the file groups pending ones hold
         return schedule_compaction(table, config=self._config())
 
     def _execute(self, table: HudiTable, instant: str) -> None:
