@@ -162,6 +162,20 @@ class AsyncClusterer(AsyncService):
 
     kind = "clustering"
 
+    @classmethod
+    def from_options(
+        cls, spark: SparkSession, base_uri: str, options: Mapping[str, str]
+    ) -> AsyncClusterer | None:
+        """The clusterer a streaming writer runs beside itself: with ``hoodie.clustering.async.enabled``
+        and not ``hoodie.clustering.inline`` (as Hudi's sink decides), else None."""
+        from hudi_core.config.clustering import ClusteringOptions
+        from hudi_core.config.property import HoodieConfig
+
+        conf = HoodieConfig(dict(options))
+        if not bool(conf.get(ClusteringOptions.ASYNC)) or bool(conf.get(ClusteringOptions.INLINE)):
+            return None
+        return cls(spark, base_uri, every=int(conf.get(ClusteringOptions.ASYNC_MAX_COMMITS)), options=options)
+
     def _pending(self, table: HudiTable) -> list[str]:
         from hudi_core.clustering.plan import pending_clusterings
 

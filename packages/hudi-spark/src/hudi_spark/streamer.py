@@ -72,10 +72,15 @@ def last_checkpoint(base_uri: str, options: Mapping[str, str] | None = None) -> 
         return None
     table = HudiTable.open(base_uri, options=opts)
     for extra in _extra_metadata_newest_first(table):
-        if value := extra.get(CHECKPOINT_KEY):
-            exact = extra.get(PY_CHECKPOINT_KEY)
-            return Checkpoint(str(value), str(exact) if exact else None)
+        if extra.get(CHECKPOINT_KEY):
+            return _checkpoint_of(extra)
     return None
+
+
+def _checkpoint_of(extra: Mapping[str, str]) -> Checkpoint:
+    """The checkpoint a commit's extra metadata holds (it has :data:`CHECKPOINT_KEY`)."""
+    exact = extra.get(PY_CHECKPOINT_KEY)
+    return Checkpoint(str(extra[CHECKPOINT_KEY]), str(exact) if exact else None)
 
 
 def resume_checkpoint(
@@ -93,8 +98,7 @@ def resume_checkpoint(
         for extra in _extra_metadata_newest_first(HudiTable.open(base_uri, options=opts)):
             if extra.get(CHECKPOINT_KEY) or extra.get(CHECKPOINT_RESET_KEY):
                 if extra.get(CHECKPOINT_RESET_KEY) == given and extra.get(CHECKPOINT_KEY):
-                    exact = extra.get(PY_CHECKPOINT_KEY)
-                    return Checkpoint(str(extra[CHECKPOINT_KEY]), str(exact) if exact else None)
+                    return _checkpoint_of(extra)
                 break
     return Checkpoint(given)
 

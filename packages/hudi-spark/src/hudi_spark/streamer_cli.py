@@ -74,8 +74,6 @@ def _source(args: argparse.Namespace, options: Mapping[str, str]) -> Any:
 
 def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
     from hudi_core.cli.commands._common import parse_options
-    from hudi_core.config.clustering import ClusteringOptions
-    from hudi_core.config.property import HoodieConfig
 
     from hudi_spark.services import AsyncClusterer, AsyncCompactor
     from hudi_spark.session import spark_session
@@ -92,11 +90,7 @@ def run_streamer(args: argparse.Namespace, extra: Mapping[str, str]) -> int:
     if args.compact_every:  # a copy-on-write table is never compacted (the compactor checks)
         compactor = AsyncCompactor(spark, args.target_base_path, every=args.compact_every, options=options)
         options = {**options, "hoodie.compact.inline": "false"}  # as Hudi: async compaction, not inline
-    hoodie = HoodieConfig(options)
-    clusterer = None
-    if bool(hoodie.get(ClusteringOptions.ASYNC)) and not bool(hoodie.get(ClusteringOptions.INLINE)):
-        every = int(hoodie.get(ClusteringOptions.ASYNC_MAX_COMMITS))
-        clusterer = AsyncClusterer(spark, args.target_base_path, every=every, options=options)
+    clusterer = AsyncClusterer.from_options(spark, args.target_base_path, options)
 
     def report(r: RoundResult) -> None:
         what = f"commit {r.instant}: {r.rows} records" if r.instant else "nothing new"

@@ -23,7 +23,6 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.config.clustering import ClusteringOptions
 from hudi_core.config.compaction import CompactionOptions
 from hudi_core.config.property import HoodieConfig
 
@@ -128,7 +127,7 @@ def write_stream(
 
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
     conf = HoodieConfig(opts)
-    compactor = clusterer = None
+    compactor = None
     table_type = (
         opts.get("hoodie.datasource.write.table.type") or opts.get("hoodie.table.type") or ""
     ).upper()
@@ -137,9 +136,7 @@ def write_stream(
             every = int(conf.get(CompactionOptions.MAX_DELTA_COMMITS))
             compactor = AsyncCompactor(stream_df.sparkSession, base_uri, every=every, options=opts)
         opts = {**opts, "hoodie.compact.inline": "false"}  # as Hudi's streaming sink: async, not inline
-    if bool(conf.get(ClusteringOptions.ASYNC)) and not bool(conf.get(ClusteringOptions.INLINE)):
-        clusterer = AsyncClusterer(stream_df.sparkSession, base_uri,
-                                   every=int(conf.get(ClusteringOptions.ASYNC_MAX_COMMITS)), options=opts)  # fmt: skip
+    clusterer = AsyncClusterer.from_options(stream_df.sparkSession, base_uri, opts)
     sink = StreamSink(base_uri, options=opts, checkpoint_location=checkpoint_location, operation=operation,
                       compactor=compactor, clusterer=clusterer)  # fmt: skip
     writer = stream_df.writeStream.foreachBatch(sink).option("checkpointLocation", checkpoint_location)
