@@ -10,14 +10,14 @@ process on 2 cores).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from hudi_core.testing.fixtures import compat_root, corpus_copy, mimalloc_default
 from hudi_spark.session import FAST_CONF
 
-__all__ = ["compat_root", "corpus_copy", "mimalloc_default", "spark"]
+__all__ = ["collected", "compat_root", "corpus_copy", "mimalloc_default", "spark"]
 
 SPARK = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 
@@ -59,3 +59,25 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     )
     yield session
     session.stop()
+
+
+@pytest.fixture
+def collected() -> Callable[[Any], Any]:
+    """Spark's own collection of a DataFrame to Arrow (its rows through the JVM), checked against
+    ``toArrow``/``_collect_as_arrow`` of the DataFrame itself, which for a ``hudi_spark.read``
+    DataFrame on a local master takes the read tasks' Arrow files (``hudi_spark.collect``): the
+    same schema and the same rows."""
+    from hudi_spark.compat import to_arrow
+
+    def collect(df: Any) -> Any:
+        spark_side = to_arrow(df.select("*"))  # a DataFrame of Spark's own class
+        direct = to_arrow(df)
+        assert direct.schema == spark_side.schema
+        assert _rows(direct) == _rows(spark_side)
+        return spark_side
+
+    return collect
+
+
+def _rows(t: Any) -> list[tuple[str, ...]]:
+    return sorted(tuple(str(v) for v in r.values()) for r in t.to_pylist())

@@ -41,7 +41,12 @@ SCRIPT = textwrap.dedent(
     rows = sorted((r["k"], r["ts"]) for r in df.select("k", "ts").collect())
     bdf = spark.read.format("hudi").load(path + "_bucket")
     bucket_rows = sorted((r["k"], r["ts"]) for r in bdf.select("k", "ts").collect())
-    print(json.dumps({"rows": rows, "bucket_rows": bucket_rows, "executor_daemons": len(pids),
+    # collected to Arrow from the executors' Arrow files (hudi_spark.collect)
+    arrow = hudi_spark.read(spark, path + "_bucket").toArrow()
+    arrow_rows = sorted(zip(arrow.column("k").to_pylist(), arrow.column("ts").to_pylist()))
+    left = [n for n in os.listdir(sys.argv[2]) if n.startswith("hudi-spark-collect-")]
+    print(json.dumps({"rows": rows, "bucket_rows": bucket_rows, "arrow_rows": arrow_rows, "left": left,
+                      "executor_daemons": len(pids),
                       "commits": len(HudiTable.open(path).timeline.completed_commits())}))
     spark.stop()
     """
@@ -60,3 +65,4 @@ def test_write_and_read_on_local_cluster(tmp_path: Path) -> None:
     expected = sorted([(str(i), 0) for i in range(50)] + [(str(i), 1) for i in range(50, 150)])
     assert [tuple(r) for r in result["rows"]] == expected
     assert [tuple(r) for r in result["bucket_rows"]] == expected
+    assert [tuple(r) for r in result["arrow_rows"]] == expected and result["left"] == []

@@ -79,10 +79,9 @@ def mixed_table(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     ids=["snapshot", "read_optimized", "columns"],
 )
 def test_every_path_answers_as_core(
-    spark: Any, mixed_table: tuple[str, str], options: dict[str, str]
+    spark: Any, mixed_table: tuple[str, str], options: dict[str, str], collected: Any
 ) -> None:
     import hudi_spark
-    from hudi_spark.compat import to_arrow
 
     path, _ = mixed_table
     query = options.get("hoodie.datasource.query.type", "snapshot")
@@ -94,11 +93,11 @@ def test_every_path_answers_as_core(
     plain, delta, whole = _paths(path, {**options, **DELTA})
     assert plain > 0 and whole == 0
     assert delta > 0 if query == "snapshot" else delta == 0
-    got = to_arrow(hudi_spark.read(spark, path, options))
+    got = collected(hudi_spark.read(spark, path, options))
     assert got.column_names == expected.column_names
     assert _rows(got) == _rows(expected.cast(got.schema))
     for other in (OFF, DELTA):
-        assert _rows(to_arrow(hudi_spark.read(spark, path, {**options, **other}))) == _rows(got)
+        assert _rows(collected(hudi_spark.read(spark, path, {**options, **other}))) == _rows(got)
     assert hudi_spark.read(spark, path, options).count() == expected.num_rows
     assert hudi_spark.read(spark, path, {**options, **DELTA}).count() == expected.num_rows
 
@@ -120,10 +119,9 @@ def test_delta_path_merges_as_core(spark: Any, mixed_table: tuple[str, str]) -> 
     assert old.count() == 161 and old.filter("ts != 100").count() == 0
 
 
-def test_corpus_tables_answer_as_core_on_every_path(spark: Any, compat_root: Path) -> None:
+def test_corpus_tables_answer_as_core_on_every_path(spark: Any, compat_root: Path, collected: Any) -> None:
     """Apache Hudi's own tables: each read with the JVM paths and without gives core's rows."""
     import hudi_spark
-    from hudi_spark.compat import to_arrow
 
     took_jvm = 0
     for entry in (t for t in corpus_tables() if t.get("table_version") == 6):
@@ -133,7 +131,7 @@ def test_corpus_tables_answer_as_core_on_every_path(spark: Any, compat_root: Pat
             expected = HudiTable.open(path).read(query)
             plain, delta, _ = _paths(path, options)
             took_jvm += plain + delta
-            got = to_arrow(hudi_spark.read(spark, path, options))
+            got = collected(hudi_spark.read(spark, path, options))
             assert got.num_rows == expected.num_rows, entry["table_path"]
             assert _rows(got) == _rows(expected.cast(got.schema)), entry["table_path"]
     assert took_jvm > 0
@@ -329,11 +327,12 @@ def test_a_spark_filter_on_the_partition_column_merges_only_its_partitions(
         assert _rows(got) == _rows(expected.cast(got.schema))
 
 
-def test_partition_values_the_path_cannot_tell_stay_in_the_rows(spark: Any, tmp_path: Path) -> None:
+def test_partition_values_the_path_cannot_tell_stay_in_the_rows(
+    spark: Any, tmp_path: Path, collected: Any
+) -> None:
     """Rows with a null partition value live under ``__HIVE_DEFAULT_PARTITION__``: their merged
     frame keeps the column as read (null), not the path's text."""
     import hudi_spark
-    from hudi_spark.compat import to_arrow
 
     path = str(tmp_path / "t")
     opts = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "1"}
@@ -348,7 +347,7 @@ def test_partition_values_the_path_cannot_tell_stay_in_the_rows(spark: Any, tmp_
     ]
     df = hudi_spark.read(spark, path, FRAMES)
     assert _merged_frames(df) == 2
-    got = to_arrow(df)
+    got = collected(df)
     assert sorted((r["key"], r["part"], r["ts"]) for r in got.to_pylist()) == [
         ("a", "x", 2),
         ("b", None, 2),
@@ -357,12 +356,13 @@ def test_partition_values_the_path_cannot_tell_stay_in_the_rows(spark: Any, tmp_
     assert df.filter("part IS NULL").count() == 1 and df.filter("part = 'x'").count() == 2
 
 
-def test_a_payload_that_fills_nulls_is_merged_whole_in_python(spark: Any, tmp_path: Path) -> None:
+def test_a_payload_that_fills_nulls_is_merged_whole_in_python(
+    spark: Any, tmp_path: Path, collected: Any
+) -> None:
     """OverwriteNonDefaults fills an update's null fields from the base row it replaces, so a
     slice with logs is never told as a delta (the JVM's base rows would lose those values), even
     when asked: every path gives core's rows, the filled values included."""
     import hudi_spark
-    from hudi_spark.compat import to_arrow
 
     path = str(tmp_path / "t")
     opts = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "2",
@@ -378,7 +378,7 @@ def test_a_payload_that_fills_nulls_is_merged_whole_in_python(spark: Any, tmp_pa
     assert updated == [(f"ka{i:03d}", float(i)) for i in range(10)]  # kept from the base rows
     assert _paths(path, DELTA) == (0, 0, 2)  # both slices have logs, neither told as a delta
     for options in ({}, DELTA):
-        got = to_arrow(hudi_spark.read(spark, path, options))
+        got = collected(hudi_spark.read(spark, path, options))
         assert _rows(got) == _rows(expected.cast(got.schema))
 
 
@@ -386,14 +386,13 @@ def test_a_payload_that_fills_nulls_is_merged_whole_in_python(spark: Any, tmp_pa
     ("payload", "delta"), [("MySqlDebeziumAvroPayload", True), ("PostgresDebeziumAvroPayload", False)]
 )
 def test_debezium_slices_read_alike_on_every_path(
-    spark: Any, tmp_path: Path, payload: str, delta: bool
+    spark: Any, tmp_path: Path, payload: str, delta: bool, collected: Any
 ) -> None:
     """Under the Debezium payloads the source position decides between a log record and the
     base row. MySQL's slices are told as deltas (the JVM reads the base file, core names the rows
     the log replaces); Postgres's, whose TOASTed text takes the base row's value, merge whole in
     Python. Every path gives core's rows: stale updates lose, newer ones win, filled where TOASTed."""
     import hudi_spark
-    from hudi_spark.compat import to_arrow
 
     path = str(tmp_path / "t")
     opts = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "2",
@@ -417,7 +416,7 @@ def test_debezium_slices_read_alike_on_every_path(
     }
     assert _paths(path, DELTA) == ((0, 2, 0) if delta else (0, 0, 2))
     for options in ({}, DELTA):
-        answer = to_arrow(hudi_spark.read(spark, path, options))
+        answer = collected(hudi_spark.read(spark, path, options))
         assert _rows(answer) == _rows(expected.cast(answer.schema))
 
 

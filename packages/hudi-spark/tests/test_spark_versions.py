@@ -189,18 +189,19 @@ def _queries(path: str) -> list[tuple[dict[str, str], pa.Table]]:
     ]  # fmt: skip
 
 
-def test_hudi_spark_read_answers_as_core_for_every_query_type(spark: Any, compat_root: Path) -> None:
+def test_hudi_spark_read_answers_as_core_for_every_query_type(
+    spark: Any, compat_root: Path, collected: Any
+) -> None:
     """hudi_spark.read: format("hudi") on 4, Spark tasks on 3.5; the same rows as core's reader."""
     import hudi_spark
-    from hudi_spark.compat import to_arrow
 
     entry = next(t for t in V6 if t["category"] == "trips_mor_avro")
     path = str(compat_root / entry["table_path"])
     for options, expected in _queries(path):
-        got = to_arrow(hudi_spark.read(spark, path, options))
+        got = collected(hudi_spark.read(spark, path, options))
         _same(got, expected)
     incremental = _queries(path)[3][0]
-    assert to_arrow(hudi_spark.read(spark, path, incremental)).num_rows > 0
+    assert collected(hudi_spark.read(spark, path, incremental)).num_rows > 0
     with pytest.raises(ConfigError, match=re.escape("hoodie.datasource.query.type='bogus'")):
         hudi_spark.read(spark, path, {"hoodie.datasource.query.type": "bogus"})
 

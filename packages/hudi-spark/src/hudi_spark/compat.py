@@ -72,6 +72,11 @@ def arrow_schema(schema: StructType) -> pa.Schema:
     return to_arrow_schema(schema)
 
 
+def is_local(master: str) -> bool:
+    """``local``, ``local[N]``, ``local[N,F]`` or ``local-cluster[...]``: everything on this machine."""
+    return master == "local" or master.startswith(("local[", "local-cluster["))
+
+
 def spark_schema(schema: pa.Schema) -> StructType:
     """An Arrow schema as Spark's."""
     from pyspark.sql.pandas.types import from_arrow_schema

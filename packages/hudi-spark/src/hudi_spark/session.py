@@ -12,6 +12,8 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from hudi_spark.compat import is_local
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -59,11 +61,6 @@ FAST_CONF: dict[str, str] = {
     "spark.executor.extraJavaOptions": _QUICK_JVM,
     **REQUIRED_CONF,
 }
-
-
-def is_local(master: str) -> bool:
-    """``local``, ``local[N]``, ``local[N,F]`` or ``local-cluster[...]``: everything on this machine."""
-    return master == "local" or master.startswith(("local[", "local-cluster["))
 
 
 def prepare_environment(master: str = "local") -> None:

@@ -1,0 +1,144 @@
+"""``toArrow`` and ``toPandas`` of a ``hudi_spark.read`` DataFrame on a local master take the read
+tasks' Arrow files (``hudi_spark.collect``) and answer exactly as Spark's own collection."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hudi_core import HudiTable
+
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+
+OPTS = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "2"}
+
+
+def _batch(keys: list[str], ts: int) -> pa.Table:
+    n = len(keys)
+    return pa.table({
+        "key": keys,
+        "ts": pa.array([ts] * n, pa.int64()),
+        "part": ["p1" if i % 2 else "p2" for i in range(n)],
+        "at": pa.array([datetime.datetime(2024, 1, 2, 3, 4, 5, i) for i in range(n)], pa.timestamp("us", "UTC")),
+        "day": pa.array([datetime.date(2024, 1, 1 + i % 28) for i in range(n)], pa.date32()),
+        "price": pa.array([decimal.Decimal(f"{i}.{ts % 100:02d}") for i in range(n)], pa.decimal128(10, 2)),
+        "raw": [f"b{i}".encode() for i in range(n)],
+        "tags": [[f"t{i}", None] for i in range(n)],
+        "attrs": pa.array([[("a", i)] for i in range(n)], pa.map_(pa.string(), pa.int64())),
+        "point": pa.array([{"x": float(i), "y": None} for i in range(n)],
+                          pa.struct([("x", pa.float64()), ("y", pa.float64())])),
+    })  # fmt: skip
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> str:
+    """A merge-on-read table with a log in each of its file groups (merged in Python tasks): 40
+    keys, then 20 of which 14 update and 6 are new: 46 rows, 20 of them with ts 2."""
+    path = str(tmp_path / "t")
+    t = HudiTable.create(path, name="t", table_type="MERGE_ON_READ", record_key_fields="key",
+                         partition_fields="part", ordering_field="ts", options=OPTS)  # fmt: skip
+    t.bulk_insert(_batch([f"k{i:03d}" for i in range(40)], 1), options=OPTS)
+    HudiTable.open(path).upsert(_batch([f"k{i:03d}" for i in range(0, 60, 3)], 2), options=OPTS)
+    return path
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many rows each collection through the read tasks' files gave."""
+    from hudi_spark import collect
+
+    seen: list[int] = []
+    original = collect.collect_batches
+
+    def spy(*args: Any, **kwargs: Any) -> list[pa.RecordBatch]:
+        batches = original(*args, **kwargs)
+        seen.append(sum(b.num_rows for b in batches))
+        return batches
+
+    monkeypatch.setattr(collect, "collect_batches", spy)
+    return seen
+
+
+def _leftovers(spark: Any) -> list[str]:
+    local = Path(spark.sparkContext.getConf().get("spark.local.dir"))
+    return [p.name for p in local.glob("hudi-spark-collect-*")]
+
+
+def test_to_arrow_and_to_pandas_answer_as_spark_collects(spark: Any, table: str, calls: list[int]) -> None:
+    import hudi_spark
+
+    df = hudi_spark.read(spark, table)
+    expected = df.select("*").toArrow() if hasattr(df, "toArrow") else None
+    spark_pandas = df.select("*").toPandas()
+    assert calls == []  # a derived DataFrame is Spark's own
+    if expected is not None:  # PySpark 4
+        got = df.toArrow()
+        assert got.schema == expected.schema
+        assert got.sort_by("key").to_pylist() == expected.sort_by("key").to_pylist()
+        assert got.num_rows == 46 and got.column("ts").to_pylist().count(2) == 20
+    ours = df.toPandas()
+    assert calls[-1] == 46
+    assert list(ours.columns) == list(spark_pandas.columns) and list(ours.dtypes) == list(spark_pandas.dtypes)
+    scalars = ["key", "ts", "part", "at", "day", "price", "raw"]
+    assert (
+        ours[scalars].sort_values("key").reset_index(drop=True).equals(
+            spark_pandas[scalars].sort_values("key").reset_index(drop=True)
+        )
+    )  # fmt: skip
+    assert _leftovers(spark) == []
+
+
+def test_to_pandas_in_another_session_time_zone(spark: Any, table: str, calls: list[int]) -> None:
+    """Timestamps come to pandas in the session's time zone, as Spark's collection gives them."""
+    import hudi_spark
+
+    spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+    try:
+        df = hudi_spark.read(spark, table)
+        expected = df.select("key", "at").toPandas().sort_values("key").reset_index(drop=True)
+        got = df.toPandas()[["key", "at"]].sort_values("key").reset_index(drop=True)
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
+    assert calls == [46]
+    assert got.equals(expected)
+    assert str(got["at"][0]) == "2024-01-01 22:04:05"  # 03:04:05 UTC, five hours behind
+
+
+def test_a_read_collects_the_slices_it_was_planned_with(spark: Any, table: str, calls: list[int]) -> None:
+    """A commit after the read leaves its answer alone, as Spark's collection of the planned
+    slices does."""
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+
+    df = hudi_spark.read(spark, table)
+    HudiTable.open(table).upsert(_batch(["k000", "new"], 9), options=OPTS)
+    got = to_arrow(df)
+    assert calls == [46]
+    assert 9 not in got.column("ts").to_pylist() and got.num_rows == 46
+    assert sorted(to_arrow(df.select("*")).column("key").to_pylist()) == sorted(got.column("key").to_pylist())
+    assert to_arrow(hudi_spark.read(spark, table)).num_rows == 47
+
+
+def test_filters_the_option_and_empty_reads(spark: Any, table: str, tmp_path: Path, calls: list[int]) -> None:
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+
+    # a filtered read, and one with the option off, collect as Spark does
+    p1 = HudiTable.open(table).read().column("part").to_pylist().count("p1")
+    assert to_arrow(hudi_spark.read(spark, table, filters=[("part", "=", "p1")])).num_rows == p1 > 0
+    off = hudi_spark.read(spark, table, {"hoodie.spark.read.collect.local": "false"})
+    assert to_arrow(off).num_rows == 46
+    assert calls == []
+    # nothing to read: Spark's schema, no rows
+    empty = str(tmp_path / "empty")
+    HudiTable.create(empty, name="e", record_key_fields="key", partition_fields="part", ordering_field="ts")
+    HudiTable.open(empty).bulk_insert(_batch(["a"], 1))
+    none = hudi_spark.read(spark, empty, {"hoodie.datasource.query.type": "incremental",
+                                          "hoodie.datasource.read.begin.instanttime": "99991231000000000"})  # fmt: skip
+    got = to_arrow(none)
+    assert got.num_rows == 0 and got.schema == to_arrow(none.select("*")).schema
+    assert none.toPandas().empty
