@@ -65,7 +65,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def _leftovers(spark: Any) -> list[str]:
     local = Path(spark.sparkContext.getConf().get("spark.local.dir"))
-    return [p.name for p in local.glob("hudi-spark-collect-*")]
+    return [p.name for p in local.rglob("hudi-spark-collect-*")]
 
 
 def test_to_arrow_and_to_pandas_answer_as_spark_collects(spark: Any, table: str, calls: list[int]) -> None:

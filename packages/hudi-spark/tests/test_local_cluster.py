@@ -44,7 +44,7 @@ SCRIPT = textwrap.dedent(
     # collected to Arrow from the executors' Arrow files (hudi_spark.collect)
     arrow = hudi_spark.read(spark, path + "_bucket").toArrow()
     arrow_rows = sorted(zip(arrow.column("k").to_pylist(), arrow.column("ts").to_pylist()))
-    left = [n for n in os.listdir(sys.argv[2]) if n.startswith("hudi-spark-collect-")]
+    left = [d for _, dirs, _ in os.walk(sys.argv[2]) for d in dirs if d.startswith("hudi-spark-collect-")]
     print(json.dumps({"rows": rows, "bucket_rows": bucket_rows, "arrow_rows": arrow_rows, "left": left,
                       "executor_daemons": len(pids),
                       "commits": len(HudiTable.open(path).timeline.completed_commits())}))

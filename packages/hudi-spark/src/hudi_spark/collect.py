@@ -100,14 +100,14 @@ def collect_batches(
 ) -> list[pa.RecordBatch]:
     """The rows of ``groups`` (core's read splits, one Spark task per group, read by ``read``) as
     Arrow batches of ``schema`` on the driver, in the groups' order: each task writes its rows,
-    batch by batch, as an Arrow IPC stream into a temporary folder under Spark's first local
-    directory, and the driver reads the streams into memory, then deletes the folder. Needs the
+    batch by batch, as an Arrow IPC stream into a temporary folder in the application's scratch
+    folder, and the driver reads the streams into memory, then deletes the folder. Needs the
     driver on the executors' machine (a local master)."""
     from hudi_core.engine.pool import arrow_pool
 
     if not groups:
         return []
-    folder = tempfile.mkdtemp(prefix="hudi-spark-collect-", dir=_local_dir(spark))
+    folder = tempfile.mkdtemp(prefix="hudi-spark-collect-", dir=_scratch())
     try:
         task = functools.partial(
             _write_task, spec=spec, groups=[list(g) for g in groups], schema=schema, read=read, folder=folder
@@ -124,11 +124,17 @@ def collect_batches(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _local_dir(spark: SparkSession) -> str | None:
-    """Spark's first local directory (``spark.local.dir``: scratch space its users size), if set."""
-    given = spark.sparkContext.getConf().get("spark.local.dir", None)
-    first = given.split(",")[0].strip() if given else ""
-    return first if first and os.path.isdir(first) else None
+def _scratch() -> str | None:
+    """The driver's scratch folder of this Spark application (``SparkFiles``' root, under
+    ``spark.local.dir``): Spark deletes it when the driver's JVM exits, so a driver stopped during
+    a collection leaves no streams behind."""
+    from pyspark import SparkFiles
+
+    try:
+        root = SparkFiles.getRootDirectory()
+    except Exception:  # no active SparkContext's folder to give: the system's temporary folder
+        return None
+    return root if os.path.isdir(root) else None
 
 
 def _write_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list[list[Any]], schema: pa.Schema,
