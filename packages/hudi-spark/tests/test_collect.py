@@ -123,6 +123,25 @@ def test_a_read_collects_the_slices_it_was_planned_with(spark: Any, table: str, 
     assert to_arrow(hudi_spark.read(spark, table)).num_rows == 47
 
 
+def test_a_cached_read_collects_from_its_cache(spark: Any, table: str, calls: list[int]) -> None:
+    """The cache outlives the files: Spark's collection reads it, even after a clean."""
+    import shutil
+
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+
+    df = hudi_spark.read(spark, table).cache()
+    try:
+        assert df.count() == 46
+        expected = to_arrow(df.select("*"))
+        shutil.rmtree(Path(table) / "p1")  # the files of one partition gone
+        got = to_arrow(df)
+        assert calls == []
+        assert got.sort_by("key").to_pylist() == expected.sort_by("key").to_pylist() and got.num_rows == 46
+    finally:
+        df.unpersist()
+
+
 def test_filters_the_option_and_empty_reads(spark: Any, table: str, tmp_path: Path, calls: list[int]) -> None:
     import hudi_spark
     from hudi_spark.compat import to_arrow

@@ -11,7 +11,8 @@ the same rows, as batches of the schema Spark's collection gives them, without a
 :func:`local_collect` gives a ``hudi_spark.read`` DataFrame that collection (its
 ``_collect_as_arrow``, the one path of ``toArrow`` and ``toPandas``) when the master is local,
 ``hoodie.spark.read.collect.local`` is on, and the read has no ``filters`` (Spark's comparisons
-and core's differ on NaN and NOT IN, so a filtered read keeps Spark's collection). The tasks read
+and core's differ on NaN and NOT IN, so a filtered read keeps Spark's collection); a cached
+DataFrame collects from its cache. The tasks read
 the file slices the DataFrame was planned with, as Spark's collection would; a DataFrame derived
 from it (a filter, a projection, a join) is Spark's own and collects as Spark does.
 """
@@ -70,14 +71,24 @@ def _collecting_class(base: type) -> type:
     return _classes[base]
 
 
-def _collect_as_arrow(self: Any, split_batches: bool = False, empty_list_if_zero_records: bool = True,
-                      prefers_large_var_types: bool = False, **_: Any) -> list[pa.RecordBatch]:  # fmt: skip
+#: ``_collect_as_arrow``'s parameters on PySpark 4 (3.5 has the first only)
+_PARAMETERS = ("split_batches", "empty_list_if_zero_records", "prefers_large_var_types")
+
+
+def _collect_as_arrow(self: Any, *args: Any, **kwargs: Any) -> list[pa.RecordBatch]:
     """PySpark's ``DataFrame._collect_as_arrow`` (``toArrow``, ``toPandas``), by files: the batches
-    in the Arrow types Spark's collection gives (``to_arrow_schema`` of the DataFrame's schema)."""
+    in the Arrow types Spark's collection gives (``to_arrow_schema`` of the DataFrame's schema).
+    A cached DataFrame collects as Spark does, from its cache (which outlives the files a cleaner
+    may have deleted since)."""
+    from pyspark import StorageLevel
+
+    if self.storageLevel != StorageLevel.NONE:
+        return super(type(self), self)._collect_as_arrow(*args, **kwargs)  # type: ignore[no-any-return]
+    given = {**dict(zip(_PARAMETERS, args, strict=False)), **kwargs}
     spec, groups, schema, read = self._hudi_collect
-    target = _spark_arrow_schema(self, prefers_large_var_types)
+    target = _spark_arrow_schema(self, bool(given.get("prefers_large_var_types", False)))
     batches = [b.cast(target) for b in collect_batches(self.sparkSession, spec, groups, schema, read)]
-    if batches or empty_list_if_zero_records:
+    if batches or given.get("empty_list_if_zero_records", True):
         return batches
     return [pa.RecordBatch.from_arrays([pa.array([], f.type) for f in target], schema=target)]
 
