@@ -12,9 +12,9 @@ the same rows, as batches of the schema Spark's collection gives them, without a
 ``_collect_as_arrow``, the one path of ``toArrow`` and ``toPandas``) when the master is local,
 ``hoodie.spark.read.collect.local`` is on, and the read has no ``filters`` (Spark's comparisons
 and core's differ on NaN and NOT IN, so a filtered read keeps Spark's collection); a cached
-DataFrame collects from its cache. The tasks read
-the file slices the DataFrame was planned with, as Spark's collection would; a DataFrame derived
-from it (a filter, a projection, a join) is Spark's own and collects as Spark does.
+DataFrame collects from its cache. The tasks read the file slices the DataFrame was planned with,
+as Spark's collection would; a DataFrame derived from it (a filter, a projection, a join) is
+Spark's own and collects as Spark does.
 """
 
 from __future__ import annotations
