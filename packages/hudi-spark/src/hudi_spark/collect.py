@@ -9,9 +9,9 @@ rows as an Arrow IPC stream to a folder of the driver's, and the driver reads th
 the same rows, as batches of the schema Spark's collection gives them, without a row in the JVM.
 
 :func:`local_collect` gives a ``hudi_spark.read`` DataFrame that collection (its
-``_collect_as_arrow``, the one path of ``toArrow`` and ``toPandas``) when the master is local,
-``hoodie.spark.read.collect.local`` is on, and the read has no ``filters`` (Spark's comparisons
-and core's differ on NaN and NOT IN, so a filtered read keeps Spark's collection); a cached
+``_collect_as_arrow``, the one path of ``toArrow`` and ``toPandas``) when the master is local and
+``hoodie.spark.read.collect.local`` is on; the read's ``filters`` are applied to the rows as Spark
+applies them where :func:`spark_filter` can say so, else the collection stays Spark's. A cached
 DataFrame collects from its cache. The tasks read the file slices the DataFrame was planned with,
 as Spark's collection would; a DataFrame derived from it (a filter, a projection, a join) is
 Spark's own and collects as Spark does.
@@ -19,6 +19,8 @@ Spark's own and collects as Spark does.
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import functools
 import os
 import shutil
@@ -28,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 
 from hudi_spark.compat import is_local, spark_schema, to_arrow
@@ -41,24 +44,82 @@ if TYPE_CHECKING:
 #: a task's read of its splits: ``reading.read_slices`` (passed in: reading imports this module)
 Reader = Callable[["ReadSpec", Sequence[Any], pa.Schema], Iterator[pa.RecordBatch]]
 
-__all__ = ["collect_batches", "local_collect"]
+__all__ = ["collect_batches", "local_collect", "spark_filter"]
 
 #: what each task reports: its input partition and the stream it wrote
 _WRITTEN = pa.schema([("group", pa.int64()), ("file", pa.string())])
 
 
-def local_collect(
-    df: DataFrame, spec: ReadSpec, groups: list[list[Any]], schema: pa.Schema, read: Reader
-) -> DataFrame:
+def local_collect(df: DataFrame, spec: ReadSpec, groups: list[list[Any]], schema: pa.Schema, read: Reader,
+                  filters: Sequence[Any] | None = None) -> DataFrame:  # fmt: skip
     """``df`` collected through :func:`collect_batches` (``groups``: the read's splits packed as
-    its tasks read them, by ``read``; ``schema``: their Arrow schema), where that applies; else
-    ``df``."""
+    its tasks read them, by ``read``; ``schema``: their Arrow schema; ``filters``: core's, which
+    ``df`` applies as Spark's ``where``), where that applies; else ``df``."""
     local = is_local(str(df.sparkSession.sparkContext.master))
     if not local or not HoodieConfig(spec.options).get(ReadOptions.COLLECT_LOCAL):
         return df
+    keep = spark_filter(filters or [], schema)
+    if keep is None:
+        return df
     df.__class__ = _collecting_class(type(df))
-    df._hudi_collect = (spec, groups, schema, read)  # type: ignore[attr-defined]
+    df._hudi_collect = (spec, groups, schema, read, keep)  # type: ignore[attr-defined]
     return df
+
+
+#: core's comparisons as pyarrow's functions
+_COMPARE = {"=": "equal", "==": "equal", "!=": "not_equal", "<": "less", "<=": "less_equal",
+            ">": "greater", ">=": "greater_equal"}  # fmt: skip
+
+
+def spark_filter(
+    filters: Sequence[Any], schema: pa.Schema
+) -> Callable[[pa.RecordBatch], pa.RecordBatch] | None:
+    """A function keeping the rows of a batch that Spark's ``where`` of ``filters`` (core's
+    ``(column, op, value)``, ANDed, as ``hudi_spark.read`` hands them to Spark) keeps; None where
+    pyarrow's comparison could answer otherwise than Spark's: a floating point column (Spark
+    orders NaN above every number and equal to itself), a timestamp (a naive value is read in the
+    session's time zone), a nested column, a null among the values, or a value whose type is not
+    the column's kind. Nulls are dropped as Spark drops them (``NOT IN`` included)."""
+    checked = []
+    for column, op, value in filters:
+        op = str(op).strip().lower()
+        values = list(value) if op in ("in", "not in") else [value]
+        if schema.get_field_index(column) < 0 or (op not in _COMPARE and op not in ("in", "not in")):
+            return None
+        kind = schema.field(column).type
+        if not values or not all(_plain(v, kind) for v in values):
+            return None
+        checked.append((column, op, values))
+
+    def keep(batch: pa.RecordBatch) -> pa.RecordBatch:
+        mask = None
+        for column, op, values in checked:
+            col = batch.column(column)
+            if op in ("in", "not in"):
+                hit = pc.is_in(col, value_set=pa.array(values).cast(col.type))
+                m = hit if op == "in" else pc.and_(pc.invert(hit), pc.is_valid(col))
+            else:
+                m = getattr(pc, _COMPARE[op])(col, pa.scalar(values[0]))
+            mask = m if mask is None else pc.and_(mask, m)
+        return batch if mask is None else batch.filter(mask)
+
+    return keep
+
+
+def _plain(value: Any, kind: pa.DataType) -> bool:
+    """``value`` compares with a column of ``kind`` in pyarrow as in Spark."""
+    integer = isinstance(value, int) and not isinstance(value, bool)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return isinstance(value, str)
+    if pa.types.is_integer(kind):
+        return integer
+    if pa.types.is_boolean(kind):
+        return isinstance(value, bool)
+    if pa.types.is_date32(kind):
+        return type(value) is datetime.date
+    if pa.types.is_decimal(kind):
+        return integer or isinstance(value, decimal.Decimal)
+    return False
 
 
 _classes: dict[type, type] = {}
@@ -85,9 +146,15 @@ def _collect_as_arrow(self: Any, *args: Any, **kwargs: Any) -> list[pa.RecordBat
     if self.storageLevel != StorageLevel.NONE:
         return super(type(self), self)._collect_as_arrow(*args, **kwargs)  # type: ignore[no-any-return]
     given = {**dict(zip(_PARAMETERS, args, strict=False)), **kwargs}
-    spec, groups, schema, read = self._hudi_collect
+    spec, groups, schema, read, keep = self._hudi_collect
     target = _spark_arrow_schema(self, bool(given.get("prefers_large_var_types", False)))
-    batches = [b.cast(target) for b in collect_batches(self.sparkSession, spec, groups, schema, read)]
+    read_back = collect_batches(self.sparkSession, spec, groups, schema, read)
+    try:
+        batches = [keep(b).cast(target) for b in read_back]
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        # a value pyarrow cannot hold in the column's type (300 for a byte column): Spark's
+        # comparison widens the column, so its collection answers
+        return super(type(self), self)._collect_as_arrow(*args, **kwargs)  # type: ignore[no-any-return]
     if batches or given.get("empty_list_if_zero_records", True):
         return batches
     return [pa.RecordBatch.from_arrays([pa.array([], f.type) for f in target], schema=target)]

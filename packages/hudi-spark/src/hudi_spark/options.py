@@ -36,7 +36,7 @@ class ReadOptions:
     COLLECT_LOCAL = _r(
         "hoodie.spark.read.collect.local", True,
         "hudi_spark.read on a local master (local[N], local-cluster): toArrow and toPandas of the "
-        "DataFrame (unfiltered, not derived) have the read tasks write their rows as Arrow streams "
+        "DataFrame (not derived from it, not cached) have the read tasks write their rows as Arrow streams "
         "to a temporary folder under spark.local.dir that the driver reads, instead of Spark's "
         "collection, which turns every row into the JVM's and back (the 1M-row benchmark tables: "
         "0.65-0.71 s against 2.2-2.3 s). Needs that much free scratch space while it runs.",

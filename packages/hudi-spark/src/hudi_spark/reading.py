@@ -313,9 +313,9 @@ def read_dataframe(
     partition columns Spark then knows (:func:`_python_frames`). One DataFrame, the union of those.
 
     ``filters`` (core's ``(column, op, value)``, ANDed) prune partitions and file slices for
-    every path, and filter the rows (Spark pushes them into its parquet scans). Without them, on
-    a local master, the DataFrame's ``toArrow``/``toPandas`` take the rows from the read tasks as
-    Arrow files (:mod:`hudi_spark.collect`)."""
+    every path, and filter the rows (Spark pushes them into its parquet scans). On a local
+    master, the DataFrame's ``toArrow``/``toPandas`` take the rows from the read tasks as Arrow
+    files (:mod:`hudi_spark.collect`, where it can filter them as Spark does)."""
     spec = ReadSpec.from_options({**options, "path": base_uri})
     schema = read_schema(spec)
     splits = plan(spec, schema.names, filters=filters)
@@ -336,10 +336,10 @@ def read_dataframe(
         frames.append(_parquet(spark, [s.base_file.path for s in plain], schema))
     df = functools.reduce(lambda a, b: a.union(b), frames)
     if filters:
-        return df.where(_condition(filters))
+        df = df.where(_condition(filters))
     from hudi_spark.collect import local_collect
 
-    return local_collect(df, spec, _groups(spec, splits, _cores(spark)), schema, read_slices)
+    return local_collect(df, spec, _groups(spec, splits, _cores(spark)), schema, read_slices, filters)
 
 
 #: past this many partitions with slices to merge in Python, one frame merges them all (each frame
