@@ -152,7 +152,7 @@ def _collect_as_arrow(self: Any, *args: Any, **kwargs: Any) -> list[pa.RecordBat
     try:
         batches = [keep(b).cast(target) for b in read_back]
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        # a value pyarrow cannot hold in the column's type (300 for a byte column): Spark's
+        # an IN value pyarrow cannot hold in the column's type (300 for a byte column): Spark's
         # comparison widens the column, so its collection answers
         return super(type(self), self)._collect_as_arrow(*args, **kwargs)  # type: ignore[no-any-return]
     if batches or given.get("empty_list_if_zero_records", True):
