@@ -39,7 +39,7 @@ class ReadOptions:
         "DataFrame (not derived from it, not cached) have the read tasks write their rows as Arrow streams "
         "to a temporary folder under spark.local.dir that the driver reads, instead of Spark's "
         "collection, which turns every row into the JVM's and back (the 1M-row benchmark tables: "
-        "0.65-0.71 s against 2.2-2.3 s). Needs that much free scratch space while it runs.",
+        "0.8-1.0 s against 2.2-3.0 s). Needs that much free scratch space while it runs.",
     )  # fmt: skip
     PARTITION_FRAME_BYTES = _r(
         "hoodie.spark.read.partition.frame.bytes", 64 * 1024 * 1024,
