@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 
-from hudi_spark.compat import is_local, spark_schema, to_arrow
+from hudi_spark.compat import arrow_schema, is_local, spark_schema, to_arrow
 from hudi_spark.options import ReadOptions
 
 if TYPE_CHECKING:
@@ -138,39 +138,30 @@ _PARAMETERS = ("split_batches", "empty_list_if_zero_records", "prefers_large_var
 
 def _collect_as_arrow(self: Any, *args: Any, **kwargs: Any) -> list[pa.RecordBatch]:
     """PySpark's ``DataFrame._collect_as_arrow`` (``toArrow``, ``toPandas``), by files: the batches
-    in the Arrow types Spark's collection gives (``to_arrow_schema`` of the DataFrame's schema).
-    A cached DataFrame collects as Spark does, from its cache (which outlives the files a cleaner
-    may have deleted since)."""
+    in the Arrow types Spark's collection gives (its schema's, timestamps in the session's time
+    zone, as the JVM sends them). A cached DataFrame collects as Spark does, from its cache
+    (which outlives the files a cleaner may have deleted since)."""
     from pyspark import StorageLevel
 
-    if self.storageLevel != StorageLevel.NONE:
+    def spark_collection() -> list[pa.RecordBatch]:
         return super(type(self), self)._collect_as_arrow(*args, **kwargs)  # type: ignore[no-any-return]
+
+    if self.storageLevel != StorageLevel.NONE:
+        return spark_collection()
     given = {**dict(zip(_PARAMETERS, args, strict=False)), **kwargs}
     spec, groups, schema, read, keep = self._hudi_collect
-    target = _spark_arrow_schema(self, bool(given.get("prefers_large_var_types", False)))
+    tz = self.sparkSession.conf.get("spark.sql.session.timeZone", None) or "UTC"
+    target = arrow_schema(self.schema, timezone=tz, large_types=bool(given.get("prefers_large_var_types")))
     read_back = collect_batches(self.sparkSession, spec, groups, schema, read)
     try:
         batches = [keep(b).cast(target) for b in read_back]
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         # an IN value pyarrow cannot hold in the column's type (300 for a byte column): Spark's
         # comparison widens the column, so its collection answers
-        return super(type(self), self)._collect_as_arrow(*args, **kwargs)  # type: ignore[no-any-return]
+        return spark_collection()
     if batches or given.get("empty_list_if_zero_records", True):
         return batches
     return [pa.RecordBatch.from_arrays([pa.array([], f.type) for f in target], schema=target)]
-
-
-def _spark_arrow_schema(df: Any, large_types: bool) -> pa.Schema:
-    """The Arrow schema of Spark's collection of ``df``: timestamps in the session's time zone,
-    as the JVM sends them (PySpark 3.5's ``to_arrow_schema`` takes no keywords: UTC, which
-    ``toPandas`` converts the same)."""
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    tz = df.sparkSession.conf.get("spark.sql.session.timeZone", None)
-    try:
-        return to_arrow_schema(df.schema, timezone=tz, prefers_large_types=large_types)
-    except TypeError:  # PySpark 3.5
-        return to_arrow_schema(df.schema)
 
 
 def collect_batches(
@@ -202,17 +193,13 @@ def collect_batches(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _scratch() -> str | None:
+def _scratch() -> str:
     """The driver's scratch folder of this Spark application (``SparkFiles``' root, under
     ``spark.local.dir``): Spark deletes it when the driver's JVM exits, so a driver stopped during
     a collection leaves no streams behind."""
     from pyspark import SparkFiles
 
-    try:
-        root = SparkFiles.getRootDirectory()
-    except Exception:  # no active SparkContext's folder to give: the system's temporary folder
-        return None
-    return root if os.path.isdir(root) else None
+    return SparkFiles.getRootDirectory()
 
 
 def _write_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list[list[Any]], schema: pa.Schema,

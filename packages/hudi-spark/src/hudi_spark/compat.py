@@ -63,12 +63,14 @@ def has_cogroup_arrow() -> bool:
     return hasattr(PandasCogroupedOps, "applyInArrow")
 
 
-def arrow_schema(schema: StructType) -> pa.Schema:
-    """A Spark schema as Arrow, timestamps in UTC (3.5's converter takes no time zone: UTC too)."""
+def arrow_schema(schema: StructType, *, timezone: str = "UTC", large_types: bool = False) -> pa.Schema:
+    """A Spark schema as Arrow, timestamps in ``timezone`` and text and binary as Arrow's large
+    types with ``large_types``, as PySpark 4 converts them (3.5's converter takes neither: UTC and
+    the plain types, which its ``toPandas`` converts the same)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     if pyspark_version() >= (4, 0):
-        return to_arrow_schema(schema, timezone="UTC")
+        return to_arrow_schema(schema, timezone=timezone, prefers_large_types=large_types)
     return to_arrow_schema(schema)
 
 
