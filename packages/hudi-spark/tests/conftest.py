@@ -64,9 +64,9 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture
 def collected() -> Callable[[Any], Any]:
     """Spark's own collection of a DataFrame to Arrow (its rows through the JVM), checked against
-    ``toArrow``/``_collect_as_arrow`` of the DataFrame itself, which for a ``hudi_spark.read``
-    DataFrame on a local master takes the read tasks' Arrow files (``hudi_spark.collect``): the
-    same schema and the same rows."""
+    ``toArrow``/``_collect_as_arrow`` and ``count()`` of the DataFrame itself, which for a
+    ``hudi_spark.read`` DataFrame take the read tasks' Arrow files (on a local master) and count
+    in the read tasks (``hudi_spark.collect``): the same schema, rows and count."""
     from hudi_spark.compat import to_arrow
 
     def collect(df: Any) -> Any:
@@ -74,6 +74,7 @@ def collected() -> Callable[[Any], Any]:
         direct = to_arrow(df)
         assert direct.schema == spark_side.schema
         assert _rows(direct) == _rows(spark_side)
+        assert df.count() == spark_side.num_rows
         return spark_side
 
     return collect

@@ -1,5 +1,6 @@
 """``toArrow`` and ``toPandas`` of a ``hudi_spark.read`` DataFrame on a local master take the read
-tasks' Arrow files (``hudi_spark.collect``) and answer exactly as Spark's own collection."""
+tasks' Arrow files, and its ``count()`` counts in the read tasks without the columns
+(``hudi_spark.collect``): both answer exactly as Spark's own actions."""
 
 from __future__ import annotations
 
@@ -63,6 +64,23 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return seen
 
 
+@pytest.fixture
+def counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """What each count through the read tasks gave."""
+    from hudi_spark import collect
+
+    seen: list[int] = []
+    original = collect.count_rows
+
+    def spy(*args: Any, **kwargs: Any) -> int:
+        n = original(*args, **kwargs)
+        seen.append(n)
+        return n
+
+    monkeypatch.setattr(collect, "count_rows", spy)
+    return seen
+
+
 def _texts(t: pa.Table) -> list[str]:
     return [str(r) for r in t.sort_by("key").to_pylist()]
 
@@ -122,13 +140,16 @@ def test_a_read_collects_the_slices_it_was_planned_with(spark: Any, table: str, 
     HudiTable.open(table).upsert(_batch(["k000", "new"], 9), options=OPTS)
     got = to_arrow(df)
     assert calls == [46]
+    assert df.count() == df.select("*").count() == 46
     assert 9 not in got.column("ts").to_pylist() and got.num_rows == 46
     assert sorted(to_arrow(df.select("*")).column("key").to_pylist()) == sorted(got.column("key").to_pylist())
     assert to_arrow(hudi_spark.read(spark, table)).num_rows == 47
 
 
-def test_a_cached_read_collects_from_its_cache(spark: Any, table: str, calls: list[int]) -> None:
-    """The cache outlives the files: Spark's collection reads it, even after a clean."""
+def test_a_cached_read_collects_from_its_cache(
+    spark: Any, table: str, calls: list[int], counts: list[int]
+) -> None:
+    """The cache outlives the files: Spark's collection and count read it, even after a clean."""
     import shutil
 
     import hudi_spark
@@ -142,15 +163,18 @@ def test_a_cached_read_collects_from_its_cache(spark: Any, table: str, calls: li
         got = to_arrow(df)
         assert calls == []
         assert got.sort_by("key").to_pylist() == expected.sort_by("key").to_pylist() and got.num_rows == 46
+        assert df.count() == 46 and counts == []
     finally:
         df.unpersist()
 
 
-def test_filtered_reads_collect_what_spark_keeps(spark: Any, tmp_path: Path, calls: list[int]) -> None:
+def test_filtered_reads_collect_what_spark_keeps(
+    spark: Any, tmp_path: Path, calls: list[int], counts: list[int]
+) -> None:
     """``filters`` on text, integer, date, decimal and boolean columns with nulls among their
     values are applied to the read tasks' rows as Spark applies them (nulls never kept, NOT IN
-    included); on a floating point column, or with a null among the values, the collection is
-    Spark's."""
+    included), collected and counted; on a floating point column, with a null among the values or
+    one the column's type cannot hold, the collection and the count are Spark's."""
     import hudi_spark
     from hudi_spark.compat import to_arrow
 
@@ -190,21 +214,26 @@ def test_filtered_reads_collect_what_spark_keeps(spark: Any, tmp_path: Path, cal
         expected, got = to_arrow(df.select("*")), to_arrow(df)
         assert got.schema == expected.schema, filters
         assert _texts(got) == _texts(expected), filters  # (NaN is no value equal to itself)
-    assert len(calls) == len(taken) and sum(calls) > 0
-    for filters in ([("f", ">", 1.0)], [("i", "in", [1, None])]):
+        assert df.count() == expected.num_rows, filters
+    assert len(calls) == len(counts) == len(taken) and sum(calls) > 0
+    for filters in ([("f", ">", 1.0)], [("i", "in", [1, None])], [("i", "in", [2**40, 1])]):
         df = hudi_spark.read(spark, path, filters=filters)
-        assert to_arrow(df).num_rows == to_arrow(df.select("*")).num_rows
-    assert len(calls) == len(taken)  # Spark's collection
+        assert to_arrow(df).num_rows == to_arrow(df.select("*")).num_rows == df.count()
+    assert len(calls) == len(counts) == len(taken)  # Spark's collection and count
 
 
-def test_the_option_and_empty_reads(spark: Any, table: str, tmp_path: Path, calls: list[int]) -> None:
+def test_the_options_and_empty_reads(
+    spark: Any, table: str, tmp_path: Path, calls: list[int], counts: list[int]
+) -> None:
     import hudi_spark
     from hudi_spark.compat import to_arrow
 
-    # with the option off, Spark's collection
-    off = hudi_spark.read(spark, table, {"hoodie.spark.read.collect.local": "false"})
-    assert to_arrow(off).num_rows == 46
-    assert calls == []
+    # with the options off, Spark's collection and count
+    off = hudi_spark.read(
+        spark, table, {"hoodie.spark.read.collect.local": "false", "hoodie.spark.read.count.narrow": "false"}
+    )
+    assert to_arrow(off).num_rows == off.count() == 46
+    assert calls == [] and counts == []
     # nothing to read: Spark's schema, no rows
     empty = str(tmp_path / "empty")
     HudiTable.create(empty, name="e", record_key_fields="key", partition_fields="part", ordering_field="ts")
@@ -214,3 +243,40 @@ def test_the_option_and_empty_reads(spark: Any, table: str, tmp_path: Path, call
     got = to_arrow(none)
     assert got.num_rows == 0 and got.schema == to_arrow(none.select("*")).schema
     assert none.toPandas().empty
+    assert none.count() == 0 and counts == [0]
+
+
+def test_count_reads_no_column_and_counts_what_the_merge_keeps(
+    spark: Any, table: str, counts: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``count()`` of a read: the rows Spark counts (updates once, deleted keys gone), from tasks
+    that decode no data column (core's projected splits need none); also on read_optimized,
+    incremental and time-travel reads, and with ``hoodie.datasource.read.columns``."""
+    import hudi_core.read
+    import hudi_spark
+
+    first = HudiTable.open(table).timeline.completed_commits()[0].timestamp  # the bulk_insert
+    HudiTable.open(table).delete(pa.table({"key": ["k000", "k003"], "part": ["p2", "p1"]}), options=OPTS)
+    needed: list[tuple[str, ...]] = []
+    original = hudi_core.read.projected_splits
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        needed.extend({s.context.needed for s in out})
+        return out
+
+    monkeypatch.setattr(hudi_core.read, "projected_splits", spy)
+    queries = [
+        {},
+        {"hoodie.datasource.query.type": "read_optimized"},
+        {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": first},
+        {"as.of.instant": first},
+        {"hoodie.datasource.read.columns": "key,ts"},
+    ]
+    for options in queries:
+        df = hudi_spark.read(spark, table, options)
+        assert df.count() == df.select("*").count(), options
+    # 46 rows, two keys deleted; 18 rows of the upsert after the first commit; 40 rows as of it
+    assert [counts[0], counts[2], counts[3], counts[4]] == [44, 18, 40, 44]
+    assert len(counts) == len(queries)
+    assert set(needed) <= {(), ("_hoodie_commit_time",)}  # the incremental range's column

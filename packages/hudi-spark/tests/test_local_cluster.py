@@ -45,7 +45,10 @@ SCRIPT = textwrap.dedent(
     arrow = hudi_spark.read(spark, path + "_bucket").toArrow()
     arrow_rows = sorted(zip(arrow.column("k").to_pylist(), arrow.column("ts").to_pylist()))
     left = [d for _, dirs, _ in os.walk(sys.argv[2]) for d in dirs if d.startswith("hudi-spark-collect-")]
+    # counted in the executors' read tasks, no column decoded (hudi_spark.collect)
+    counted = hudi_spark.read(spark, path + "_bucket", filters=[("k", ">=", "5")]).count()
     print(json.dumps({"rows": rows, "bucket_rows": bucket_rows, "arrow_rows": arrow_rows, "left": left,
+                      "counted": counted,
                       "executor_daemons": len(pids),
                       "commits": len(HudiTable.open(path).timeline.completed_commits())}))
     spark.stop()
@@ -66,3 +69,4 @@ def test_write_and_read_on_local_cluster(tmp_path: Path) -> None:
     assert [tuple(r) for r in result["rows"]] == expected
     assert [tuple(r) for r in result["bucket_rows"]] == expected
     assert [tuple(r) for r in result["arrow_rows"]] == expected and result["left"] == []
+    assert result["counted"] == sum(1 for k, _ in expected if k >= "5")

@@ -168,3 +168,52 @@ def test_a_file_group_of_log_files_only_reads_in_a_snapshot(trips: Trips) -> Non
     assert whole.column_names == ["_hoodie_record_key"]
     assert whole.column("_hoodie_record_key").to_pylist() == [RIDER_A]
     assert [k for t in streamed for k in t.column("_hoodie_record_key").to_pylist()] == [RIDER_A]
+
+
+def test_a_read_of_no_column_counts_the_rows_the_merge_keeps(trips: Trips) -> None:
+    """``columns=[]`` (a count's read): as many rows as the full read, a deleted key gone, an
+    update counted once; whole, streamed and by splits."""
+    ts = "20250401000000000"
+    trips.instant(ts)
+    trips.append(trips.data_block(ts, trips.rows([RIDER_A], ts, fare=1.0)), trips.delete_block(ts, [RIDER_D]))
+    table = trips.table()
+    full = table.read()
+    assert RIDER_D not in full.column("_hoodie_record_key").to_pylist()
+    counted = table.read(columns=[])
+    assert counted.num_columns == 0 and counted.num_rows == full.num_rows > 0
+    splits = plan_splits(table, "snapshot", columns=[])
+    assert any(s.log_files for s in splits)
+    assert sum(t.num_rows for s in splits for t in iter_split(table, s, batch_rows=2)) == full.num_rows
+    cheap = table.read(columns=[], filters=[("fare", ">", 30.0)])
+    assert cheap.num_rows == table.read(columns=["fare"], filters=[("fare", ">", 30.0)]).num_rows > 0
+    ro = table.read(query_type="read_optimized")
+    assert table.read(columns=[], query_type="read_optimized").num_rows == ro.num_rows
+
+
+def test_projected_splits_read_the_same_slices_for_fewer_columns(trips: Trips) -> None:
+    """``projected_splits``: a plan's splits giving only some of its columns, from the slices it
+    planned (a commit after the plan does not show), decoding nothing else but what the merge and
+    the filters need."""
+    from hudi_core.errors import HudiError
+    from hudi_core.read import projected_splits
+
+    table = trips.table()
+    filters = [("fare", ">", 20.0)]
+    splits = plan_splits(table, "snapshot", columns=["_hoodie_record_key", "rider", "fare"], filters=filters)
+    expected = table.read(columns=["rider"], filters=filters)
+    ts = "20250401000000000"
+    trips.instant(ts)
+    trips.append(trips.data_block(ts, trips.rows([RIDER_A], ts, fare=50.0, rider="late")))
+    narrow = projected_splits(table.config, splits, ["rider"])
+    assert [s.file_slice for s in narrow] == [s.file_slice for s in splits]
+    ctx = narrow[0].context
+    assert ctx.output.names == ["rider"] and set(ctx.needed) == {"rider", "fare"}
+    assert "driver" not in ctx.merge_schema.names and "_hoodie_record_key" in ctx.merge_schema.names
+    got = pa.concat_tables([read_split(table, s) for s in narrow])
+    assert sorted(got.column("rider").to_pylist()) == sorted(expected.column("rider").to_pylist())
+    assert "late" not in got.column("rider").to_pylist()
+    counted = projected_splits(table.config, splits, [])
+    assert counted[0].context.needed == ("fare",)
+    assert sum(read_split(table, s).num_rows for s in counted) == expected.num_rows
+    with pytest.raises(HudiError, match="not in the query's output"):
+        projected_splits(table.config, splits, ["driver"])

@@ -1,4 +1,5 @@
-"""A ``hudi_spark.read`` DataFrame collected to the driver as Arrow without the JVM's rows.
+"""A ``hudi_spark.read`` DataFrame collected to the driver as Arrow without the JVM's rows, and
+counted without reading its columns.
 
 Spark collects a DataFrame to Arrow (``toArrow``, and ``toPandas`` with Arrow on) by turning its
 rows into Arrow batches in the JVM and streaming those to the driver's Python. For a Hudi query
@@ -8,17 +9,23 @@ driver shares the executors' machine, so :func:`collect_batches` lets each read 
 rows as an Arrow IPC stream to a folder of the driver's, and the driver reads the streams back:
 the same rows, as batches of the schema Spark's collection gives them, without a row in the JVM.
 
-:func:`local_collect` gives a ``hudi_spark.read`` DataFrame that collection (its
-``_collect_as_arrow``, the one path of ``toArrow`` and ``toPandas``) when the master is local and
-``hoodie.spark.read.collect.local`` is on; the read's ``filters`` are applied to the rows as Spark
-applies them where :func:`spark_filter` can say so, else the collection stays Spark's. A cached
-DataFrame collects from its cache. The tasks read the file slices the DataFrame was planned with,
-as Spark's collection would; a DataFrame derived from it (a filter, a projection, a join) is
-Spark's own and collects as Spark does.
+Spark counts such a DataFrame by merging every column of every slice in Python and moving the
+rows into the JVM to count them (it cannot prune a ``mapInArrow``'s columns); :func:`count_rows`
+has the read tasks read no column but the filters' and what a merge needs, and send one number
+each. It needs no shared machine.
+
+:func:`query_actions` gives a ``hudi_spark.read`` DataFrame both: its ``_collect_as_arrow`` (the
+one path of ``toArrow`` and ``toPandas``) when the master is local and
+``hoodie.spark.read.collect.local`` is on, its ``count()`` when ``hoodie.spark.read.count.narrow``
+is on; the read's ``filters`` are applied to the rows as Spark applies them where
+:func:`spark_filter` can say so, else both stay Spark's. A cached DataFrame collects and counts
+from its cache. The tasks read the file slices the DataFrame was planned with, as Spark's own
+actions would; a DataFrame derived from it (a filter, a projection, a join) is Spark's own.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import decimal
 import functools
@@ -44,25 +51,43 @@ if TYPE_CHECKING:
 #: a task's read of its splits: ``reading.read_slices`` (passed in: reading imports this module)
 Reader = Callable[["ReadSpec", Sequence[Any], pa.Schema], Iterator[pa.RecordBatch]]
 
-__all__ = ["collect_batches", "local_collect", "spark_filter"]
+__all__ = ["collect_batches", "count_rows", "query_actions", "spark_filter"]
 
 #: what each task reports: its input partition and the stream it wrote
 _WRITTEN = pa.schema([("group", pa.int64()), ("file", pa.string())])
+#: what each counting task reports
+_COUNTED = pa.schema([("rows", pa.int64())])
 
 
-def local_collect(df: DataFrame, spec: ReadSpec, groups: list[list[Any]], schema: pa.Schema, read: Reader,
+@dataclasses.dataclass(frozen=True)
+class _Query:
+    """What a ``hudi_spark.read`` DataFrame's own actions need of its read."""
+
+    spec: ReadSpec
+    groups: list[list[Any]]  # the read's splits, packed as its tasks read them
+    schema: pa.Schema  # their Arrow schema
+    read: Reader
+    filters: list[Any]  # core's, which the DataFrame applies as Spark's ``where``
+    keep: Callable[[pa.RecordBatch], pa.RecordBatch]  # those filters, as Spark applies them
+    collect: bool  # whether toArrow/toPandas take the tasks' files
+    count: bool  # whether count() reads no column but the filters' and the merge's
+
+
+def query_actions(df: DataFrame, spec: ReadSpec, groups: list[list[Any]], schema: pa.Schema, read: Reader,
                   filters: Sequence[Any] | None = None) -> DataFrame:  # fmt: skip
-    """``df`` collected through :func:`collect_batches` (``groups``: the read's splits packed as
-    its tasks read them, by ``read``; ``schema``: their Arrow schema; ``filters``: core's, which
-    ``df`` applies as Spark's ``where``), where that applies; else ``df``."""
-    local = is_local(str(df.sparkSession.sparkContext.master))
-    if not local or not HoodieConfig(spec.options).get(ReadOptions.COLLECT_LOCAL):
-        return df
+    """``df`` collected through :func:`collect_batches` (on a local master) and counted through
+    :func:`count_rows` where those apply (``groups``: the read's splits packed as its tasks read
+    them, by ``read``; ``schema``: their Arrow schema; ``filters``: core's, which ``df`` applies as
+    Spark's ``where``); else ``df`` as it is."""
+    options = HoodieConfig(spec.options)
     keep = spark_filter(filters or [], schema)
-    if keep is None:
+    local = is_local(str(df.sparkSession.sparkContext.master))
+    collect = local and bool(options.get(ReadOptions.COLLECT_LOCAL))
+    count = bool(options.get(ReadOptions.COUNT_NARROW))
+    if keep is None or not (collect or count):
         return df
-    df.__class__ = _collecting_class(type(df))
-    df._hudi_collect = (spec, groups, schema, read, keep)  # type: ignore[attr-defined]
+    df.__class__ = _query_class(type(df))
+    df._hudi_query = _Query(spec, groups, schema, read, list(filters or []), keep, collect, count)  # type: ignore[attr-defined]
     return df
 
 
@@ -89,6 +114,8 @@ def spark_filter(
         kind = schema.field(column).type
         if not values or not all(_plain(v, kind) for v in values):
             return None
+        if op in ("in", "not in") and not _holds(kind, values):
+            return None
         checked.append((column, op, values))
 
     def keep(batch: pa.RecordBatch) -> pa.RecordBatch:
@@ -104,6 +131,16 @@ def spark_filter(
         return batch if mask is None else batch.filter(mask)
 
     return keep
+
+
+def _holds(kind: pa.DataType, values: list[Any]) -> bool:
+    """Whether pyarrow holds every one of ``values`` in a column of ``kind`` (2**40 does not fit
+    an int column, which Spark's comparison widens instead)."""
+    try:
+        pa.array(values).cast(kind)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return False
+    return True
 
 
 def _plain(value: Any, kind: pa.DataType) -> bool:
@@ -125,11 +162,24 @@ def _plain(value: Any, kind: pa.DataType) -> bool:
 _classes: dict[type, type] = {}
 
 
-def _collecting_class(base: type) -> type:
-    """``base`` (PySpark's DataFrame class) with :func:`_collect_as_arrow` in place of its own."""
+def _query_class(base: type) -> type:
+    """``base`` (PySpark's DataFrame class) with :func:`_collect_as_arrow` and :func:`_count` in
+    place of its own."""
     if base not in _classes:
-        _classes[base] = type(base.__name__, (base,), {"_collect_as_arrow": _collect_as_arrow})
+        overrides = {"_collect_as_arrow": _collect_as_arrow, "count": _count}
+        _classes[base] = type(base.__name__, (base,), overrides)
     return _classes[base]
+
+
+def _count(self: Any) -> int:
+    """PySpark's ``DataFrame.count()``, by :func:`count_rows`. A cached DataFrame counts as Spark
+    does (``cache()`` then ``count()`` is how a cache is filled)."""
+    from pyspark import StorageLevel
+
+    query = self._hudi_query
+    if not query.count or self.storageLevel != StorageLevel.NONE:
+        return super(type(self), self).count()  # type: ignore[no-any-return]
+    return count_rows(self.sparkSession, query.spec, query.groups, query.filters, query.keep)
 
 
 #: ``_collect_as_arrow``'s parameters on PySpark 4 (3.5 has the first only)
@@ -146,19 +196,14 @@ def _collect_as_arrow(self: Any, *args: Any, **kwargs: Any) -> list[pa.RecordBat
     def spark_collection() -> list[pa.RecordBatch]:
         return super(type(self), self)._collect_as_arrow(*args, **kwargs)  # type: ignore[no-any-return]
 
-    if self.storageLevel != StorageLevel.NONE:
+    query = self._hudi_query
+    if not query.collect or self.storageLevel != StorageLevel.NONE:
         return spark_collection()
     given = {**dict(zip(_PARAMETERS, args, strict=False)), **kwargs}
-    spec, groups, schema, read, keep = self._hudi_collect
     tz = self.sparkSession.conf.get("spark.sql.session.timeZone", None) or "UTC"
     target = arrow_schema(self.schema, timezone=tz, large_types=bool(given.get("prefers_large_var_types")))
-    read_back = collect_batches(self.sparkSession, spec, groups, schema, read)
-    try:
-        batches = [keep(b).cast(target) for b in read_back]
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        # an IN value pyarrow cannot hold in the column's type (300 for a byte column): Spark's
-        # comparison widens the column, so its collection answers
-        return spark_collection()
+    read_back = collect_batches(self.sparkSession, query.spec, query.groups, query.schema, query.read)
+    batches = [query.keep(b).cast(target) for b in read_back]
     if batches or given.get("empty_list_if_zero_records", True):
         return batches
     return [pa.RecordBatch.from_arrays([pa.array([], f.type) for f in target], schema=target)]
@@ -191,6 +236,43 @@ def collect_batches(
         return batches
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def count_rows(spark: SparkSession, spec: ReadSpec, groups: Sequence[Sequence[Any]], filters: Sequence[Any],
+               keep: Callable[[pa.RecordBatch], pa.RecordBatch]) -> int:  # fmt: skip
+    """The number of rows of ``groups`` (core's read splits, one Spark task per group) that
+    ``keep`` keeps (``filters``: core's, whose columns it reads): each task reads its splits for
+    those columns alone (core's :func:`~hudi_core.read.projected_splits`: the merge still reads
+    the keys, ordering and delete columns) and gives Spark one number."""
+    from hudi_core.read import projected_splits
+
+    if not groups:
+        return 0
+    columns = list(dict.fromkeys(str(column) for column, _, _ in filters))
+    flat = iter(projected_splits(spec.open_table().config, [s for g in groups for s in g], columns))
+    narrow = [[next(flat) for _ in g] for g in groups]
+    task = functools.partial(_count_task, spec=spec, groups=narrow, keep=keep)
+    seeds = spark.range(0, len(groups), 1, len(groups))
+    counted = to_arrow(seeds.mapInArrow(task, spark_schema(_COUNTED)))
+    return int(pc.sum(counted.column("rows")).as_py() or 0)
+
+
+def _count_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list[list[Any]],
+                keep: Callable[[pa.RecordBatch], pa.RecordBatch]) -> Iterator[pa.RecordBatch]:  # fmt: skip
+    from hudi_core.engine.pool import arrow_pool
+    from hudi_core.read import iter_split
+    from hudi_core.read.parallel import batch_rows
+
+    table = spec.open_table()
+    rows = batch_rows(table.options)
+    for seed in seeds:
+        for i in seed.column(0).to_pylist():
+            n = 0
+            with arrow_pool():
+                for split in groups[i]:
+                    for data in iter_split(table, split, batch_rows=rows):
+                        n += sum(keep(b).num_rows for b in data.to_batches())
+            yield pa.RecordBatch.from_arrays([pa.array([n], pa.int64())], schema=_COUNTED)
 
 
 def _scratch() -> str:

@@ -41,6 +41,13 @@ class ReadOptions:
         "collection, which turns every row into the JVM's and back (the 1M-row benchmark tables: "
         "0.8-1.0 s against 2.2-3.0 s). Needs that much free scratch space while it runs.",
     )  # fmt: skip
+    COUNT_NARROW = _r(
+        "hoodie.spark.read.count.narrow", True,
+        "hudi_spark.read: count() of the DataFrame (not derived from it, not cached) has its read tasks "
+        "read no column but the filters' and the keys, ordering and delete columns a merge needs, and "
+        "count the rows there, instead of Spark's count, which merges every column in Python and moves "
+        "the rows into the JVM (Spark cannot prune a Python task's columns).",
+    )  # fmt: skip
     PARTITION_FRAME_BYTES = _r(
         "hoodie.spark.read.partition.frame.bytes", 64 * 1024 * 1024,
         "hudi_spark.read: when the file slices it merges in Python tasks hold at least this many bytes "

@@ -337,9 +337,9 @@ def read_dataframe(
     df = functools.reduce(lambda a, b: a.union(b), frames)
     if filters:
         df = df.where(_condition(filters))
-    from hudi_spark.collect import local_collect
+    from hudi_spark.collect import query_actions
 
-    return local_collect(df, spec, _groups(spec, splits, _cores(spark)), schema, read_slices, filters)
+    return query_actions(df, spec, _groups(spec, splits, _cores(spark)), schema, read_slices, filters)
 
 
 #: past this many partitions with slices to merge in Python, one frame merges them all (each frame

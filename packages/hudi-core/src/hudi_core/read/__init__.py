@@ -12,6 +12,7 @@ from hudi_core.read.query import (
     iter_batches,
     path_partition_values,
     plan_splits,
+    projected_splits,
     read_table,
 )
 from hudi_core.read.splits import ReadContext, Split, iter_split, read_split, read_split_delta
@@ -28,6 +29,7 @@ __all__ = [
     "merge_file_slice",
     "path_partition_values",
     "plan_splits",
+    "projected_splits",
     "read_split",
     "read_split_delta",
     "read_table",

@@ -36,6 +36,8 @@ def align_table(table: pa.Table, schema: pa.Schema, *, encoded: bool = False) ->
                 f = f.with_type(column.type)
             cols.append(_align_array(column, f.type, f.name))
         fields.append(f)
+    if not fields:  # no column, the rows kept (a count's read): from_arrays would make none
+        return table.select([])
     return pa.Table.from_arrays(cols, schema=pa.schema(fields, metadata=schema.metadata))
 
 

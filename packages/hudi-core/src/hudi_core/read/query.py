@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,7 @@ __all__ = [
     "iter_batches",
     "path_partition_values",
     "plan_splits",
+    "projected_splits",
     "read_table",
     "share_copies",
 ]
@@ -63,10 +65,10 @@ class _Plan:
     slices: list[FileSlice] = field(default_factory=list)
 
     def context(self) -> ReadContext:
-        needed = _needed_columns(self)
+        needed = _needed_columns(self.schema, self.output, self.filters, self.query_type)
         return ReadContext(
             query_type=self.query_type, schema=self.schema, output=self.output, needed=tuple(needed),
-            merge_schema=self._merge_schema(needed), filters=tuple(self.filters),
+            merge_schema=_merge_schema(self.table.config, self.schema, needed), filters=tuple(self.filters),
             commits=self.view.visible.commit_set(), as_of=self.as_of, start=self.start, end=self.end,
             path_values=self._path_values(),
         )  # fmt: skip
@@ -79,22 +81,46 @@ class _Plan:
             return None
         return {p: path_partition_values(cfg, p) for p in {s.partition_path for s in self.slices}}
 
-    def _merge_schema(self, needed: list[str]) -> pa.Schema:
-        """The columns a merge must carry: the wanted ones plus keys, ordering and delete flag."""
-        cfg = self.table.config
-        want = set(needed) | set(META_FIELDS) | {IS_DELETED_FIELD}
-        if cfg.ordering_field:
-            want.add(cfg.ordering_field)
-        if not cfg.populate_meta_fields:
-            want |= {f.split(".")[0] for f in cfg.record_key_fields} | set(cfg.partition_fields)
-        return pa.schema([f for f in self.schema if f.name in want])
+
+def _merge_schema(cfg: TableConfig, schema: pa.Schema, needed: Sequence[str]) -> pa.Schema:
+    """The columns a merge must carry: the wanted ones plus keys, ordering and delete flag."""
+    want = set(needed) | set(META_FIELDS) | {IS_DELETED_FIELD}
+    if cfg.ordering_field:
+        want.add(cfg.ordering_field)
+    if not cfg.populate_meta_fields:
+        want |= {f.split(".")[0] for f in cfg.record_key_fields} | set(cfg.partition_fields)
+    return pa.schema([f for f in schema if f.name in want])
 
 
-def _needed_columns(plan: _Plan) -> list[str]:
-    want = set(plan.output.names) | {f[0] for f in plan.filters}
-    if plan.query_type == "incremental":
+def _needed_columns(
+    schema: pa.Schema, output: pa.Schema, filters: Sequence[Filter], query_type: str
+) -> list[str]:
+    """The columns read from files: the output's, the filters' and (incremental) the commit time."""
+    want = set(output.names) | {f[0] for f in filters}
+    if query_type == "incremental":
         want.add(COMMIT_TIME)
-    return [n for n in plan.schema.names if n in want]
+    return [n for n in schema.names if n in want]
+
+
+def projected_splits(cfg: TableConfig, splits: Sequence[Split], columns: Sequence[str]) -> list[Split]:
+    """``splits`` giving only ``columns`` of their output: the same file slices, snapshot and
+    filters, with nothing decoded beyond those columns, the filters' and what a merge needs (a
+    count's read wants no column at all). ``cfg``: the table's."""
+    contexts: dict[int, ReadContext] = {}
+    out = []
+    for split in splits:
+        ctx = split.context
+        if id(ctx) not in contexts:
+            missing = [c for c in columns if ctx.output.get_field_index(c) < 0]
+            if missing:
+                raise QueryError(f"columns {missing} are not in the query's output {ctx.output.names}")
+            output = pa.schema([ctx.output.field(c) for c in columns], metadata=ctx.output.metadata)
+            needed = _needed_columns(ctx.schema, output, ctx.filters, ctx.query_type)
+            contexts[id(ctx)] = dataclasses.replace(
+                ctx, output=output, needed=tuple(needed), merge_schema=_merge_schema(cfg, ctx.schema, needed)
+            )
+        out.append(Split(split.file_slice, contexts[id(ctx)]))
+    return out
 
 
 def _check_instant(name: str, value: str | None) -> str | None:
@@ -393,6 +419,8 @@ def read_table(
         parts = [p for p in read if p.num_rows]
     if not parts:
         return plan.output.empty_table()
+    if not plan.output.names:  # no column: the rows counted (pyarrow concatenates them to none)
+        return pa.table({"": pa.nulls(sum(p.num_rows for p in parts))}).select([])
     return pa.concat_tables(parts)
 
 

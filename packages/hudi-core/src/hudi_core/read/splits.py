@@ -187,7 +187,14 @@ def _finished(ctx: ReadContext, parts: Iterator[pa.Table]) -> Iterator[pa.Table]
             mask = pc.and_(pc.greater(ct, ctx.start or ""), pc.less_equal(ct, ctx.end or ""))
             data = data.filter(pc.fill_null(mask, False))
         data = apply_filters(data, expr)
-        yield data.select(ctx.output.names).cast(ctx.output)
+        yield _projected(data, ctx.output)
+
+
+def _projected(data: pa.Table, output: pa.Schema) -> pa.Table:
+    """``data``'s columns of ``output``, as its types. No column at all keeps the row count (a
+    count's read): pyarrow's cast to an empty schema would drop the rows."""
+    data = data.select(output.names)
+    return data.cast(output) if output.names else data
 
 
 def read_split_delta(
@@ -209,4 +216,4 @@ def read_split_delta(
         return None
     dropped, added = delta
     added = apply_filters(added, to_expression(ctx.filters))  # base rows: the caller filters them
-    return dropped, added.select(ctx.output.names).cast(ctx.output)
+    return dropped, _projected(added, ctx.output)
