@@ -176,7 +176,7 @@ def test_filtered_reads_collect_what_spark_keeps(
     included), collected and counted; on a floating point column, with a null among the values or
     one the column's type cannot hold, the collection and the count are Spark's."""
     import hudi_spark
-    from hudi_spark.compat import to_arrow
+    from hudi_spark.compat import has_data_source_api, to_arrow
 
     path = str(tmp_path / "f")
     t = HudiTable.create(path, name="f", table_type="MERGE_ON_READ", record_key_fields="key",
@@ -220,6 +220,18 @@ def test_filtered_reads_collect_what_spark_keeps(
         df = hudi_spark.read(spark, path, filters=filters)
         assert to_arrow(df).num_rows == to_arrow(df.select("*")).num_rows == df.count()
     assert len(calls) == len(counts) == len(taken)  # Spark's collection and count
+    # NaN passes `f > 1.0` in Spark, in the slices merged in Python too (core leaves that filter
+    # to Spark's where), and in format("hudi"), which does not push it
+    nan_rows = to_arrow(hudi_spark.read(spark, path).select("*").filter("f > 1.0"))
+    assert "nan" in str(nan_rows.column("f").to_pylist())
+    reads = [
+        hudi_spark.read(spark, path, filters=[("f", ">", 1.0)]),
+        hudi_spark.read(spark, path).filter("f > 1.0"),
+    ]
+    if has_data_source_api():
+        reads.append(spark.read.format("hudi").load(path).filter("f > 1.0"))
+    for df in reads:
+        assert _texts(to_arrow(df)) == _texts(nan_rows)
 
 
 def test_the_options_and_empty_reads(
@@ -280,3 +292,92 @@ def test_count_reads_no_column_and_counts_what_the_merge_keeps(
     assert [counts[0], counts[2], counts[3], counts[4]] == [44, 18, 40, 44]
     assert len(counts) == len(queries)
     assert set(needed) <= {(), ("_hoodie_commit_time",)}  # the incremental range's column
+
+
+@pytest.fixture
+def replans(monkeypatch: pytest.MonkeyPatch) -> list[list[Any]]:
+    """The filters of each read planned again by a filter."""
+    from hudi_spark import reading
+
+    seen: list[list[Any]] = []
+    original = reading.plan
+
+    def spy(*args: Any, **kwargs: Any) -> list[Any]:
+        seen.append(list(kwargs.get("filters") or []))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(reading, "plan", spy)
+    return seen
+
+
+def test_a_filter_after_the_read_prunes(spark: Any, table: str, replans: list[list[Any]]) -> None:
+    """``filter``/``where`` of a read: the same rows as Spark's filter, from a read planned again
+    with the comparisons and IN lists core can take from the condition (ANDed), on the read's
+    snapshot; a condition core takes whole gives a read's DataFrame (counted in the read tasks)."""
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+    from pyspark.sql import functions as F
+
+    df = hudi_spark.read(spark, table)
+    HudiTable.open(table).upsert(_batch(["k000", "late"], 9), options=OPTS)  # after the read: not seen
+    at = datetime.datetime(2024, 1, 2, 3, 4, 5, 7, tzinfo=datetime.timezone.utc)
+    cases = [
+        ("part = 'p1'", [("part", "=", "p1")], True),
+        (F.col("ts") >= 2, [("ts", ">=", 2)], True),
+        (F.lit(2) <= F.col("ts"), [("ts", ">=", 2)], True),
+        (F.col("key").isin("k001", "k003", "x"), [("key", "in", ["k001", "k003", "x"])], True),
+        (~F.col("key").isin("k001"), [("key", "not in", ["k001"])], True),
+        ("key != 'k002' AND part = 'p2'", [("key", "!=", "k002"), ("part", "=", "p2")], True),
+        ("day = DATE'2024-01-03'", [("day", "=", datetime.date(2024, 1, 3))], True),
+        (F.col("at") < F.lit(at), [("at", "<", at)], True),
+        ("part = 'p1' AND (ts = 2 OR key = 'k004')", [("part", "=", "p1")], False),
+        ("upper(key) = 'K001' AND ts = 1", [("ts", "=", 1)], False),
+    ]
+    for condition, filters, whole in cases:
+        replans.clear()
+        got = df.filter(condition)
+        assert replans == [filters], condition
+        expected = to_arrow(df.select("*").filter(condition))  # Spark's filter of the planned read
+        assert _texts(to_arrow(got)) == _texts(expected) and expected.num_rows > 0, condition
+        assert 9 not in expected.column("ts").to_pylist()
+        assert got.count() == expected.num_rows, condition
+        assert hasattr(got, "_hudi_methods") == whole, condition
+    # chained, and where: the filters add up
+    replans.clear()
+    both = df.where("part = 'p1'").filter(F.col("ts") == 2)
+    assert replans == [[("part", "=", "p1")], [("part", "=", "p1"), ("ts", "=", 2)]]
+    assert both.count() == df.select("*").filter("part = 'p1' AND ts = 2").count() > 0
+    # nothing core can take (a float, an OR alone): Spark's filter, no new plan
+    replans.clear()
+    neither = "point.x > 1.5 OR ts = 2"
+    assert df.filter(neither).count() == df.select("*").filter(neither).count()
+    assert replans == []
+
+
+def test_a_filter_of_other_reads_and_the_option(spark: Any, table: str, replans: list[list[Any]]) -> None:
+    """Read-optimized, incremental and time-travel reads keep their query when filtered; a cached
+    read and the option off filter as Spark does."""
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+
+    first = HudiTable.open(table).timeline.completed_commits()[0].timestamp
+    for options in (
+        {"hoodie.datasource.query.type": "read_optimized"},
+        {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": first},
+        {"as.of.instant": first},
+    ):
+        df = hudi_spark.read(spark, table, options)
+        got = to_arrow(df.filter("part = 'p2'"))
+        expected = to_arrow(df.select("*").filter("part = 'p2'"))
+        assert _texts(got) == _texts(expected) and got.num_rows > 0, options
+    assert len(replans) == 3 * 2  # each read, then its filter
+    replans.clear()
+    off = hudi_spark.read(spark, table, {"hoodie.spark.read.filter.pushdown": "false"})
+    assert off.filter("part = 'p2'").count() == 23
+    cached = hudi_spark.read(spark, table).cache()
+    try:
+        assert cached.count() == 46
+        assert cached.filter("part = 'p2'").count() == 23
+    finally:
+        cached.unpersist()
+    assert replans == [[], []]  # the two reads; their filters planned nothing

@@ -240,11 +240,12 @@ def test_core_filters_take_what_core_can_say_the_same_of() -> None:
     from pyspark.sql.datasource import EqualTo, GreaterThan, In, IsNull, LessThan, Not, StringStartsWith
 
     day, at = datetime.date(2024, 1, 1), datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
-    filters = [EqualTo(("part",), "c"), Not(In(("v",), (1.0, 2.0))), GreaterThan(("ts",), 5),
+    filters = [EqualTo(("part",), "c"), Not(In(("v",), (1.0, 2.0))), GreaterThan(("ts",), 5), LessThan(("f",), 0.5),
                IsNull(("v",)), StringStartsWith(("key",), "k"), EqualTo(("s", "x"), 1),
                GreaterThan(("d",), day), LessThan(("at",), at), In(("p",), (decimal.Decimal("1.5"),)),
                StringStartsWith(("name",), "ab\U0010ffff"), Not(StringStartsWith(("name",), "x"))]  # fmt: skip
-    assert core_filters(filters) == [("part", "=", "c"), ("v", "not in", [1.0, 2.0]), ("ts", ">", 5),
+    # (not floating point: Spark orders NaN above every number, Arrow passes it for no comparison)
+    assert core_filters(filters) == [("part", "=", "c"), ("ts", ">", 5),
                                      ("key", ">=", "k"), ("key", "<", "l"),
                                      ("d", ">", day), ("at", "<", at), ("p", "in", [decimal.Decimal("1.5")]),
                                      ("name", ">=", "ab\U0010ffff"), ("name", "<", "ac")]  # fmt: skip
@@ -282,7 +283,7 @@ def test_date_time_and_decimal_filters_pushed_into_format_hudi_answer_as_spark(
     try:
         for condition in conditions:
             pushed = to_arrow(spark.read.format("hudi").load(path).filter(condition))
-            spark_side = to_arrow(hudi_spark.read(spark, path).filter(condition))
+            spark_side = to_arrow(hudi_spark.read(spark, path).select("*").filter(condition))
             assert pushed.num_rows > 0 and _rows(pushed) == _rows(spark_side), condition
         later = to_arrow(spark.read.format("hudi").load(path).filter("at >= TIMESTAMP'2024-01-04 04:00:00'"))
         assert sorted(later.column("key").to_pylist()) == ["k3", "k4", "k5"]
@@ -292,7 +293,7 @@ def test_date_time_and_decimal_filters_pushed_into_format_hudi_answer_as_spark(
                  (("price", ">", 0.5), "price > 0.5"), (("price", "in", [1, "1.25"]), "price IN (1.0, 1.25)")]  # fmt: skip
         for f, condition in given:
             got = to_arrow(hudi_spark.read(spark, path, filters=[f]))
-            spark_side = to_arrow(hudi_spark.read(spark, path).filter(condition))
+            spark_side = to_arrow(hudi_spark.read(spark, path).select("*").filter(condition))
             assert got.num_rows > 0 and _rows(got) == _rows(spark_side), f
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)
@@ -317,12 +318,13 @@ def test_a_spark_filter_on_the_partition_column_merges_only_its_partitions(
     assert _merged_frames(hudi_spark.read(spark, path)) == 1  # small partitions: one frame
     df = hudi_spark.read(spark, path, FRAMES)
     assert _merged_frames(df) == 2  # partitions a and b have log files, c has none
-    assert _merged_frames(df.filter("part = 'a'")) == 1
-    assert _merged_frames(df.filter("part = 'c'")) == 0
-    assert _merged_frames(df.filter("part IN ('a', 'b') AND v > 3")) == 2
+    spark_only = df.select("*")  # Spark's own filter (a read's filter plans the read again)
+    assert _merged_frames(spark_only.filter("part = 'a'")) == 1
+    assert _merged_frames(spark_only.filter("part = 'c'")) == 0
+    assert _merged_frames(spark_only.filter("part IN ('a', 'b') AND v > 3")) == 2
     for part in ("a", "b", "c"):
         expected = HudiTable.open(path).read(filters=[("part", "=", part)])
-        got = to_arrow(df.filter(f"part = '{part}'"))
+        got = to_arrow(spark_only.filter(f"part = '{part}'"))
         assert got.num_rows == expected.num_rows > 0
         assert _rows(got) == _rows(expected.cast(got.schema))
 

@@ -202,6 +202,13 @@ def test_hudi_spark_read_answers_as_core_for_every_query_type(
         _same(got, expected)
     incremental = _queries(path)[3][0]
     assert collected(hudi_spark.read(spark, path, incremental)).num_rows > 0
+    # filter and where of the read plan it again with core's filters (where is filter's own copy on 3.5)
+    df = hudi_spark.read(spark, path)
+    for narrow in (df.where("city = 'san_francisco' AND rider >= 'rider-C'"),
+                   df.filter("city = 'san_francisco' AND rider >= 'rider-C'")):  # fmt: skip
+        got = collected(narrow)
+        assert sorted(got.column("rider").to_pylist()) == ["rider-C", "rider-D", "rider-E"]
+        assert hasattr(narrow, "_hudi_methods")  # a read's DataFrame, planned with both filters
     with pytest.raises(ConfigError, match=re.escape("hoodie.datasource.query.type='bogus'")):
         hudi_spark.read(spark, path, {"hoodie.datasource.query.type": "bogus"})
 

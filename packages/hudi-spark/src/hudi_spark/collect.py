@@ -1,5 +1,5 @@
-"""A ``hudi_spark.read`` DataFrame collected to the driver as Arrow without the JVM's rows, and
-counted without reading its columns.
+"""A ``hudi_spark.read`` DataFrame's own methods: collected to the driver as Arrow without the
+JVM's rows, counted without reading its columns, filtered with core's pruning.
 
 Spark collects a DataFrame to Arrow (``toArrow``, and ``toPandas`` with Arrow on) by turning its
 rows into Arrow batches in the JVM and streaming those to the driver's Python. For a Hudi query
@@ -14,13 +14,18 @@ rows into the JVM to count them (it cannot prune a ``mapInArrow``'s columns); :f
 has the read tasks read no column but the filters' and what a merge needs, and send one number
 each. It needs no shared machine.
 
-:func:`query_actions` gives a ``hudi_spark.read`` DataFrame both: its ``_collect_as_arrow`` (the
-one path of ``toArrow`` and ``toPandas``) when the master is local and
-``hoodie.spark.read.collect.local`` is on, its ``count()`` when ``hoodie.spark.read.count.narrow``
-is on; the read's ``filters`` are applied to the rows as Spark applies them where
-:func:`spark_filter` can say so, else both stay Spark's. A cached DataFrame collects and counts
-from its cache. The tasks read the file slices the DataFrame was planned with, as Spark's own
-actions would; a DataFrame derived from it (a filter, a projection, a join) is Spark's own.
+A Spark filter of the DataFrame reaches the JVM's parquet scans but not core's plan, so every
+slice with log files is merged whatever the condition; ``filter``/``where`` plan the read again,
+on its snapshot, with the filters :mod:`hudi_spark.pushdown` finds in the condition.
+
+:func:`query_methods` gives a ``hudi_spark.read`` DataFrame those methods: ``_collect_as_arrow``
+(the one path of ``toArrow`` and ``toPandas``) when the master is local and
+``hoodie.spark.read.collect.local`` is on, ``count()`` when ``hoodie.spark.read.count.narrow`` is
+on, ``filter``/``where`` when ``hoodie.spark.read.filter.pushdown`` is on. The read's ``filters``
+are applied to the rows as Spark applies them where :func:`spark_filter` can say so, else the
+collection and the count stay Spark's. A cached DataFrame collects, counts and filters from its
+cache. The tasks read the file slices the DataFrame was planned with, as Spark's own actions
+would; a DataFrame derived from it otherwise (a projection, a join) is Spark's own.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from hudi_spark.compat import arrow_schema, is_local, spark_schema, to_arrow
 from hudi_spark.options import ReadOptions
 
 if TYPE_CHECKING:
+    from hudi_core import HudiTable
     from pyspark.sql import DataFrame, SparkSession
 
     from hudi_spark.reading import ReadSpec
@@ -51,7 +57,7 @@ if TYPE_CHECKING:
 #: a task's read of its splits: ``reading.read_slices`` (passed in: reading imports this module)
 Reader = Callable[["ReadSpec", Sequence[Any], pa.Schema], Iterator[pa.RecordBatch]]
 
-__all__ = ["collect_batches", "count_rows", "query_actions", "spark_filter"]
+__all__ = ["Query", "collect_batches", "count_rows", "query_methods", "spark_filter"]
 
 #: what each task reports: its input partition and the stream it wrote
 _WRITTEN = pa.schema([("group", pa.int64()), ("file", pa.string())])
@@ -60,34 +66,44 @@ _COUNTED = pa.schema([("rows", pa.int64())])
 
 
 @dataclasses.dataclass(frozen=True)
-class _Query:
-    """What a ``hudi_spark.read`` DataFrame's own actions need of its read."""
+class Query:
+    """A ``hudi_spark.read`` DataFrame's read, as its own methods need it."""
 
     spec: ReadSpec
+    table: HudiTable  # opened on the driver: its timeline fixes the snapshot
     groups: list[list[Any]]  # the read's splits, packed as its tasks read them
     schema: pa.Schema  # their Arrow schema
     read: Reader
     filters: list[Any]  # core's, which the DataFrame applies as Spark's ``where``
-    keep: Callable[[pa.RecordBatch], pa.RecordBatch]  # those filters, as Spark applies them
-    collect: bool  # whether toArrow/toPandas take the tasks' files
-    count: bool  # whether count() reads no column but the filters' and the merge's
+    refine: Callable[[list[Any]], DataFrame]  # the same read planned again with other filters
 
 
-def query_actions(df: DataFrame, spec: ReadSpec, groups: list[list[Any]], schema: pa.Schema, read: Reader,
-                  filters: Sequence[Any] | None = None) -> DataFrame:  # fmt: skip
-    """``df`` collected through :func:`collect_batches` (on a local master) and counted through
-    :func:`count_rows` where those apply (``groups``: the read's splits packed as its tasks read
-    them, by ``read``; ``schema``: their Arrow schema; ``filters``: core's, which ``df`` applies as
-    Spark's ``where``); else ``df`` as it is."""
-    options = HoodieConfig(spec.options)
-    keep = spark_filter(filters or [], schema)
+@dataclasses.dataclass(frozen=True)
+class _Methods:
+    """Which of its own methods a read's DataFrame takes, and what they need."""
+
+    query: Query
+    keep: Callable[[pa.RecordBatch], pa.RecordBatch] | None  # the filters, as Spark applies them
+    collect: bool  # toArrow/toPandas take the tasks' files
+    count: bool  # count() reads no column but the filters' and the merge's
+    pushdown: bool  # filter/where plan the read again with the filters core takes from them
+
+
+def query_methods(df: DataFrame, query: Query) -> DataFrame:
+    """``df``, the DataFrame of ``query``, with methods of its own where they apply: collected
+    through :func:`collect_batches` (on a local master), counted through :func:`count_rows`, its
+    ``filter``/``where`` planned again with the filters :func:`~hudi_spark.pushdown.condition_filters`
+    takes from the condition; else ``df`` as it is."""
+    options = HoodieConfig(query.spec.options)
+    keep = spark_filter(query.filters, query.schema)
     local = is_local(str(df.sparkSession.sparkContext.master))
-    collect = local and bool(options.get(ReadOptions.COLLECT_LOCAL))
-    count = bool(options.get(ReadOptions.COUNT_NARROW))
-    if keep is None or not (collect or count):
+    collect = keep is not None and local and bool(options.get(ReadOptions.COLLECT_LOCAL))
+    count = keep is not None and bool(options.get(ReadOptions.COUNT_NARROW))
+    pushdown = bool(options.get(ReadOptions.FILTER_PUSHDOWN))
+    if not (collect or count or pushdown):
         return df
     df.__class__ = _query_class(type(df))
-    df._hudi_query = _Query(spec, groups, schema, read, list(filters or []), keep, collect, count)  # type: ignore[attr-defined]
+    df._hudi_methods = _Methods(query, keep, collect, count, pushdown)  # type: ignore[attr-defined]
     return df
 
 
@@ -163,10 +179,11 @@ _classes: dict[type, type] = {}
 
 
 def _query_class(base: type) -> type:
-    """``base`` (PySpark's DataFrame class) with :func:`_collect_as_arrow` and :func:`_count` in
-    place of its own."""
+    """``base`` (PySpark's DataFrame class) with :func:`_collect_as_arrow`, :func:`_count` and
+    :func:`_filter` in place of its own."""
     if base not in _classes:
-        overrides = {"_collect_as_arrow": _collect_as_arrow, "count": _count}
+        overrides = {"_collect_as_arrow": _collect_as_arrow, "count": _count, "filter": _filter,
+                     "where": _filter}  # fmt: skip
         _classes[base] = type(base.__name__, (base,), overrides)
     return _classes[base]
 
@@ -176,10 +193,37 @@ def _count(self: Any) -> int:
     does (``cache()`` then ``count()`` is how a cache is filled)."""
     from pyspark import StorageLevel
 
-    query = self._hudi_query
-    if not query.count or self.storageLevel != StorageLevel.NONE:
+    methods = self._hudi_methods
+    if not methods.count or self.storageLevel != StorageLevel.NONE:
         return super(type(self), self).count()  # type: ignore[no-any-return]
-    return count_rows(self.sparkSession, query.spec, query.groups, query.filters, query.keep)
+    q = methods.query
+    return count_rows(self.sparkSession, q.spec, q.table, q.groups, q.filters, methods.keep)
+
+
+def _filter(self: Any, condition: Any) -> DataFrame:
+    """PySpark's ``DataFrame.filter`` (and ``where``), with core pruning by the condition: the
+    read planned again on its snapshot with the filters core takes from the condition as Spark
+    analyzed it, so that partitions and file slices they rule out are never merged. Where those
+    filters say all of the condition, that read is the answer (a read's DataFrame, with its own
+    methods); else Spark filters it by the whole condition. A cached DataFrame filters its
+    cache."""
+    from pyspark import StorageLevel
+
+    from hudi_spark.pushdown import condition_filters
+
+    derived = super(type(self), self).filter(condition)
+    methods = self._hudi_methods
+    if not methods.pushdown or self.storageLevel != StorageLevel.NONE:
+        return derived  # type: ignore[no-any-return]
+    analyzed = derived._jdf.queryExecution().analyzed()
+    if analyzed.getClass().getSimpleName() != "Filter":
+        return derived  # type: ignore[no-any-return]
+    query = methods.query
+    found, whole = condition_filters(analyzed.condition(), set(query.schema.names))
+    if not found:
+        return derived  # type: ignore[no-any-return]
+    refined = query.refine([*query.filters, *found])
+    return refined if whole else super(type(refined), refined).filter(condition)  # type: ignore[no-any-return]
 
 
 #: ``_collect_as_arrow``'s parameters on PySpark 4 (3.5 has the first only)
@@ -196,14 +240,15 @@ def _collect_as_arrow(self: Any, *args: Any, **kwargs: Any) -> list[pa.RecordBat
     def spark_collection() -> list[pa.RecordBatch]:
         return super(type(self), self)._collect_as_arrow(*args, **kwargs)  # type: ignore[no-any-return]
 
-    query = self._hudi_query
-    if not query.collect or self.storageLevel != StorageLevel.NONE:
+    methods = self._hudi_methods
+    if not methods.collect or methods.keep is None or self.storageLevel != StorageLevel.NONE:
         return spark_collection()
     given = {**dict(zip(_PARAMETERS, args, strict=False)), **kwargs}
     tz = self.sparkSession.conf.get("spark.sql.session.timeZone", None) or "UTC"
     target = arrow_schema(self.schema, timezone=tz, large_types=bool(given.get("prefers_large_var_types")))
-    read_back = collect_batches(self.sparkSession, query.spec, query.groups, query.schema, query.read)
-    batches = [query.keep(b).cast(target) for b in read_back]
+    q = methods.query
+    read_back = collect_batches(self.sparkSession, q.spec, q.groups, q.schema, q.read)
+    batches = [methods.keep(b).cast(target) for b in read_back]
     if batches or given.get("empty_list_if_zero_records", True):
         return batches
     return [pa.RecordBatch.from_arrays([pa.array([], f.type) for f in target], schema=target)]
@@ -238,18 +283,18 @@ def collect_batches(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def count_rows(spark: SparkSession, spec: ReadSpec, groups: Sequence[Sequence[Any]], filters: Sequence[Any],
-               keep: Callable[[pa.RecordBatch], pa.RecordBatch]) -> int:  # fmt: skip
-    """The number of rows of ``groups`` (core's read splits, one Spark task per group) that
-    ``keep`` keeps (``filters``: core's, whose columns it reads): each task reads its splits for
-    those columns alone (core's :func:`~hudi_core.read.projected_splits`: the merge still reads
-    the keys, ordering and delete columns) and gives Spark one number."""
+def count_rows(spark: SparkSession, spec: ReadSpec, table: HudiTable, groups: Sequence[Sequence[Any]],
+               filters: Sequence[Any], keep: Callable[[pa.RecordBatch], pa.RecordBatch]) -> int:  # fmt: skip
+    """The number of rows of ``groups`` (core's read splits of ``table``, one Spark task per
+    group) that ``keep`` keeps (``filters``: core's, whose columns it reads): each task reads its
+    splits for those columns alone (core's :func:`~hudi_core.read.projected_splits`: the merge
+    still reads the keys, ordering and delete columns) and gives Spark one number."""
     from hudi_core.read import projected_splits
 
     if not groups:
         return 0
     columns = list(dict.fromkeys(str(column) for column, _, _ in filters))
-    flat = iter(projected_splits(spec.open_table().config, [s for g in groups for s in g], columns))
+    flat = iter(projected_splits(table.config, [s for g in groups for s in g], columns))
     narrow = [[next(flat) for _ in g] for g in groups]
     task = functools.partial(_count_task, spec=spec, groups=narrow, keep=keep)
     seeds = spark.range(0, len(groups), 1, len(groups))

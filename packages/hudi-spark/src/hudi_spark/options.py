@@ -48,6 +48,13 @@ class ReadOptions:
         "count the rows there, instead of Spark's count, which merges every column in Python and moves "
         "the rows into the JVM (Spark cannot prune a Python task's columns).",
     )  # fmt: skip
+    FILTER_PUSHDOWN = _r(
+        "hoodie.spark.read.filter.pushdown", True,
+        "hudi_spark.read: filter()/where() of the DataFrame (not derived from it, not cached) plan the read "
+        "again, on the same snapshot, with the comparisons and IN lists of a column against literals "
+        "found in the condition (ANDed), so that core prunes partitions and skips file slices before any "
+        "is merged, as filters= does; Spark still applies the whole condition.",
+    )  # fmt: skip
     PARTITION_FRAME_BYTES = _r(
         "hoodie.spark.read.partition.frame.bytes", 64 * 1024 * 1024,
         "hudi_spark.read: when the file slices it merges in Python tasks hold at least this many bytes "

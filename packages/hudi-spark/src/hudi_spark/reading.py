@@ -32,6 +32,7 @@ from hudi_spark.stages import conform
 
 if TYPE_CHECKING:
     from hudi_core import HudiTable
+    from hudi_core.timeline.timeline import ActiveTimeline
     from pyspark.sql import DataFrame, SparkSession
 
 __all__ = [
@@ -141,12 +142,12 @@ def group_slices(splits: Sequence[Any], split_bytes: int) -> list[list[Any]]:
     return groups
 
 
-def read_schema(spec: ReadSpec) -> pa.Schema:
+def read_schema(spec: ReadSpec, table: HudiTable | None = None) -> pa.Schema:
     """The declared (Arrow) schema of a read: the table's at the query's instant, pruned to
-    ``hoodie.datasource.read.columns`` when given."""
+    ``hoodie.datasource.read.columns`` when given (``table``: the table opened, else opened here)."""
     from hudi_core.read import incremental_schema_instant
 
-    table = spec.open_table()
+    table = table or spec.open_table()
     as_of = spec.as_of
     if spec.query_type == "incremental":
         as_of = incremental_schema_instant(table.timeline.completed_commits(), spec.start, spec.end)
@@ -160,13 +161,14 @@ def read_schema(spec: ReadSpec) -> pa.Schema:
 
 
 def plan(spec: ReadSpec, columns: Sequence[str], *, start: str | None = None, end: str | None = None,
-         filters: Sequence[Any] | None = None) -> list[Any]:  # fmt: skip
+         filters: Sequence[Any] | None = None, table: HudiTable | None = None) -> list[Any]:  # fmt: skip
     """Core's read splits of the query, one per file slice (merged across a pending compaction).
     ``start`` and ``end`` make it an incremental query over that range (a streaming micro-batch);
-    ``filters`` (core's ``(column, op, value)``) prune partitions and filter the rows read."""
+    ``filters`` (core's ``(column, op, value)``) prune partitions and filter the rows read.
+    ``table``: the table opened, whose timeline (read once) fixes the snapshot; else opened here."""
     from hudi_core.read import plan_splits
 
-    table = spec.open_table()
+    table = table or spec.open_table()
     cols = list(columns)
     if start is not None:
         return plan_splits(table, "incremental", None, start=start, end=end, columns=cols, filters=filters)
@@ -188,8 +190,10 @@ _OPS = {"EqualTo": "=", "GreaterThan": ">", "GreaterThanOrEqual": ">=", "LessTha
         "LessThanOrEqual": "<=", "In": "in"}  # fmt: skip
 _NEGATED = {"EqualTo": "!=", "In": "not in"}
 #: values that mean to Arrow what they mean to Spark: PySpark hands a TIMESTAMP literal over as an
-#: aware datetime (our columns of Hudi's timestamp-micros are UTC) and TIMESTAMP_NTZ as a naive one
-_PLAIN_VALUES = (str, int, float, bool, datetime.date, decimal.Decimal)
+#: aware datetime (our columns of Hudi's timestamp-micros are UTC) and TIMESTAMP_NTZ as a naive one.
+#: Not floating point: Spark orders NaN above every number and equal to itself, where Arrow's
+#: comparisons (and the files' statistics, which leave NaN out) pass it for none
+_PLAIN_VALUES = (str, int, bool, datetime.date, decimal.Decimal)
 
 
 def core_filters(filters: Sequence[Any]) -> list[tuple[str, str, Any]]:
@@ -215,10 +219,26 @@ def core_filters(filters: Sequence[Any]) -> list[tuple[str, str, Any]]:
             continue
         op = (_NEGATED if negated else _OPS).get(kind)
         values: tuple[Any, ...] = value if kind == "In" else (value,)
-        if op is None or len(attr) != 1 or not all(isinstance(v, _PLAIN_VALUES) for v in values):
+        if op is None or len(attr) != 1 or not all(_plain(v) for v in values):
             continue
         out.append((attr[0], op, list(values) if kind == "In" else value))
     return out
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, _PLAIN_VALUES) and not (isinstance(value, decimal.Decimal) and value.is_nan())
+
+
+def _pruning(filters: Sequence[Any], schema: pa.Schema) -> list[Any]:
+    """The filters of ``hudi_spark.read(filters=)`` that core applies as Spark's ``where`` does,
+    to prune and skip with: not those on a floating point column (NaN, see :data:`_PLAIN_VALUES`),
+    which Spark's ``where`` alone decides."""
+
+    def floating(column: str) -> bool:
+        i = schema.get_field_index(column)
+        return i >= 0 and pa.types.is_floating(schema.field(i).type)
+
+    return [f for f in filters if not floating(str(f[0]))]
 
 
 def _after_prefix(prefix: str) -> str | None:
@@ -301,7 +321,13 @@ _DROPS = pa.schema([(_FILE, pa.string()), (_ROW, pa.int64())])
 
 
 def read_dataframe(
-    spark: SparkSession, base_uri: str, options: dict[str, str], filters: Sequence[Any] | None = None
+    spark: SparkSession,
+    base_uri: str,
+    options: dict[str, str],
+    filters: Sequence[Any] | None = None,
+    *,
+    table: HudiTable | None = None,
+    timeline: ActiveTimeline | None = None,
 ) -> DataFrame:
     """``hudi_spark.read``: the query planned once on the driver; base files read by Spark's own
     parquet reader where :func:`jvm_readable` says it gives our answers. A file slice with
@@ -313,13 +339,20 @@ def read_dataframe(
     partition columns Spark then knows (:func:`_python_frames`). One DataFrame, the union of those.
 
     ``filters`` (core's ``(column, op, value)``, ANDed) prune partitions and file slices for
-    every path, and filter the rows (Spark pushes them into its parquet scans). On a local
-    master, the DataFrame's ``toArrow``/``toPandas`` take the rows from the read tasks as Arrow
-    files (:mod:`hudi_spark.collect`, where it can filter them as Spark does)."""
+    every path, and filter the rows (Spark pushes them into its parquet scans). ``table``: the
+    table opened (else opened here); ``timeline``: its timeline as loaded for an earlier read,
+    which then sees the same snapshot (else the timeline is loaded now).
+
+    The DataFrame's own methods (:mod:`hudi_spark.collect`): ``toArrow``/``toPandas`` take the
+    rows from the read tasks as Arrow files on a local master, ``count()`` counts in the read
+    tasks without the columns, and ``filter``/``where`` plan the read again, on the same snapshot,
+    with the filters core can take from the condition."""
     spec = ReadSpec.from_options({**options, "path": base_uri})
-    schema = read_schema(spec)
-    splits = plan(spec, schema.names, filters=filters)
-    plain, merged = jvm_readable(spec, splits, schema)
+    table = table or spec.open_table()
+    with table.pinned_timeline(timeline) as timeline:
+        schema = read_schema(spec, table)
+        splits = plan(spec, schema.names, filters=_pruning(filters or [], schema), table=table)
+        plain, merged = jvm_readable(spec, splits, schema, table)
     taken = {id(s) for s in (*plain, *merged)}
     rest = [s for s in splits if id(s) not in taken]
     # the Python merges first: Spark starts a stage's tasks in the order of the union's
@@ -337,9 +370,11 @@ def read_dataframe(
     df = functools.reduce(lambda a, b: a.union(b), frames)
     if filters:
         df = df.where(_condition(filters))
-    from hudi_spark.collect import query_actions
+    from hudi_spark.collect import Query, query_methods
 
-    return query_actions(df, spec, _groups(spec, splits, _cores(spark)), schema, read_slices, filters)
+    refine = functools.partial(read_dataframe, spark, base_uri, options, table=table, timeline=timeline)
+    groups = _groups(spec, splits, _cores(spark))
+    return query_methods(df, Query(spec, table, groups, schema, read_slices, list(filters or []), refine))
 
 
 #: past this many partitions with slices to merge in Python, one frame merges them all (each frame
@@ -460,7 +495,9 @@ def _delta_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list
                     yield pa.RecordBatch.from_arrays([name, pa.array(dropped, pa.int64())], schema=_DROPS)
 
 
-def jvm_readable(spec: ReadSpec, splits: Sequence[Any], schema: pa.Schema) -> tuple[list[Any], list[Any]]:
+def jvm_readable(
+    spec: ReadSpec, splits: Sequence[Any], schema: pa.Schema, table: HudiTable | None = None
+) -> tuple[list[Any], list[Any]]:
     """The splits whose base files Spark's own parquet reader reads with our answers: those with
     nothing to merge, and (``hoodie.spark.read.jvm.delta``) snapshot splits with log files whose
     merge core tells as a delta (every payload but partial updates). Only for a snapshot or
@@ -477,7 +514,7 @@ def jvm_readable(spec: ReadSpec, splits: Sequence[Any], schema: pa.Schema) -> tu
     scheme = spec.base_uri.split("://", 1)[0].lower() if "://" in spec.base_uri else "file"
     if scheme not in _JVM_SCHEMES or any(_nested(f.type) for f in schema):
         return [], []
-    table = spec.open_table()
+    table = table or spec.open_table()
     if table.config.drops_partition_columns:  # the partition columns come from the path: in Python
         return [], []
     delta = spec.query_type == "snapshot" and conf.get(ReadOptions.JVM_DELTA) and tells_delta(table)
