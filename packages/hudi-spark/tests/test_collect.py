@@ -121,7 +121,7 @@ def test_to_pandas_in_another_session_time_zone(spark: Any, table: str, calls: l
     spark.conf.set("spark.sql.session.timeZone", "America/New_York")
     try:
         df = hudi_spark.read(spark, table)
-        expected = df.select("key", "at").toPandas().sort_values("key").reset_index(drop=True)
+        expected = df.select("*").select("key", "at").toPandas().sort_values("key").reset_index(drop=True)
         got = df.toPandas()[["key", "at"]].sort_values("key").reset_index(drop=True)
     finally:
         spark.conf.set("spark.sql.session.timeZone", "UTC")
@@ -381,3 +381,33 @@ def test_a_filter_of_other_reads_and_the_option(spark: Any, table: str, replans:
     finally:
         cached.unpersist()
     assert replans == [[], []]  # the two reads; their filters planned nothing
+
+
+def test_a_selection_of_the_read_decodes_those_columns_alone(
+    spark: Any, table: str, replans: list[list[Any]]
+) -> None:
+    """``select`` of a read's columns by name: Spark's projection of the read (the same snapshot),
+    from a read planned again with those columns alone, which its tasks decode alone; anything
+    else selected (an expression, ``*``, a filter's column left out) is Spark's projection."""
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+    from pyspark.sql import functions as F
+
+    df = hudi_spark.read(spark, table)
+    HudiTable.open(table).upsert(_batch(["k000", "late"], 9), options=OPTS)  # after the read: not seen
+    replans.clear()
+    narrow = df.select("ts", "key")
+    assert replans == [[]] and narrow.columns == ["ts", "key"]
+    contexts = {s.context for g in narrow._hudi_methods.query.groups for s in g}
+    assert {c.needed for c in contexts} == {("key", "ts")}  # (in the table's order)
+    expected = to_arrow(df.select("*").select("ts", "key"))  # Spark's projection of the read
+    got = to_arrow(narrow)
+    assert got.schema == expected.schema and _texts(got) == _texts(expected) and got.num_rows == 46
+    assert narrow.count() == 46 and narrow.filter("ts = 2").count() == 20
+    for spark_own in (df.select("key", F.col("ts")), df.select("*"), df.select("key", "key")):
+        assert not hasattr(spark_own, "_hudi_methods") and spark_own.count() == 46
+    filtered = hudi_spark.read(spark, table, filters=[("part", "=", "p1")])
+    assert not hasattr(filtered.select("key"), "_hudi_methods")
+    replans.clear()
+    both = filtered.select(["key", "part"])
+    assert replans == [[("part", "=", "p1")]] and both.count() == both.select("*").count() == 24  # late too

@@ -54,7 +54,8 @@ def read(
     with nothing to merge are read by Spark's own parquet reader in the JVM (column pruning and
     filters in the files included), only slices with log files are merged in Python tasks.
     ``filters`` (``(column, op, value)``, ANDed, as ``HudiTable.read``'s) prune partitions before
-    any file is read and filter the rows.
+    any file is read and filter the rows; so do the DataFrame's own ``filter``/``where`` (what
+    core can take of the condition), and its ``select`` of columns by name reads those alone.
 
     >>> hudi_spark.read(spark, "/data/trips", {"hoodie.datasource.query.type": "incremental",
     ...     "hoodie.datasource.read.begin.instanttime": "20240101000000000"})  # doctest: +SKIP

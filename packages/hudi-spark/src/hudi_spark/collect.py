@@ -75,7 +75,8 @@ class Query:
     schema: pa.Schema  # their Arrow schema
     read: Reader
     filters: list[Any]  # core's, which the DataFrame applies as Spark's ``where``
-    refine: Callable[[list[Any]], DataFrame]  # the same read planned again with other filters
+    #: the same read planned again, on its snapshot, with other filters (and only some columns)
+    refine: Callable[..., DataFrame]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,11 +180,11 @@ _classes: dict[type, type] = {}
 
 
 def _query_class(base: type) -> type:
-    """``base`` (PySpark's DataFrame class) with :func:`_collect_as_arrow`, :func:`_count` and
-    :func:`_filter` in place of its own."""
+    """``base`` (PySpark's DataFrame class) with :func:`_collect_as_arrow`, :func:`_count`,
+    :func:`_filter` and :func:`_select` in place of its own."""
     if base not in _classes:
         overrides = {"_collect_as_arrow": _collect_as_arrow, "count": _count, "filter": _filter,
-                     "where": _filter}  # fmt: skip
+                     "where": _filter, "select": _select}  # fmt: skip
         _classes[base] = type(base.__name__, (base,), overrides)
     return _classes[base]
 
@@ -224,6 +225,31 @@ def _filter(self: Any, condition: Any) -> DataFrame:
         return derived  # type: ignore[no-any-return]
     refined = query.refine([*query.filters, *found])
     return refined if whole else super(type(refined), refined).filter(condition)  # type: ignore[no-any-return]
+
+
+def _select(self: Any, *cols: Any) -> DataFrame:
+    """PySpark's ``DataFrame.select``; of columns of the read by name (each once, the filters'
+    among them), the read planned again, on its snapshot, with those columns alone
+    (``hoodie.datasource.read.columns``): the Python tasks decode no other column (Spark prunes
+    its own parquet scans by itself, not a Python task's columns), and the answer is a read's
+    DataFrame, with its own methods. A cached DataFrame selects from its cache."""
+    from pyspark import StorageLevel
+
+    derived = super(type(self), self).select(*cols)
+    methods = self._hudi_methods
+    names = list(cols[0]) if len(cols) == 1 and isinstance(cols[0], (list, tuple)) else list(cols)
+    query = methods.query
+    known = set(query.schema.names)
+    if (
+        not methods.pushdown
+        or self.storageLevel != StorageLevel.NONE
+        or not names
+        or not all(isinstance(n, str) and n in known for n in names)
+        or len(set(names)) != len(names)
+        or not {str(f[0]) for f in query.filters} <= set(names)
+    ):
+        return derived  # type: ignore[no-any-return]
+    return query.refine(query.filters, names)
 
 
 #: ``_collect_as_arrow``'s parameters on PySpark 4 (3.5 has the first only)

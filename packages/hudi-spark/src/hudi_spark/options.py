@@ -53,7 +53,8 @@ class ReadOptions:
         "hudi_spark.read: filter()/where() of the DataFrame (not derived from it, not cached) plan the read "
         "again, on the same snapshot, with the comparisons and IN lists of a column against literals "
         "found in the condition (ANDed), so that core prunes partitions and skips file slices before any "
-        "is merged, as filters= does; Spark still applies the whole condition.",
+        "is merged, as filters= does (the rows are Spark's filter's); select() of its columns by name "
+        "plans it with those columns alone, which the Python tasks then decode alone.",
     )  # fmt: skip
     PARTITION_FRAME_BYTES = _r(
         "hoodie.spark.read.partition.frame.bytes", 64 * 1024 * 1024,

@@ -345,8 +345,9 @@ def read_dataframe(
 
     The DataFrame's own methods (:mod:`hudi_spark.collect`): ``toArrow``/``toPandas`` take the
     rows from the read tasks as Arrow files on a local master, ``count()`` counts in the read
-    tasks without the columns, and ``filter``/``where`` plan the read again, on the same snapshot,
-    with the filters core can take from the condition."""
+    tasks without the columns, ``filter``/``where`` plan the read again, on the same snapshot,
+    with the filters core can take from the condition, and ``select`` of columns by name with
+    those columns alone."""
     spec = ReadSpec.from_options({**options, "path": base_uri})
     table = table or spec.open_table()
     with table.pinned_timeline(timeline) as timeline:
@@ -372,7 +373,10 @@ def read_dataframe(
         df = df.where(_condition(filters))
     from hudi_spark.collect import Query, query_methods
 
-    refine = functools.partial(read_dataframe, spark, base_uri, options, table=table, timeline=timeline)
+    def refine(filters: list[Any], columns: list[str] | None = None) -> DataFrame:
+        opts = options if columns is None else {**options, ReadOptions.COLUMNS.key: ",".join(columns)}
+        return read_dataframe(spark, base_uri, opts, filters, table=table, timeline=timeline)
+
     groups = _groups(spec, splits, _cores(spark))
     return query_methods(df, Query(spec, table, groups, schema, read_slices, list(filters or []), refine))
 
