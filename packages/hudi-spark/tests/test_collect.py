@@ -1,6 +1,7 @@
-"""``toArrow`` and ``toPandas`` of a ``hudi_spark.read`` DataFrame on a local master take the read
-tasks' Arrow files, and its ``count()`` counts in the read tasks without the columns
-(``hudi_spark.collect``): both answer exactly as Spark's own actions."""
+"""A ``hudi_spark.read`` DataFrame's own methods (``hudi_spark.collect``): ``toArrow`` and
+``toPandas`` on a local master take the read tasks' Arrow files, ``count()`` counts in the read
+tasks without the columns, ``filter``/``where`` and ``select`` plan the read again with what they
+narrow. Each answers exactly as Spark's own."""
 
 from __future__ import annotations
 
