@@ -197,8 +197,7 @@ def _count(self: Any) -> int:
     methods = self._hudi_methods
     if not methods.count or self.storageLevel != StorageLevel.NONE:
         return super(type(self), self).count()  # type: ignore[no-any-return]
-    q = methods.query
-    return count_rows(self.sparkSession, q.spec, q.table, q.groups, q.filters, methods.keep)
+    return count_rows(self.sparkSession, methods.query, methods.keep)
 
 
 def _filter(self: Any, condition: Any) -> DataFrame:
@@ -309,40 +308,32 @@ def collect_batches(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def count_rows(spark: SparkSession, spec: ReadSpec, table: HudiTable, groups: Sequence[Sequence[Any]],
-               filters: Sequence[Any], keep: Callable[[pa.RecordBatch], pa.RecordBatch]) -> int:  # fmt: skip
-    """The number of rows of ``groups`` (core's read splits of ``table``, one Spark task per
-    group) that ``keep`` keeps (``filters``: core's, whose columns it reads): each task reads its
-    splits for those columns alone (core's :func:`~hudi_core.read.projected_splits`: the merge
-    still reads the keys, ordering and delete columns) and gives Spark one number."""
+def count_rows(spark: SparkSession, query: Query, keep: Callable[[pa.RecordBatch], pa.RecordBatch]) -> int:
+    """The number of rows of ``query`` that ``keep`` keeps (its filters, as Spark applies them):
+    each task reads its splits by ``query.read`` for the filters' columns alone (core's
+    :func:`~hudi_core.read.projected_splits`: the merge still reads the keys, ordering and delete
+    columns) and gives Spark one number."""
     from hudi_core.read import projected_splits
 
-    if not groups:
+    if not query.groups:
         return 0
-    columns = list(dict.fromkeys(str(column) for column, _, _ in filters))
-    flat = iter(projected_splits(table.config, [s for g in groups for s in g], columns))
-    narrow = [[next(flat) for _ in g] for g in groups]
-    task = functools.partial(_count_task, spec=spec, groups=narrow, keep=keep)
-    seeds = spark.range(0, len(groups), 1, len(groups))
+    columns = list(dict.fromkeys(str(column) for column, _, _ in query.filters))
+    flat = iter(projected_splits(query.table.config, [s for g in query.groups for s in g], columns))
+    narrow = [[next(flat) for _ in g] for g in query.groups]
+    schema = pa.schema([query.schema.field(c) for c in columns])
+    task = functools.partial(
+        _count_task, spec=query.spec, groups=narrow, schema=schema, read=query.read, keep=keep
+    )
+    seeds = spark.range(0, len(narrow), 1, len(narrow))
     counted = to_arrow(seeds.mapInArrow(task, spark_schema(_COUNTED)))
     return int(pc.sum(counted.column("rows")).as_py() or 0)
 
 
-def _count_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list[list[Any]],
-                keep: Callable[[pa.RecordBatch], pa.RecordBatch]) -> Iterator[pa.RecordBatch]:  # fmt: skip
-    from hudi_core.engine.pool import arrow_pool
-    from hudi_core.read import iter_split
-    from hudi_core.read.parallel import batch_rows
-
-    table = spec.open_table()
-    rows = batch_rows(table.options)
+def _count_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list[list[Any]], schema: pa.Schema,
+                read: Reader, keep: Callable[[pa.RecordBatch], pa.RecordBatch]) -> Iterator[pa.RecordBatch]:  # fmt: skip
     for seed in seeds:
         for i in seed.column(0).to_pylist():
-            n = 0
-            with arrow_pool():
-                for split in groups[i]:
-                    for data in iter_split(table, split, batch_rows=rows):
-                        n += sum(keep(b).num_rows for b in data.to_batches())
+            n = sum(keep(b).num_rows for b in read(spec, groups[i], schema))
             yield pa.RecordBatch.from_arrays([pa.array([n], pa.int64())], schema=_COUNTED)
 
 

@@ -518,7 +518,10 @@ def assign_task(
 
 
 def conform(data: pa.Table, target: pa.Schema) -> pa.Table:
-    """Select and cast ``data`` to exactly ``target`` (names, types, nullability)."""
+    """Select and cast ``data`` to exactly ``target`` (names, types, nullability). No column at
+    all keeps the row count (a count's read): pyarrow builds no rows from no column."""
+    if not target.names:
+        return data.select([])
     columns = []
     for f in target:
         if f.name in data.column_names:
