@@ -331,6 +331,7 @@ def test_a_filter_after_the_read_prunes(spark: Any, table: str, replans: list[li
         ("key != 'k002' AND part = 'p2'", [("key", "!=", "k002"), ("part", "=", "p2")], True),
         ("day = DATE'2024-01-03'", [("day", "=", datetime.date(2024, 1, 3))], True),
         (F.col("at") < F.lit(at), [("at", "<", at)], True),
+        (F.col("price") > F.lit(decimal.Decimal("5.50")), [("price", ">", decimal.Decimal("5.50"))], True),
         ("part = 'p1' AND (ts = 2 OR key = 'k004')", [("part", "=", "p1")], False),
         ("upper(key) = 'K001' AND ts = 1", [("ts", "=", 1)], False),
     ]

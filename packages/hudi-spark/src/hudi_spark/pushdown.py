@@ -106,5 +106,6 @@ def _literal(e: Any) -> Any:
     if kind == "timestamp":
         return _EPOCH + datetime.timedelta(microseconds=int(value))
     if kind.startswith("decimal"):
-        return decimal.Decimal(str(value.toJavaBigDecimal().toPlainString()))
+        big = value.toJavaBigDecimal()  # py4j hands a java.math.BigDecimal over as a Python Decimal
+        return big if isinstance(big, decimal.Decimal) else decimal.Decimal(str(big.toPlainString()))
     return None
