@@ -334,6 +334,8 @@ def test_a_filter_after_the_read_prunes(spark: Any, table: str, replans: list[li
         (F.col("price") > F.lit(decimal.Decimal("5.50")), [("price", ">", decimal.Decimal("5.50"))], True),
         ("part = 'p1' AND (ts = 2 OR key = 'k004')", [("part", "=", "p1")], False),
         ("upper(key) = 'K001' AND ts = 1", [("ts", "=", 1)], False),
+        ("key LIKE 'k00%' AND key NOT LIKE 'k000'", [("key", ">=", "k00"), ("key", "<", "k01")], False),
+        (F.col("key").startswith("k00"), [("key", ">=", "k00"), ("key", "<", "k01")], False),
     ]
     for condition, filters, whole in cases:
         replans.clear()

@@ -1,4 +1,6 @@
-"""``spark.read.format("hudi")`` returns what core's reader returns, on every corpus table."""
+"""``spark.read.format("hudi")`` returns what core's reader returns, on every corpus table, read as
+``hudi_spark.read`` (a driver that imported ``hudi_spark``) and through PySpark 4's Python Data
+Source API (``hoodie.spark.read.format.fast=false``, or a driver that never imported it)."""
 
 from __future__ import annotations
 
@@ -27,13 +29,22 @@ def _same(spark_table: pa.Table, core_table: pa.Table) -> None:
         assert a.column(name).to_pylist() == b.column(name).to_pylist(), name
 
 
+#: format("hudi") through PySpark's Python Data Source API rather than as hudi_spark.read
+DATA_SOURCE = {"hoodie.spark.read.format.fast": "false"}
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["as_read", "data_source"])
 @pytest.mark.parametrize("entry", V6, ids=[f"{t['category']}/{t['name']}" for t in V6])
-def test_snapshot_equals_core_reader(spark: Any, compat_root: Path, entry: dict[str, Any]) -> None:
+def test_snapshot_equals_core_reader(
+    spark: Any, compat_root: Path, entry: dict[str, Any], fast: bool
+) -> None:
     from hudi_core import HudiTable
 
     path = str(compat_root / entry["table_path"])
     core = HudiTable.open(path).read()
-    got = spark.read.format("hudi").load(path).toArrow()
+    df = spark.read.format("hudi").options(**({} if fast else DATA_SOURCE)).load(path)
+    assert hasattr(df, "_hudi_methods") == fast  # hudi_spark.read's DataFrame, or the data source's
+    got = df.toArrow()
     assert got.num_rows == entry["rows"]
     _same(got, core)
 
@@ -152,6 +163,60 @@ def test_reads_across_a_pending_compaction(spark: Any, tmp_path: Path) -> None:
     got = spark.read.format("hudi").load(path).select("id", "v").toArrow()
     rows = dict(zip(got.column("id").to_pylist(), got.column("v").to_pylist(), strict=True))
     assert rows == {**{i: "v1" for i in range(10)}, 1: "v2", 2: "v2", 3: "v2", 0: "v3", 5: "v3", 20: "v3"}
+
+
+def _plan(df: Any) -> str:
+    return str(df._jdf.queryExecution().executedPlan().toString())
+
+
+def test_format_hudi_loads_as_hudi_spark_read(spark: Any, tmp_path: Path) -> None:
+    """In a driver that imported hudi_spark, ``spark.read.format("hudi").load(path)`` in each of
+    PySpark's forms is ``hudi_spark.read``'s DataFrame for the reader's options: log-free slices
+    through Spark's parquet scan, a count and a filter planned into the read; a schema of the
+    user's or ``hoodie.spark.read.format.fast=false`` read through the Python data source. Both
+    answer alike."""
+    from hudi_core import HudiTable
+
+    path = str(tmp_path / "t")
+    t = HudiTable.create(path, name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                         partition_fields="p", ordering_field="ts")  # fmt: skip
+    t.bulk_insert(
+        pa.table({"id": list(range(12)), "p": ["a", "b", "c"] * 4, "ts": [1] * 12, "v": ["v1"] * 12})
+    )
+    HudiTable.open(path).upsert(pa.table({"id": [0, 1], "p": ["a", "b"], "ts": [2, 2], "v": ["v2", "v2"]}))
+    ro = {"hoodie.datasource.query.type": "read_optimized"}
+    forms = {
+        "format().load(path)": spark.read.format("hudi").load(path),
+        "load(path, format=, **options)": spark.read.load(path, format="HUDI", **ro),
+        "option('path').load()": spark.read.format("hudi").option("path", path).options(**ro).load(),
+        "load([path])": spark.read.format("hudi").load([path]),
+    }
+    for form, df in forms.items():
+        assert hasattr(df, "_hudi_methods"), form
+    snapshot, read_optimized = forms["format().load(path)"], forms["load(path, format=, **options)"]
+    assert "FileScan parquet" in _plan(snapshot) and "MapInArrow" in _plan(snapshot)  # partition c: no logs
+    assert "MapInArrow" not in _plan(read_optimized)  # every base file through Spark's reader
+    t = HudiTable.open(path)
+    expected = {"snapshot": t.read(), "read_optimized": t.read("read_optimized")}
+    for form, df in forms.items():
+        query = (
+            "read_optimized"
+            if form in ("load(path, format=, **options)", "option('path').load()")
+            else "snapshot"
+        )
+        _same(df.toArrow(), expected[query])
+    data_source = spark.read.format("hudi").options(**DATA_SOURCE).load(path)
+    by_schema = spark.read.format("hudi").schema("id long, v string").load(path)
+    for df in (data_source, by_schema):
+        assert not hasattr(df, "_hudi_methods") and "MapInArrow" not in _plan(df)  # BatchEvalPython
+    _same(data_source.toArrow(), expected["snapshot"])
+    assert by_schema.count() == 12 and by_schema.columns == ["id", "v"]
+    for condition in ("p = 'a'", "id IN (0, 3) AND v = 'v2'", "ts > 1 OR id = 5"):
+        fast = snapshot.filter(condition)
+        assert fast.count() == data_source.filter(condition).count() > 0, condition
+        assert sorted(fast.toArrow().column("id").to_pylist()) == sorted(
+            data_source.filter(condition).toArrow().column("id").to_pylist()
+        ), condition
 
 
 def test_read_stream_reads_every_new_commit_once(spark: Any, tmp_path: Path) -> None:

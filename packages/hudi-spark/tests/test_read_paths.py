@@ -138,11 +138,10 @@ def test_corpus_tables_answer_as_core_on_every_path(spark: Any, compat_root: Pat
 
 
 def test_filters_prune_partitions_on_every_read(spark: Any, mixed_table: tuple[str, str]) -> None:
-    """``hudi_spark.read(filters=...)`` and filters Spark pushes into ``format("hudi")`` (PySpark
-    4.1+) leave out the other partitions' file slices, with core's rows; a session that turns
-    pushdown off still reads, unpruned."""
+    """``hudi_spark.read(filters=...)`` and a filter of ``format("hudi")`` (as ``hudi_spark.read``)
+    leave out the other partitions' file slices, with core's rows."""
     import hudi_spark
-    from hudi_spark.compat import has_data_source_api, pyspark_version, to_arrow
+    from hudi_spark.compat import to_arrow
 
     path, _ = mixed_table
     expected = HudiTable.open(path).read(filters=[("part", "=", "c"), ("v", ">=", 10.0)])
@@ -155,21 +154,40 @@ def test_filters_prune_partitions_on_every_read(spark: Any, mixed_table: tuple[s
     for options in ({}, DELTA):
         got_logs = to_arrow(hudi_spark.read(spark, path, options, filters=with_logs))
         assert _rows(got_logs) == _rows(from_logs.cast(got_logs.schema))
-    if not has_data_source_api() or pyspark_version() < (4, 1):
-        return
-    one_per_slice = {"hoodie.spark.read.split.bytes": "1"}
-    df = spark.read.format("hudi").options(**one_per_slice).load(path)
-    assert df.rdd.getNumPartitions() == 6  # 3 partitions x 2 buckets
-    narrow = df.filter("part = 'c' AND v >= 10.0")
-    assert narrow.rdd.getNumPartitions() == 2
+    narrow = spark.read.format("hudi").load(path).filter("part = 'c' AND v >= 10.0")
     assert _rows(to_arrow(narrow)) == _rows(expected.cast(got.schema))
+    files = narrow.inputFiles()  # partition c's two base files, read by Spark's parquet scan
+    assert len(files) == 2 and all("/c/" in f for f in files)
+
+
+def test_the_data_source_answers_each_query_of_a_dataframe_alike(
+    spark: Any, mixed_table: tuple[str, str]
+) -> None:
+    """``format("hudi")`` through the Python data source, with Spark's filter pushdown on: each
+    query of one DataFrame gets its own rows. (PySpark 4.1-4.3 keep the read a pushdown planned
+    for every later query of the relation; the reader takes no filters, so none is baked in.)"""
+    import pyarrow.compute as pc
+    from hudi_spark.compat import has_data_source_api, to_arrow
+
+    if not has_data_source_api():
+        pytest.skip("PySpark 3.5 has no Python data sources")
+    path, _ = mixed_table
+    full = HudiTable.open(path).read()
     key = "spark.sql.python.filterPushdown.enabled"
-    spark.conf.set(key, "false")
+    spark.conf.set(key, "true")
     try:
-        narrow = spark.read.format("hudi").options(**one_per_slice).load(path).filter("part = 'c'")
-        assert narrow.rdd.getNumPartitions() == 6 and narrow.count() == 40
+        df = spark.read.format("hudi").option("hoodie.spark.read.format.fast", "false").load(path)
+        assert not hasattr(df, "_hudi_methods")
+        part_c, ka001 = pc.equal(full.column("part"), "c"), pc.equal(full.column("key"), "ka001")
+        assert df.filter("part = 'c'").count() == full.filter(part_c).num_rows == 40
+        assert df.filter("key = 'ka001'").count() == full.filter(ka001).num_rows == 2  # (the duplicate)
+        assert df.count() == full.num_rows
+        either = to_arrow(df.filter("part = 'c' OR ts >= 400"))
+        expected = full.filter(pc.or_(part_c, pc.greater_equal(full.column("ts"), 400)))
+        assert expected.num_rows > 40 and _rows(either) == _rows(expected.cast(either.schema))
+        assert _rows(to_arrow(df)) == _rows(full.cast(either.schema))
     finally:
-        spark.conf.set(key, "true")
+        spark.conf.unset(key)
 
 
 def test_a_key_filter_reads_only_the_base_files_that_may_hold_the_key(
@@ -181,14 +199,13 @@ def test_a_key_filter_reads_only_the_base_files_that_may_hold_the_key(
     log record that wins or loses on ``ts``, stored twice, deleted, inserted by a log, absent."""
     import hudi_spark
     import pyarrow.compute as pc
-    from hudi_spark.compat import has_data_source_api, pyspark_version, to_arrow
+    from hudi_spark.compat import to_arrow
     from hudi_spark.reading import ReadSpec, plan, read_schema
 
     path, _ = mixed_table
     full = HudiTable.open(path).read()
     spec = ReadSpec.from_options({"path": path})
     names = read_schema(spec).names
-    pushdown = has_data_source_api() and pyspark_version() >= (4, 1)
     for key, bases in (("kc007", 1), ("ka005", 1), ("kb015", 1), ("ka001", 1), ("kb003", 1), ("na002", 0),
                        ("zz999", 0)):  # fmt: skip
         expected = full.filter(pc.equal(full.column("key"), key))
@@ -197,71 +214,25 @@ def test_a_key_filter_reads_only_the_base_files_that_may_hold_the_key(
         assert sum(bool(s.log_files) for s in splits) == 4, key  # every slice with logs stays
         got = to_arrow(hudi_spark.read(spark, path, filters=[("key", "=", key)]))
         assert _rows(got) == _rows(expected.cast(got.schema)), key
-        if pushdown:
-            pushed = to_arrow(spark.read.format("hudi").load(path).filter(f"key = '{key}'"))
-            assert _rows(pushed) == _rows(expected.cast(pushed.schema)), key
+        pushed = to_arrow(spark.read.format("hudi").load(path).filter(f"key = '{key}'"))
+        assert _rows(pushed) == _rows(expected.cast(pushed.schema)), key
     assert full.filter(pc.equal(full.column("key"), "ka001")).num_rows == 2  # (the duplicate)
-    if pushdown:  # a prefix is pushed as the range of text it lies in
-        for prefix in ("kc0", "ka00", "n", "kb01"):
-            pushed = to_arrow(spark.read.format("hudi").load(path).filter(f"key LIKE '{prefix}%'"))
-            expected = full.filter(pc.starts_with(full.column("key"), prefix))
-            assert pushed.num_rows > 0 and _rows(pushed) == _rows(expected.cast(pushed.schema)), prefix
-
-
-def test_a_session_built_before_the_import_gets_pushdown_from_read_or_write(
-    spark: Any, mixed_table: tuple[str, str]
-) -> None:
-    """A session hudi_spark.register never saw (built after the import, not by spark_session):
-    its first hudi_spark.read turns filter pushdown on, so format("hudi") prunes partitions."""
-    import hudi_spark
-    from hudi_spark.compat import has_data_source_api, pyspark_version
-    from hudi_spark.datasource import PUSHDOWN
-
-    if not has_data_source_api() or pyspark_version() < (4, 1):
-        pytest.skip('format("hudi") takes filters from PySpark 4.1')
-    path, _ = mixed_table
-    spark.conf.unset(PUSHDOWN)
-    try:
-        hudi_spark.read(spark, path)
-        assert spark.conf.get(PUSHDOWN) == "true"
-        one_per_slice = {"hoodie.spark.read.split.bytes": "1"}
-        narrow = spark.read.format("hudi").options(**one_per_slice).load(path).filter("part = 'c'")
-        assert narrow.rdd.getNumPartitions() == 2 and narrow.count() == 40
-    finally:
-        spark.conf.set(PUSHDOWN, "true")
-
-
-def test_core_filters_take_what_core_can_say_the_same_of() -> None:
-    from hudi_spark.compat import pyspark_version
-    from hudi_spark.reading import core_filters
-
-    if pyspark_version() < (4, 1):
-        pytest.skip("pyspark.sql.datasource filters are PySpark 4.1+")
-    from pyspark.sql.datasource import EqualTo, GreaterThan, In, IsNull, LessThan, Not, StringStartsWith
-
-    day, at = datetime.date(2024, 1, 1), datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
-    filters = [EqualTo(("part",), "c"), Not(In(("v",), (1.0, 2.0))), GreaterThan(("ts",), 5), LessThan(("f",), 0.5),
-               IsNull(("v",)), StringStartsWith(("key",), "k"), EqualTo(("s", "x"), 1),
-               GreaterThan(("d",), day), LessThan(("at",), at), In(("p",), (decimal.Decimal("1.5"),)),
-               StringStartsWith(("name",), "ab\U0010ffff"), Not(StringStartsWith(("name",), "x"))]  # fmt: skip
-    # (not floating point: Spark orders NaN above every number, Arrow passes it for no comparison)
-    assert core_filters(filters) == [("part", "=", "c"), ("ts", ">", 5),
-                                     ("key", ">=", "k"), ("key", "<", "l"),
-                                     ("d", ">", day), ("at", "<", at), ("p", "in", [decimal.Decimal("1.5")]),
-                                     ("name", ">=", "ab\U0010ffff"), ("name", "<", "ac")]  # fmt: skip
+    for prefix in ("kc0", "ka00", "n", "kb01"):  # a prefix is planned as the range of text it lies in
+        pushed = to_arrow(spark.read.format("hudi").load(path).filter(f"key LIKE '{prefix}%'"))
+        expected = full.filter(pc.starts_with(full.column("key"), prefix))
+        assert pushed.num_rows > 0 and _rows(pushed) == _rows(expected.cast(pushed.schema)), prefix
 
 
 def test_date_time_and_decimal_filters_pushed_into_format_hudi_answer_as_spark(
     spark: Any, tmp_path: Path
 ) -> None:
     """Filters on date, timestamp and decimal columns reach core (partition pruning, statistics)
-    and keep Spark's answer: pushed into format("hudi") as Spark's literals (a timestamp read in
-    a session time zone other than UTC), and given to hudi_spark.read(filters=) as text."""
+    and keep Spark's answer: a filter of format("hudi") planned into the read with Spark's
+    literals (a timestamp read in a session time zone other than UTC), and given to
+    hudi_spark.read(filters=) as text."""
     import hudi_spark
-    from hudi_spark.compat import has_data_source_api, pyspark_version, to_arrow
+    from hudi_spark.compat import to_arrow
 
-    if not has_data_source_api() or pyspark_version() < (4, 1):
-        pytest.skip('format("hudi") takes filters from PySpark 4.1')
     path = str(tmp_path / "t")
     utc = datetime.timezone.utc
     rows = pa.table({

@@ -232,7 +232,8 @@ def test_read_in_tasks_equals_format_hudi(spark: Any, compat_root: Path) -> None
 
 def test_format_hudi_and_register_on_each_version(spark: Any, tmp_path: Path) -> None:
     """PySpark 4: register is optional and format("hudi") is ours. PySpark 3.5: importing
-    hudi_spark works, and register says to use hudi_spark.read / hudi_spark.write."""
+    hudi_spark works, and register says to use hudi_spark.read / hudi_spark.write. On both,
+    spark.read.format("hudi").load(path) in a driver that imported hudi_spark is hudi_spark.read."""
     import hudi_spark
 
     path = str(tmp_path / "t")
@@ -241,12 +242,13 @@ def test_format_hudi_and_register_on_each_version(spark: Any, tmp_path: Path) ->
     hudi_spark.write(_df(spark, first), path, operation="insert", options=_opts("COPY_ON_WRITE", "SIMPLE"))
     if ON_4:
         hudi_spark.register(spark)
-        got = spark.read.format("hudi").load(path).select("uuid").collect()
-        assert sorted(r.uuid for r in got) == expected
     else:
         with pytest.raises(
             ConfigError, match=r"needs PySpark 4 \(this is 3\.5.*hudi_spark\.read\(spark, path"
         ):
             hudi_spark.register(spark)
-        got = hudi_spark.read(spark, path).select("uuid").collect()
-        assert sorted(r.uuid for r in got) == expected
+    got = hudi_spark.read(spark, path).select("uuid").collect()
+    assert sorted(r.uuid for r in got) == expected
+    # format("hudi").load in a driver that imported hudi_spark: hudi_spark.read, on 3.5 too
+    loaded = spark.read.format("hudi").load(path)
+    assert hasattr(loaded, "_hudi_methods") and sorted(r.uuid for r in loaded.select("uuid").collect()) == expected

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hudi_spark.format_load import install as _install_load
 from hudi_spark.session import spark_session
 
 if TYPE_CHECKING:
@@ -62,7 +63,6 @@ def read(
     """
     from hudi_spark.reading import read_dataframe
 
-    _register_once(spark)
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
     return read_dataframe(spark, path, opts, filters=filters)
 
@@ -71,35 +71,13 @@ def write(*args: Any, **kwargs: Any) -> Any:
     """See :func:`hudi_spark.writer.write`."""
     from hudi_spark.writer import write as _write
 
-    _register_for(args[0] if args else kwargs.get("df"))
     return _write(*args, **kwargs)
-
-
-def _register_for(df: Any) -> None:
-    """:func:`_register_once` on the session of ``df``, a DataFrame to write (else nothing)."""
-    if df is not None and hasattr(df, "sparkSession"):
-        _register_once(df.sparkSession)
-
-
-def _register_once(spark: SparkSession) -> None:
-    """:func:`register` on a PySpark 4 session that has not seen it (filter pushdown still
-    unset): ``format("hudi")`` then takes filters in a session built before ``hudi_spark`` was
-    imported, once :func:`read` or :func:`write` ran in it."""
-    from hudi_spark.compat import has_data_source_api
-
-    if not has_data_source_api():
-        return
-    from hudi_spark.datasource import pushdown_unset
-
-    if pushdown_unset(spark):
-        register(spark)
 
 
 def write_stream(*args: Any, **kwargs: Any) -> Any:
     """See :func:`hudi_spark.streaming.write_stream`."""
     from hudi_spark.streaming import write_stream as _write_stream
 
-    _register_for(args[0] if args else kwargs.get("stream_df"))
     return _write_stream(*args, **kwargs)
 
 
@@ -122,3 +100,4 @@ def _register_on_active_session() -> None:
 
 
 _register_on_active_session()
+_install_load(read)  # spark.read.format("hudi").load(path) reads as hudi_spark.read

@@ -22,13 +22,13 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStrea
 
 from hudi_spark.compat import arrow_schema, spark_schema
 from hudi_spark.options import ReadOptions
-from hudi_spark.reading import ReadSpec, core_filters, plan_groups, read_schema, read_slices
+from hudi_spark.reading import ReadSpec, plan_groups, read_schema, read_slices
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
     from pyspark.sql.types import StructType
 
-__all__ = ["PUSHDOWN", "HudiDataSource", "pushdown_unset", "register"]
+__all__ = ["HudiDataSource", "register"]
 
 
 class SlicePartition(InputPartition):
@@ -43,30 +43,25 @@ class SlicePartition(InputPartition):
 
 
 class HudiReader(DataSourceReader):
+    """The batch reader. It takes no filters (``pushFilters``): PySpark 4.1-4.3 keep the read
+    that filter pushdown planned on the relation, shared by every query of the DataFrame, and a
+    later query of it that pushes no filter reads with the earlier query's reader (a count after
+    ``df.filter("id = 5").count()`` counted only that key's rows). Filters of a read in a driver
+    that imported ``hudi_spark`` are planned into it by :mod:`hudi_spark.collect` instead."""
+
     def __init__(self, spec: ReadSpec, schema: StructType) -> None:
         self.spec = spec
         self.arrow_schema = arrow_schema(schema)
-        self.filters: list[tuple[str, str, Any]] = []
 
     def partitions(self) -> Sequence[InputPartition]:
-        # core's splits: the query resolved once (schema, commits, projection, pushed filters);
-        # snapshot slices already merge across a pending compaction
-        groups = plan_groups(self.spec, self.arrow_schema.names, filters=self.filters or None)
+        # core's splits: the query resolved once (schema, commits, projection); snapshot slices
+        # already merge across a pending compaction
+        groups = plan_groups(self.spec, self.arrow_schema.names)
         return [SlicePartition(g) for g in groups] or [SlicePartition([])]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         assert isinstance(partition, SlicePartition)
         return read_slices(self.spec, partition.slices, self.arrow_schema)
-
-
-class FilteringHudiReader(HudiReader):
-    """:class:`HudiReader` taking Spark's filters (PySpark 4.1+, with
-    ``spark.sql.python.filterPushdown.enabled``): those core understands prune partitions and
-    drop rows in the tasks; Spark still evaluates every one of them after the scan."""
-
-    def pushFilters(self, filters: list[Any]) -> list[Any]:
-        self.filters = core_filters(filters)
-        return filters
 
 
 class HudiStreamReader(DataSourceStreamReader):
@@ -132,8 +127,6 @@ class HudiDataSource(DataSource):
 
     def reader(self, schema: StructType) -> DataSourceReader:
         # a user-given schema (spark.read.schema(...)) prunes columns too
-        if _pushdown_enabled():
-            return FilteringHudiReader(self._spec(), schema)
         return HudiReader(self._spec(), schema)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
@@ -145,39 +138,6 @@ class HudiDataSource(DataSource):
         return HudiArrowWriter(dict(self.options), schema, overwrite)
 
 
-PUSHDOWN = "spark.sql.python.filterPushdown.enabled"
-
-
-def _pushdown_enabled() -> bool:
-    """Whether Spark is asking for a reader that takes filters. PySpark's planning worker refuses
-    a reader that implements ``pushFilters`` when ``spark.sql.python.filterPushdown.enabled`` is
-    off, and hands ``DataSource.reader`` no configuration: Spark asks for a reader from its
-    filter pushdown worker (``data_source_pushdown_filters``, only when the setting is on) or from
-    the planning worker, where the setting is the local ``enable_pushdown`` (PySpark 4.1+). Any
-    other caller gets the reader without ``pushFilters``, so format("hudi") works in any session."""
-    import inspect
-
-    frame = inspect.currentframe()
-    try:
-        caller = frame.f_back.f_back if frame is not None and frame.f_back is not None else None
-        if caller is None:
-            return False
-        if caller.f_code.co_filename.endswith("data_source_pushdown_filters.py"):
-            return True
-        return caller.f_locals.get("enable_pushdown") is True
-    finally:
-        del frame
-
-
 def register(spark: SparkSession) -> None:
-    """Register the ``hudi`` format on a session (``hudi_spark`` does this on import too), and
-    let it take filters (``spark.sql.python.filterPushdown.enabled``, PySpark 4.1+) unless the
-    session says otherwise."""
+    """Register the ``hudi`` format on a session (``hudi_spark`` does this on import too)."""
     spark.dataSource.register(HudiDataSource)
-    if pushdown_unset(spark):
-        spark.conf.set(PUSHDOWN, "true")
-
-
-def pushdown_unset(spark: SparkSession) -> bool:
-    """Whether nobody set ``spark.sql.python.filterPushdown.enabled`` in this session yet."""
-    return spark.conf.get(PUSHDOWN, None) is None

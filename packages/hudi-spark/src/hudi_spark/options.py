@@ -56,6 +56,13 @@ class ReadOptions:
         "is merged, as filters= does (the rows are Spark's filter's); select() of its columns by name "
         "plans it with those columns alone, which the Python tasks then decode alone.",
     )  # fmt: skip
+    FORMAT_FAST = _r(
+        "hoodie.spark.read.format.fast", True,
+        "spark.read.format(\"hudi\").load(path) in a driver that imported hudi_spark (PySpark 3.5 and 4) "
+        "returns hudi_spark.read's DataFrame for the same options: slices with nothing to merge read by "
+        "Spark's parquet reader, count/filter/select planned into the read. false reads through PySpark 4's "
+        "Python Data Source API, which reads every file slice and column in Python tasks.",
+    )  # fmt: skip
     PARTITION_FRAME_BYTES = _r(
         "hoodie.spark.read.partition.frame.bytes", 64 * 1024 * 1024,
         "hudi_spark.read: when the file slices it merges in Python tasks hold at least this many bytes "

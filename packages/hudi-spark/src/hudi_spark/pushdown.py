@@ -3,8 +3,8 @@
 ``df.filter(condition)`` on a ``hudi_spark.read`` DataFrame is Spark's own: the condition reaches
 the JVM's parquet scans, but not core's plan, which prunes partitions and skips file slices before
 any Python task merges one. :func:`condition_filters` reads the condition as Spark analyzed it
-(comparisons and ``IN`` of a column with literals, their negations, ANDed) into core's
-``(column, op, value)`` filters, for the read to be planned again with them. What it cannot read
+(comparisons and ``IN`` of a column with literals, their negations, text prefixes, ANDed) into
+core's ``(column, op, value)`` filters, for the read to be planned again with them. What it cannot read
 (an OR, a function of a column, a float or naive timestamp literal) it leaves out and says so: core
 then prunes with what it has, and Spark applies the whole condition as before.
 """
@@ -15,7 +15,7 @@ import datetime
 import decimal
 from typing import Any
 
-__all__ = ["condition_filters"]
+__all__ = ["after_prefix", "condition_filters"]
 
 #: Spark's comparisons (catalyst's expression classes) as core's operators, with the column on the left
 _OPS = {"EqualTo": "=", "GreaterThan": ">", "GreaterThanOrEqual": ">=", "LessThan": "<",
@@ -35,10 +35,11 @@ def condition_filters(condition: Any, columns: set[str]) -> tuple[list[tuple[str
     whole = True
     for conjunct in _conjuncts(condition):
         f = _filter(conjunct, columns)
-        if f is None:
-            whole = False
-        else:
+        if f is not None:
             out.append(f)
+            continue
+        whole = False
+        out.extend(_prefix_range(conjunct, columns))
     return out, whole
 
 
@@ -72,6 +73,40 @@ def _filter(e: Any, columns: set[str]) -> tuple[str, str, Any] | None:
     if negated:
         return (column, "!=", value) if op == "=" else None
     return (column, op, value)
+
+
+def _prefix_range(e: Any, columns: set[str]) -> list[tuple[str, str, Any]]:
+    """A text prefix (``LIKE 'abc%'``, ``startswith('abc')``) as the range of text it lies in,
+    ``>= 'abc'`` and ``< 'abd'``, which every row with the prefix passes (not the whole condition:
+    Spark still checks the prefix)."""
+    kind = _kind(e)
+    if kind not in ("StartsWith", "Like"):
+        return []
+    column, value = _column(e.left(), columns), _literal(e.right())
+    if column is None or not isinstance(value, str):
+        return []
+    if kind == "Like":  # a pattern of a prefix then one '%', no other wildcard or escape
+        escape = str(e.escapeChar())
+        head = value[:-1]
+        if not value.endswith("%") or any(c in head for c in ("%", "_", escape)):
+            return []
+        value = head
+    if not value:
+        return []
+    beyond = after_prefix(value)
+    return [(column, ">=", value)] + ([(column, "<", beyond)] if beyond is not None else [])
+
+
+def after_prefix(prefix: str) -> str | None:
+    """The least text greater than every text that starts with ``prefix`` (code point order,
+    which is UTF-8's byte order), or None when there is none."""
+    for i in range(len(prefix) - 1, -1, -1):
+        code = ord(prefix[i]) + 1
+        if 0xD800 <= code <= 0xDFFF:  # surrogates are no text
+            code = 0xE000
+        if code <= 0x10FFFF:
+            return prefix[:i] + chr(code)
+    return None
 
 
 def _kind(e: Any) -> str:

@@ -12,8 +12,6 @@ Same options, same rows.
 
 from __future__ import annotations
 
-import datetime
-import decimal
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -37,7 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ReadSpec",
-    "core_filters",
     "group_slices",
     "jvm_readable",
     "plan",
@@ -185,53 +182,10 @@ def plan_groups(spec: ReadSpec, columns: Sequence[str], *, start: str | None = N
     return _groups(spec, plan(spec, columns, start=start, end=end, filters=filters))
 
 
-#: Spark's data source filters (by class name) that core's filters say the same of
-_OPS = {"EqualTo": "=", "GreaterThan": ">", "GreaterThanOrEqual": ">=", "LessThan": "<",
-        "LessThanOrEqual": "<=", "In": "in"}  # fmt: skip
-_NEGATED = {"EqualTo": "!=", "In": "not in"}
-#: values that mean to Arrow what they mean to Spark: PySpark hands a TIMESTAMP literal over as an
-#: aware datetime (our columns of Hudi's timestamp-micros are UTC) and TIMESTAMP_NTZ as a naive one.
-#: Not floating point: Spark orders NaN above every number and equal to itself, where Arrow's
-#: comparisons (and the files' statistics, which leave NaN out) pass it for none
-_PLAIN_VALUES = (str, int, bool, datetime.date, decimal.Decimal)
-
-
-def core_filters(filters: Sequence[Any]) -> list[tuple[str, str, Any]]:
-    """The filters of Spark's ``DataSourceReader.pushFilters`` that core can use, as core's
-    ``(column, op, value)``: comparisons, ``IN`` and their negations on a top-level column
-    against strings, numbers, booleans, dates, timestamps or decimals. They prune partitions,
-    skip files and drop rows that Spark would drop too (``NOT IN`` keeps nulls that Spark then
-    drops), so Spark may evaluate every filter again; the others are left to Spark alone. A
-    prefix (``LIKE 'abc%'``, ``startswith``) becomes the range of text it lies in, ``>= 'abc'`` and
-    ``< 'abd'``, which every row with the prefix passes."""
-    out: list[tuple[str, str, Any]] = []
-    for f in filters:
-        negated = type(f).__name__ == "Not"
-        inner = f.child if negated else f
-        kind = type(inner).__name__
-        attr: tuple[str, ...] = getattr(inner, "attribute", ())
-        value: Any = getattr(inner, "value", None)
-        if kind == "StringStartsWith" and not negated and len(attr) == 1 and isinstance(value, str) and value:
-            out.append((attr[0], ">=", value))
-            beyond = _after_prefix(value)
-            if beyond is not None:
-                out.append((attr[0], "<", beyond))
-            continue
-        op = (_NEGATED if negated else _OPS).get(kind)
-        values: tuple[Any, ...] = value if kind == "In" else (value,)
-        if op is None or len(attr) != 1 or not all(_plain(v) for v in values):
-            continue
-        out.append((attr[0], op, list(values) if kind == "In" else value))
-    return out
-
-
-def _plain(value: Any) -> bool:
-    return isinstance(value, _PLAIN_VALUES) and not (isinstance(value, decimal.Decimal) and value.is_nan())
-
-
 def _pruning(filters: Sequence[Any], schema: pa.Schema) -> list[Any]:
     """The filters of ``hudi_spark.read(filters=)`` that core applies as Spark's ``where`` does,
-    to prune and skip with: not those on a floating point column (NaN, see :data:`_PLAIN_VALUES`),
+    to prune and skip with: not those on a floating point column (Spark orders NaN above every
+    number and equal to itself, where Arrow's comparisons and the files' statistics pass it for none),
     which Spark's ``where`` alone decides."""
 
     def floating(column: str) -> bool:
@@ -239,18 +193,6 @@ def _pruning(filters: Sequence[Any], schema: pa.Schema) -> list[Any]:
         return i >= 0 and pa.types.is_floating(schema.field(i).type)
 
     return [f for f in filters if not floating(str(f[0]))]
-
-
-def _after_prefix(prefix: str) -> str | None:
-    """The least text greater than every text that starts with ``prefix`` (code point order,
-    which is UTF-8's byte order), or None when there is none."""
-    for i in range(len(prefix) - 1, -1, -1):
-        code = ord(prefix[i]) + 1
-        if 0xD800 <= code <= 0xDFFF:  # surrogates are no text
-            code = 0xE000
-        if code <= 0x10FFFF:
-            return prefix[:i] + chr(code)
-    return None
 
 
 def _groups(
