@@ -231,24 +231,29 @@ def test_read_in_tasks_equals_format_hudi(spark: Any, compat_root: Path) -> None
 
 
 def test_format_hudi_and_register_on_each_version(spark: Any, tmp_path: Path) -> None:
-    """PySpark 4: register is optional and format("hudi") is ours. PySpark 3.5: importing
-    hudi_spark works, and register says to use hudi_spark.read / hudi_spark.write. On both,
-    spark.read.format("hudi").load(path) in a driver that imported hudi_spark is hudi_spark.read."""
+    """In a driver that imported hudi_spark, on 3.5 as on 4: df.write.format("hudi").save(path)
+    is hudi_spark.write (an upsert by default, MERGE_ON_READ, BUCKET) and
+    spark.read.format("hudi").load(path) is hudi_spark.read; register is optional on 4 and has
+    nothing to do on 3.5."""
     import hudi_spark
+    from hudi_spark.compat import to_arrow
 
-    path = str(tmp_path / "t")
-    first = _batches()[0][1]
-    expected = sorted(first.column("uuid").to_pylist())  # insert keeps k0's duplicate, as Hudi
-    hudi_spark.write(_df(spark, first), path, operation="insert", options=_opts("COPY_ON_WRITE", "SIMPLE"))
-    if ON_4:
-        hudi_spark.register(spark)
-    else:
-        with pytest.raises(
-            ConfigError, match=r"needs PySpark 4 \(this is 3\.5.*hudi_spark\.read\(spark, path"
-        ):
-            hudi_spark.register(spark)
-    got = hudi_spark.read(spark, path).select("uuid").collect()
-    assert sorted(r.uuid for r in got) == expected
-    # format("hudi").load in a driver that imported hudi_spark: hudi_spark.read, on 3.5 too
+    hudi_spark.register(spark)
+    path, local = str(tmp_path / "t"), str(tmp_path / "local")
+    opts = _opts("MERGE_ON_READ", "BUCKET")
+    HudiTable.create(local, name="trips", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                     partition_fields="city", ordering_field="ts", options=opts)  # fmt: skip
+    for i, (op, batch) in enumerate(_batches()):  # upserts (Hudi's default operation), then a delete
+        given = {} if op == "upsert" else {"hoodie.datasource.write.operation": op}
+        writer = _df(spark, batch).write.format("hudi").options(**opts, **given)
+        writer.save(path) if i == 0 else writer.mode("append").save(path)  # Spark's default mode first
+        WriteClient(HudiTable.open(local), opts).write(batch, operation=op)
     loaded = spark.read.format("hudi").load(path)
-    assert hasattr(loaded, "_hudi_methods") and sorted(r.uuid for r in loaded.select("uuid").collect()) == expected
+    assert hasattr(loaded, "_hudi_methods")
+    got, expected = to_arrow(loaded).to_pydict(), HudiTable.open(local).read().to_pydict()
+    assert sorted(zip(got["uuid"], got["ts"], got["fare"], strict=True)) == sorted(
+        zip(expected["uuid"], expected["ts"], expected["fare"], strict=True)
+    )
+    assert [i.action for i in HudiTable.open(path).timeline.completed_commits()] == ["deltacommit"] * len(
+        _batches()
+    )

@@ -1,6 +1,7 @@
 """What a Hudi Spark user expects around a write, beyond its rows: the operation option, table
 services after the commit, option conflicts, the key generator a new table gets, a rejected
-first write, delete_partition, and what ``df.write.format("hudi")`` refuses."""
+first write, delete_partition, ``df.write.format("hudi")`` as ``hudi_spark.write`` (a driver
+that imported hudi_spark) under Hudi's save modes, and what the Python data source's writer refuses."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ OPTS = {
     "hoodie.datasource.write.partitionpath.field": "city",
     "hoodie.datasource.write.precombine.field": "ts",
 }
+#: df.write.format("hudi") through PySpark's Python data source rather than as hudi_spark.write
+DATA_SOURCE = {"hoodie.spark.write.format.pipeline": "false"}
 
 
 def _batch(i: int, keys: tuple[str, ...] = ("a", "b")) -> pa.Table:
@@ -215,11 +218,12 @@ def test_delete_partition_by_option_and_by_rows(spark: Any, tmp_path: Path) -> N
 
 
 def test_dataframe_writer_refuses_what_it_cannot_write_without_a_shuffle(spark: Any, tmp_path: Path) -> None:
+    """The Python data source's writer (each task writes its own rows)."""
     path = str(tmp_path / "t")
 
     def save(options: dict[str, str], data: pa.Table | None = None) -> None:
         df = spark.createDataFrame(_batch(1) if data is None else data)
-        df.write.format("hudi").options(**options).mode("append").save(path)
+        df.write.format("hudi").options(**options, **DATA_SOURCE).mode("append").save(path)
 
     with pytest.raises(Exception, match=r"operation 'upsert' \(Hudi's default"):  # not a silent bulk_insert
         save(OPTS)
@@ -248,13 +252,16 @@ def test_dataframe_writer_refuses_what_it_cannot_write_without_a_shuffle(spark: 
     assert _completed(path) == ["commit", "commit"]
 
 
-def test_dataframe_writer_modes_as_hudi(spark: Any, tmp_path: Path) -> None:
-    """mode("overwrite") deletes the table and writes it anew (Hudi's SaveMode.Overwrite); an
-    operation that needs a shuffle is refused in one line naming the hudi_spark.write call."""
+@pytest.mark.parametrize("pipeline", [True, False], ids=["as_write", "data_source"])
+def test_dataframe_writer_modes_as_hudi(spark: Any, tmp_path: Path, pipeline: bool) -> None:
+    """mode("overwrite") deletes the table and writes it anew (Hudi's SaveMode.Overwrite), the same
+    as hudi_spark.write and through the data source; an upsert (Hudi's default operation) runs
+    as hudi_spark.write, where the data source refuses it in one line naming that call."""
     import ast
 
     path = str(tmp_path / "t")
-    bulk = {**OPTS, "hoodie.datasource.write.operation": "bulk_insert"}
+    way = {} if pipeline else DATA_SOURCE
+    bulk = {**OPTS, "hoodie.datasource.write.operation": "bulk_insert", **way}
     spark.createDataFrame(_batch(1)).write.format("hudi").options(**bulk).mode("append").save(path)
     spark.createDataFrame(_batch(2, ("c",))).write.format("hudi").options(**bulk).mode("append").save(path)
     assert _rows(path) == [("a", 1.0), ("b", 1.0), ("c", 2.0)] and _completed(path) == ["commit", "commit"]
@@ -262,25 +269,69 @@ def test_dataframe_writer_modes_as_hudi(spark: Any, tmp_path: Path) -> None:
     assert _rows(path) == [("x", 3.0)] and _completed(path) == ["commit"]
     with pytest.raises(Exception, match=r"mode\('append'\) is the only save mode for operation 'delete'"):
         spark.createDataFrame(_batch(4, ("x",))).write.format("hudi").options(
-            **{**OPTS, "hoodie.datasource.write.operation": "delete"}
+            **{**OPTS, "hoodie.datasource.write.operation": "delete", **way}
         ).mode("overwrite").save(path)
+    upsert = spark.createDataFrame(_batch(4, ("x", "y"))).write.format("hudi").options(**OPTS, **way)
+    if pipeline:
+        upsert.mode("append").save(path)
+        assert _rows(path) == [("x", 4.0), ("y", 4.0)] and _completed(path) == ["commit", "commit"]
+        return
     with pytest.raises(Exception) as refused:
-        spark.createDataFrame(_batch(4, ("x",))).write.format("hudi").options(**OPTS).mode("append").save(
-            path
-        )
+        upsert.mode("append").save(path)
     line = next(x for x in str(refused.value).splitlines() if "hudi_spark.write(" in x)
     assert "operation 'upsert' (Hudi's default)" in line
-    call = line[line.index("hudi_spark.write(") :]
+    call = line[line.index("hudi_spark.write(") : line.index(": in a driver")]
     node = ast.parse(call.strip()).body[0].value  # type: ignore[attr-defined]
     kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
-    assert ast.literal_eval(node.args[1]) == path and kwargs == {"operation": "upsert", "options": OPTS}
+    assert ast.literal_eval(node.args[1]) == path and kwargs == {
+        "operation": "upsert",
+        "options": {**OPTS, **way},
+    }
     assert _rows(path) == [("x", 3.0)]  # nothing written by the refused writes
 
 
-def test_dataframe_writer_overwrites_as_the_local_engine(spark: Any, tmp_path: Path) -> None:
+def test_dataframe_writer_runs_every_operation_and_save_mode_as_hudi(spark: Any, tmp_path: Path) -> None:
+    """``df.write.format("hudi")`` in a driver that imported hudi_spark is hudi_spark.write: an
+    upsert by default, a delete, the BUCKET index, MERGE_ON_READ; Spark's default save mode
+    (errorifexists) fails on an existing table and ``ignore`` leaves it be, as Apache Hudi's
+    writer; ``partitionBy`` names the partition field of a new table."""
+    path, local = str(tmp_path / "t"), str(tmp_path / "local")
+    mor = {**OPTS, "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.index.type": "BUCKET",
+           "hoodie.bucket.index.num.buckets": "2"}  # fmt: skip
+    first = pa.table(
+        {"uuid": ["a", "b", "c"], "ts": [1, 1, 1], "city": ["sf", "la", "sf"], "v": [1.0, 1.0, 1.0]}
+    )
+    spark.createDataFrame(first).write.format("hudi").options(**mor).save(path)  # errorifexists, no table yet
+    _local(local, first, "upsert", mor)
+    with pytest.raises(Exception, match=f"hoodie table at {path} already exists"):
+        spark.createDataFrame(first).write.format("hudi").options(**mor).save(path)
+    spark.createDataFrame(first.slice(0, 1)).write.format("hudi").options(**mor).mode("ignore").save(path)
+    assert _completed(path) == ["deltacommit"]
+    steps = [
+        ("upsert", pa.table({"uuid": ["a", "d"], "ts": [2, 2], "city": ["sf", "la"], "v": [2.0, 2.0]})),
+        ("delete", pa.table({"uuid": ["b"], "ts": [3], "city": ["la"], "v": [0.0]})),
+    ]
+    for op, data in steps:
+        spark.createDataFrame(data).write.format("hudi").options(
+            **{**mor, "hoodie.datasource.write.operation": op}
+        ).mode("append").save(path)
+        _local(local, data, op, mor)
+        assert _rows(path) == _rows(local), op
+    assert _rows(path) == [("a", 2.0), ("c", 1.0), ("d", 2.0)]
+    assert _completed(path) == ["deltacommit"] * 3
+    assert len({p.parent.name + p.name.split("_")[0] for p in Path(path).glob("*/.*log*")}) > 0  # MOR logs
+    by = str(tmp_path / "by")
+    plain = {k: v for k, v in OPTS.items() if k != "hoodie.datasource.write.partitionpath.field"}
+    spark.createDataFrame(first).write.format("hudi").options(**plain).partitionBy("city").save(by)
+    assert HudiTable.open(by).config.partition_fields == ["city"]
+    assert sorted(p.name for p in Path(by).iterdir() if not p.name.startswith(".")) == ["la", "sf"]
+
+
+@pytest.mark.parametrize("pipeline", [True, False], ids=["as_write", "data_source"])
+def test_dataframe_writer_overwrites_as_the_local_engine(spark: Any, tmp_path: Path, pipeline: bool) -> None:
     """insert_overwrite (the partitions written) and insert_overwrite_table (with
-    mode("overwrite"), as Hudi: the timeline is kept) through df.write.format("hudi"): the same
-    rows and actions as core's local engine."""
+    mode("overwrite"), as Hudi: the timeline is kept) through df.write.format("hudi"), as
+    hudi_spark.write and through the data source: the same rows and actions as core's local engine."""
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
 
     def rows(uuids: list[str], city: str, v: float) -> pa.Table:
@@ -294,7 +345,7 @@ def test_dataframe_writer_overwrites_as_the_local_engine(spark: Any, tmp_path: P
         ("insert_overwrite_table", "overwrite", rows(["e"], "nyc", 3.0)),  # every partition replaced
     ]
     for op, mode, data in steps:
-        opts = {**OPTS, "hoodie.datasource.write.operation": op}
+        opts = {**OPTS, "hoodie.datasource.write.operation": op, **({} if pipeline else DATA_SOURCE)}
         if not HudiTable.exists(local):
             HudiTable.create(local, name="trips", record_key_fields="uuid", partition_fields="city",
                              ordering_field="ts", options=opts, schema=data.schema)  # fmt: skip

@@ -161,9 +161,10 @@ def test_dataframe_writer_format_hudi(spark: Any, tmp_path: Path) -> None:
         first.column("uuid").to_pylist()
     )
     assert [i.action for i in t.timeline.completed_commits()] == ["commit"]
+    data_source = {"hoodie.spark.write.format.pipeline": "false"}  # PySpark's Python data source
     with pytest.raises(Exception, match=r"hudi_spark\.write"):
         spark.createDataFrame(first).write.format("hudi").options(
-            **{**opts, "hoodie.datasource.write.operation": "upsert"}
+            **{**opts, "hoodie.datasource.write.operation": "upsert", **data_source}
         ).mode("append").save(path)
 
 

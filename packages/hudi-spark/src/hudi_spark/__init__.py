@@ -1,5 +1,7 @@
 """The Spark engine for hudi-py: the write pipeline distributed on PySpark (batch and Structured
-Streaming), and ``spark.read.format("hudi")`` (PySpark 4) or ``hudi_spark.read`` (3.5 and 4).
+Streaming), ``hudi_spark.read``, and ``format("hudi")``: batch loads and saves as ``hudi_spark.read``
+and ``hudi_spark.write`` once this package is imported (PySpark 3.5 and 4), PySpark 4's Python
+data source otherwise (and for streams).
 
 >>> import hudi_spark
 >>> spark = hudi_spark.spark_session("local[2]")          # doctest: +SKIP
@@ -13,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hudi_spark.format_load import install as _install_load
+from hudi_spark.format_hudi import install as _install_format
 from hudi_spark.session import spark_session
 
 if TYPE_CHECKING:
@@ -26,17 +28,14 @@ __all__ = ["__version__", "read", "register", "spark_session", "write", "write_s
 
 def register(spark: SparkSession) -> None:
     """Register the ``hudi`` data source on ``spark`` (optional on PySpark 4, which finds it by
-    itself; PySpark 3.5 has no Python data sources: use :func:`read` and :func:`write`)."""
-    from hudi_spark.compat import has_data_source_api, pyspark_version
+    itself). On PySpark 3.5, which has no Python data sources, there is nothing to register:
+    importing ``hudi_spark`` already made ``spark.read.format("hudi").load(path)`` and
+    ``df.write.format("hudi").save(path)`` :func:`read` and :func:`write` (not
+    ``readStream``/``writeStream``: use :func:`write_stream`)."""
+    from hudi_spark.compat import has_data_source_api
 
     if not has_data_source_api():
-        from hudi_core.errors import ConfigError
-
-        major, minor = pyspark_version()
-        raise ConfigError(
-            f'format("hudi") needs PySpark 4 (this is {major}.{minor}, without Python data sources): '
-            "read with hudi_spark.read(spark, path, options) and write with hudi_spark.write(df, path, options=...)"
-        )
+        return
     from hudi_spark.datasource import register as _register
 
     _register(spark)
@@ -100,4 +99,5 @@ def _register_on_active_session() -> None:
 
 
 _register_on_active_session()
-_install_load(read)  # spark.read.format("hudi").load(path) reads as hudi_spark.read
+# spark.read.format("hudi").load(path) and df.write.format("hudi").save(path): hudi_spark.read and write
+_install_format(read, write)

@@ -32,7 +32,11 @@ def refusal(what: str, base: str, op: str, options: dict[str, str]) -> str:
     """One line: what the data-source writer cannot do, and the ``hudi_spark.write`` call that
     does it with the same options."""
     call = f"hudi_spark.write(df, {base!r}, operation={op!r}, options={options!r})"
-    return f'df.write.format("hudi") cannot write {what} (its tasks cannot shuffle rows together); run {call}'
+    return (
+        f'df.write.format("hudi") through the Python data source cannot write {what} (its tasks cannot '
+        f"shuffle rows together); run {call}: in a driver that imported hudi_spark, "
+        'df.write.format("hudi") runs it (hoodie.spark.write.format.pipeline, on by default)'
+    )
 
 
 @dataclass

@@ -100,6 +100,14 @@ class SparkOptions:
         "~850 KB of parquet). 0 always shuffles.",
         group="spark",
     )  # fmt: skip
+    WRITE_FORMAT_PIPELINE = ConfigProperty(
+        "hoodie.spark.write.format.pipeline", True,
+        "df.write.format(\"hudi\").save(path) in a driver that imported hudi_spark (PySpark 3.5 and 4) "
+        "runs hudi_spark.write with the writer's options, every operation (upsert by default, as Hudi) and "
+        "Hudi's save modes; false writes through PySpark 4's Python data source, whose tasks cannot bring "
+        "rows together (bulk_insert, insert and the overwrites only).",
+        group="spark",
+    )  # fmt: skip
     INDEX_LOOKUP = ConfigProperty(
         "hoodie.spark.index.lookup", "auto",
         "SIMPLE / GLOBAL_SIMPLE tagging: 'join' co-groups the records with every existing key of "

@@ -1,0 +1,217 @@
+"""``spark.read.format("hudi").load(path)`` and ``df.write.format("hudi").save(path)`` as
+:func:`hudi_spark.read` and :func:`hudi_spark.write`, in a driver that imported ``hudi_spark``,
+on PySpark 3.5 and 4.
+
+A Python data source (PySpark 4's ``format("hudi")``, :mod:`hudi_spark.datasource`) can hand
+Spark no JVM scan and learns nothing of the columns a query uses, so every file slice is read in
+Python tasks and every column crosses into the JVM, for a ``count()`` too; and its writer's tasks
+cannot bring rows together, so it refuses an upsert (Hudi's default operation), a delete, the
+BUCKET index. ``hudi_spark.read`` gives the same rows for the same options with the slices that
+have nothing to merge read by Spark's own parquet reader, and its DataFrame's ``count``,
+``filter``/``where``, ``select`` and ``toArrow`` planned into the read (:mod:`hudi_spark.collect`);
+``hudi_spark.write`` runs every operation through the whole pipeline.
+
+Importing ``hudi_spark`` wraps PySpark's ``DataFrameReader.load`` and ``DataFrameWriter.save``
+(:func:`install`). A load of the ``hudi`` format with one path (or a ``path`` option) and no
+schema of the user's is ``hudi_spark.read`` with the reader's options as Spark holds them; a
+save of the ``hudi`` format with a path is ``hudi_spark.write`` under Hudi's save modes
+(:func:`hudi_save`). Any other call is PySpark's own: other formats, a schema given with
+``.schema()``, several paths, ``hoodie.spark.read.format.fast=false`` or
+``hoodie.spark.write.format.pipeline=false`` (the data source), a session with Apache Hudi's
+own Spark bundle on its class path (whose ``format("hudi")`` it is), and Spark Connect's reader
+and writer (other classes). ``spark.readStream`` and ``df.writeStream`` are not wrapped.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.config.property import HoodieConfig
+from hudi_core.config.write import WriteOptions
+from hudi_core.errors import ConfigError
+
+from hudi_spark.options import ReadOptions, SparkOptions
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+__all__ = ["hudi_load", "hudi_save", "install"]
+
+#: the format name the wrapped calls answer for (as ``format()`` takes it: any case)
+FORMAT = "hudi"
+#: set on a wrapping function, so that a second install leaves it alone
+_MARK = "__hudi_spark_format__"
+#: ``hudi_spark.read(spark, path, options)``
+Read = Callable[[Any, str, dict[str, str]], "DataFrame"]
+#: ``hudi_spark.write(df, path, options=options)``
+Write = Callable[..., Any]
+#: Spark's save modes, as ``SaveMode.toString`` names them
+APPEND, OVERWRITE, ERROR_IF_EXISTS, IGNORE = "Append", "Overwrite", "ErrorIfExists", "Ignore"
+#: operations Hudi takes in append mode only
+_APPEND_ONLY = ("delete", "delete_partition")
+_CUSTOM_KEYGEN = "org.apache.hudi.keygen.CustomKeyGenerator"
+
+
+def install(read: Read, write: Write) -> None:
+    """Wrap ``DataFrameReader.load`` and ``DataFrameWriter.save`` of ``pyspark.sql.readwriter``
+    (once per process): a load of the ``hudi`` format returns :func:`hudi_load`'s DataFrame, read
+    by ``read`` (``hudi_spark.read``), and a save runs :func:`hudi_save` with ``write``
+    (``hudi_spark.write``), where they apply."""
+    from pyspark.sql.readwriter import DataFrameReader, DataFrameWriter
+
+    if not getattr(DataFrameReader.load, _MARK, False):
+        spark_load = DataFrameReader.load
+
+        @functools.wraps(spark_load)
+        def load(
+            self: Any, path: Any = None, format: str | None = None, schema: Any = None, **options: Any
+        ) -> Any:
+            # as PySpark's own load: the arguments go to the reader first, which then holds them all
+            if format is not None:
+                self.format(format)
+            if schema is not None:
+                self.schema(schema)
+            self.options(**options)
+            df = hudi_load(self, path, read)
+            return df if df is not None else spark_load(self, path)
+
+        setattr(load, _MARK, True)
+        DataFrameReader.load = load  # type: ignore[method-assign]
+
+    if not getattr(DataFrameWriter.save, _MARK, False):
+        spark_save = DataFrameWriter.save
+
+        @functools.wraps(spark_save)
+        def save(
+            self: Any, path: str | None = None, format: str | None = None, mode: str | None = None,
+            partitionBy: Any = None, **options: Any,
+        ) -> None:  # fmt: skip
+            # as PySpark's own save: the arguments go to the writer first
+            self.mode(mode).options(**options)
+            if partitionBy is not None:
+                self.partitionBy(partitionBy)
+            if format is not None:
+                self.format(format)
+            if not hudi_save(self, path, write):
+                spark_save(self, path)
+
+        setattr(save, _MARK, True)
+        DataFrameWriter.save = save  # type: ignore[method-assign]
+
+
+def hudi_load(reader: Any, path: Any, read: Read) -> DataFrame | None:
+    """``read`` (:func:`hudi_spark.read`) of what ``reader`` (a classic ``DataFrameReader`` whose
+    format, schema and options are set) was asked to load from ``path``, or None where it does not
+    apply (not the ``hudi`` format, a schema of the user's, not one path, or the option off)."""
+    jreader = reader._jreader
+    if str(jreader.source()).lower() != FORMAT or not jreader.userSpecifiedSchema().isEmpty():
+        return None
+    if _apache_hudi(reader._spark):
+        return None
+    options = _options(jreader)
+    base = _path(path, options)
+    if base is None or not _lower(options).get(ReadOptions.FORMAT_FAST):
+        return None
+    return read(reader._spark, base, options)
+
+
+def hudi_save(writer: Any, path: str | None, write: Write) -> bool:
+    """Run ``write`` (:func:`hudi_spark.write`) for what ``writer`` (a classic ``DataFrameWriter``
+    whose format, mode, partitioning and options are set) was asked to save to ``path``, under
+    Hudi's save modes; False where it does not apply (not the ``hudi`` format, no path, or the
+    option off). As Apache Hudi's Spark writer: ``append`` adds a commit; ``overwrite`` deletes an
+    existing table and writes it anew, except for ``insert_overwrite_table``, which replaces every
+    file group and keeps the timeline; ``errorifexists`` (Spark's default) fails on an existing
+    table and ``ignore`` leaves it be; ``delete`` and ``delete_partition`` take ``append`` only;
+    ``partitionBy(...)`` names the partition path fields."""
+    jwriter = writer._jwrite
+    if str(jwriter.source()).lower() != FORMAT or _apache_hudi(writer._spark):
+        return False
+    options = _options(jwriter)
+    base = _path(path, options)
+    if base is None or not _lower(options).get(SparkOptions.WRITE_FORMAT_PIPELINE):
+        return False
+    options.update(_partition_fields(jwriter, options))
+    from hudi_core import HudiTable
+
+    mode = _save_mode(jwriter)
+    op = str(_lower(options).get_str(WriteOptions.OPERATION) or "upsert").lower()
+    if mode != APPEND and op in _APPEND_ONLY:
+        raise ConfigError(f"mode('append') is the only save mode for operation {op!r}, as in Hudi")
+    if mode in (ERROR_IF_EXISTS, IGNORE) and HudiTable.exists(base, options=options):
+        if mode == IGNORE:
+            return True
+        raise ConfigError(
+            f"hoodie table at {base} already exists (mode {mode}: use mode('append') to write to it)"
+        )
+    if mode == OVERWRITE and op != "insert_overwrite_table" and HudiTable.exists(base, options=options):
+        HudiTable.open(base, options=options).storage.delete_dir(base)
+    write(writer._df, base, options=options)
+    return True
+
+
+def _apache_hudi(spark: Any) -> bool:
+    """Whether Apache Hudi's own Spark data source is on the session's class path (its bundle
+    jar): ``format("hudi")`` is then Apache Hudi's, left alone."""
+    from py4j.java_gateway import JavaClass
+
+    return isinstance(spark._jvm.org.apache.hudi.DefaultSource, JavaClass)
+
+
+def _path(path: Any, options: dict[str, str]) -> str | None:
+    """The one base path of a call (given, or the ``path`` option, taken out of ``options``)."""
+    given = next((k for k in options if k.lower() == "path"), None)
+    option = options.pop(given) if given is not None else None
+    if isinstance(path, (list, tuple)) and len(path) == 1:
+        path = path[0]
+    if path is None:
+        path = option
+    return path if isinstance(path, str) and path else None
+
+
+def _lower(options: Mapping[str, str]) -> HoodieConfig:
+    """The options with lower-case keys, as Spark looks them up (Hudi's keys are lower case)."""
+    return HoodieConfig({k.lower(): v for k, v in options.items()})
+
+
+def _partition_fields(jwriter: Any, options: Mapping[str, str]) -> dict[str, str]:
+    """``partitionBy(...)`` as Hudi's partition path field (it wins over the option, as in Hudi;
+    with the CustomKeyGenerator a column without a type is ``column:SIMPLE``)."""
+    given = jwriter.partitioningColumns()
+    if given.isEmpty():
+        return {}
+    columns = _strings(given.get().iterator())
+    if str(_lower(options).get_str(WriteOptions.KEYGEN_CLASS)) == _CUSTOM_KEYGEN:
+        columns = [c if ":" in c else f"{c}:SIMPLE" for c in columns]
+    return {WriteOptions.PARTITIONPATH_FIELD.key: ",".join(columns)}
+
+
+def _save_mode(jwriter: Any) -> str:
+    """The writer's save mode (``curmode`` on PySpark 4, ``mode`` on 3.5)."""
+    from py4j.protocol import Py4JError
+
+    try:
+        return str(jwriter.curmode().toString())
+    except Py4JError:
+        return str(jwriter.mode().toString())
+
+
+def _options(jobject: Any) -> dict[str, str]:
+    """A reader's or writer's options with the keys as the user wrote them (Spark's
+    case-insensitive map keeps them in ``originalMap``)."""
+    entries = jobject.extraOptions().originalMap().iterator()
+    options: dict[str, str] = {}
+    while entries.hasNext():
+        entry = entries.next()
+        options[str(entry._1())] = str(entry._2())
+    return options
+
+
+def _strings(iterator: Any) -> list[str]:
+    """A Scala iterator's strings (Scala 2.12 and 2.13 alike)."""
+    out = []
+    while iterator.hasNext():
+        out.append(str(iterator.next()))
+    return out
