@@ -39,7 +39,7 @@ ENGINE = HERE / "spark_vs_hudi_engine.py"
 PHASES = ["bulk_insert", "bulk_insert_again", "bulk_insert_warm", "first_upsert", "next_upserts", "scan_noop", "count", "group_by", "to_arrow",
           "ro_scan_noop", "count_city", "count_key", "count_since", "format_scan_noop", "format_count",
           "format_count_city", "filters_count_city", "format_count_key", "filters_count_key",
-          "format_count_since", "filters_count_since"]  # fmt: skip
+          "format_count_since", "filters_count_since", "datasource_scan_noop", "datasource_count"]  # fmt: skip
 #: the reads, which the engines also make of each other's table
 READS = ["scan_noop", "count", "group_by", "to_arrow", "ro_scan_noop"]
 #: issue 22's targets, ours / Apache Hudi's (None: the figure is reported, no target)
@@ -176,7 +176,8 @@ class Served:
 HUDI_SAME = {"format_scan_noop": "scan_noop", "format_count": "count", "format_count_city": "count_city",
              "filters_count_city": "count_city", "format_count_key": "count_key",
              "filters_count_key": "count_key", "format_count_since": "count_since",
-             "filters_count_since": "count_since"}  # fmt: skip
+             "filters_count_since": "count_since", "datasource_scan_noop": "scan_noop",
+             "datasource_count": "count"}  # fmt: skip
 
 
 def run_in_turns(
@@ -221,8 +222,9 @@ def report(results: dict[tuple[str, str], dict[str, Any]], indexes: list[str]) -
         "\nseconds: writes one run each (first_upsert: the first; next_upserts: mean of the others), "
         "reads the median of three after a first run (printed below the table);\n"
         "count_city / count_key / count_since: count() of one city / one record key / the rows of the "
-        'last upsert (ts >= its least); format_*: ours through spark.read.format("hudi") instead of '
-        "hudi_spark.read; filters_count_*: hudi_spark.read(filters=[city = berlin] / [uuid = key] / "
+        'last upsert (ts >= its least); format_*: ours through spark.read.format("hudi") (hudi_spark.read '
+        "in a driver that imported hudi_spark) instead of hudi_spark.read; datasource_*: through PySpark's "
+        "Python data source (hoodie.spark.read.format.fast=false); filters_count_*: hudi_spark.read(filters=[city = berlin] / [uuid = key] / "
         "[ts >= since]); each against Hudi's same query"
     )
     head = "phase".ljust(18) + "".join(f"{e} {i}".rjust(16) for i in indexes for e in ("hudi", "ours"))

@@ -221,7 +221,7 @@ def main(argv: list[str]) -> int:
             hudi_spark.write(df, a.table, operation=operation, options=opts)
 
     def load(query: str = "snapshot") -> Any:
-        if a.engine == "ours":  # format("hudi") would merge every file slice in Python workers
+        if a.engine == "ours":  # (the same as format("hudi") in this driver, which imported hudi_spark)
             import hudi_spark
 
             return hudi_spark.read(spark, a.table, {"hoodie.datasource.query.type": query})
@@ -304,10 +304,17 @@ def main(argv: list[str]) -> int:
     reads["count_key"] = keep("key_rows", lambda: load().filter(f"uuid = '{key}'").count())
     reads["count_since"] = keep("since_rows", lambda: load().filter(f"ts >= {since}").count())
     if a.engine == "ours" and not a.reads_only:
-        # the same reads through PySpark 4's data source: every slice in Python
+        # the same reads through spark.read.format("hudi"), which in a driver that imported
+        # hudi_spark is hudi_spark.read; datasource_*: through PySpark 4's Python data source
+        # (every file slice in Python), as a job that never imports hudi_spark reads
         import hudi_spark
 
         fmt = lambda: spark.read.format("hudi").load(a.table)  # noqa: E731
+        source = lambda: (
+            spark.read.format("hudi").option("hoodie.spark.read.format.fast", "false").load(a.table)
+        )  # noqa: E731
+        reads["datasource_scan_noop"] = lambda: source().write.format("noop").mode("overwrite").save()
+        reads["datasource_count"] = lambda: source().count()
         berlin = [("city", "=", "berlin")]  # given to hudi_spark.read: every path prunes the partitions
         reads["format_scan_noop"] = lambda: fmt().write.format("noop").mode("overwrite").save()
         reads["format_count"] = lambda: fmt().count()
