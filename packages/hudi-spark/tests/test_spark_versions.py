@@ -110,8 +110,10 @@ def test_write_same_snapshot_as_local_engine(
     assert [i.action for i in HudiTable.open(remote).timeline.completed_commits()] == [expected] * 3
 
 
-def test_bulk_insert_then_write_stream(spark: Any, tmp_path: Path) -> None:
-    """write_stream: one deltacommit per micro-batch (foreachBatch), later files update keys."""
+@pytest.mark.parametrize("way", ["write_stream", "format"])
+def test_bulk_insert_then_write_stream(spark: Any, tmp_path: Path, way: str) -> None:
+    """write_stream, and df.writeStream.format("hudi") in a driver that imported hudi_spark: one
+    deltacommit per micro-batch (foreachBatch), later files update keys."""
     import hudi_spark
 
     src, table, ckpt = tmp_path / "src", str(tmp_path / "t"), str(tmp_path / "ckpt")
@@ -127,9 +129,15 @@ def test_bulk_insert_then_write_stream(spark: Any, tmp_path: Path) -> None:
         .option("maxFilesPerTrigger", 1)
         .parquet(str(src))
     )
-    q = hudi_spark.write_stream(
-        stream, table, options=opts, checkpoint_location=ckpt, trigger={"availableNow": True}
-    )
+    if way == "write_stream":
+        q = hudi_spark.write_stream(
+            stream, table, options=opts, checkpoint_location=ckpt, trigger={"availableNow": True}
+        )
+    else:
+        with pytest.raises(ConfigError, match=r'needs \.option\("checkpointLocation"'):
+            stream.writeStream.format("hudi").options(**opts).start(table)
+        writer = stream.writeStream.format("hudi").options(**opts).option("checkpointLocation", ckpt)
+        q = writer.trigger(availableNow=True).outputMode("append").start(table)
     q.awaitTermination()
     if q.hudi_sink.compactor is not None:
         q.hudi_sink.compactor.wait()

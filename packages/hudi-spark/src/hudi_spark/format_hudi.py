@@ -1,6 +1,6 @@
-"""``spark.read.format("hudi").load(path)`` and ``df.write.format("hudi").save(path)`` as
-:func:`hudi_spark.read` and :func:`hudi_spark.write`, in a driver that imported ``hudi_spark``,
-on PySpark 3.5 and 4.
+"""``spark.read.format("hudi").load(path)``, ``df.write.format("hudi").save(path)`` and
+``df.writeStream.format("hudi").start(path)`` as :func:`hudi_spark.read`, :func:`hudi_spark.write`
+and :func:`hudi_spark.write_stream`, in a driver that imported ``hudi_spark``, on PySpark 3.5 and 4.
 
 A Python data source (PySpark 4's ``format("hudi")``, :mod:`hudi_spark.datasource`) can hand
 Spark no JVM scan and learns nothing of the columns a query uses, so every file slice is read in
@@ -11,15 +11,17 @@ have nothing to merge read by Spark's own parquet reader, and its DataFrame's ``
 ``filter``/``where``, ``select`` and ``toArrow`` planned into the read (:mod:`hudi_spark.collect`);
 ``hudi_spark.write`` runs every operation through the whole pipeline.
 
-Importing ``hudi_spark`` wraps PySpark's ``DataFrameReader.load`` and ``DataFrameWriter.save``
-(:func:`install`). A load of the ``hudi`` format with one path (or a ``path`` option) and no
-schema of the user's is ``hudi_spark.read`` with the reader's options as Spark holds them; a
-save of the ``hudi`` format with a path is ``hudi_spark.write`` under Hudi's save modes
-(:func:`hudi_save`). Any other call is PySpark's own: other formats, a schema given with
+Importing ``hudi_spark`` wraps PySpark's ``DataFrameReader.load``, ``DataFrameWriter.save`` and
+``DataStreamWriter.start`` (:func:`install`). A load of the ``hudi`` format with one path (or a
+``path`` option) and no schema of the user's is ``hudi_spark.read`` with the reader's options as
+Spark holds them; a save of the ``hudi`` format with a path is ``hudi_spark.write`` under Hudi's
+save modes (:func:`hudi_save`); a stream's start is ``hudi_spark.write_stream``'s sink with the
+writer's trigger, name and checkpoint location (:func:`hudi_start`; the Python data source has no
+streaming writer). Any other call is PySpark's own: other formats, a schema given with
 ``.schema()``, several paths, ``hoodie.spark.read.format.fast=false`` or
 ``hoodie.spark.write.format.pipeline=false`` (the data source), a session with Apache Hudi's
 own Spark bundle on its class path (whose ``format("hudi")`` it is), and Spark Connect's reader
-and writer (other classes). ``spark.readStream`` and ``df.writeStream`` are not wrapped.
+and writer (other classes). ``spark.readStream`` is not wrapped (PySpark 4's data source reads it).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from hudi_spark.options import ReadOptions, SparkOptions
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["hudi_load", "hudi_save", "install"]
+__all__ = ["hudi_load", "hudi_save", "hudi_start", "install"]
 
 #: the format name the wrapped calls answer for (as ``format()`` takes it: any case)
 FORMAT = "hudi"
@@ -55,10 +57,11 @@ _CUSTOM_KEYGEN = "org.apache.hudi.keygen.CustomKeyGenerator"
 
 
 def install(read: Read, write: Write) -> None:
-    """Wrap ``DataFrameReader.load`` and ``DataFrameWriter.save`` of ``pyspark.sql.readwriter``
-    (once per process): a load of the ``hudi`` format returns :func:`hudi_load`'s DataFrame, read
-    by ``read`` (``hudi_spark.read``), and a save runs :func:`hudi_save` with ``write``
-    (``hudi_spark.write``), where they apply."""
+    """Wrap PySpark's ``DataFrameReader.load``, ``DataFrameWriter.save`` and
+    ``DataStreamWriter.start`` (once per process): a load of the ``hudi`` format returns
+    :func:`hudi_load`'s DataFrame, read by ``read`` (``hudi_spark.read``), a save runs
+    :func:`hudi_save` with ``write`` (``hudi_spark.write``), and a stream's start is
+    :func:`hudi_start`'s query (``hudi_spark.write_stream``), where they apply."""
     from pyspark.sql.readwriter import DataFrameReader, DataFrameWriter
 
     if not getattr(DataFrameReader.load, _MARK, False):
@@ -79,6 +82,32 @@ def install(read: Read, write: Write) -> None:
 
         setattr(load, _MARK, True)
         DataFrameReader.load = load  # type: ignore[method-assign]
+
+    from pyspark.sql.streaming.readwriter import DataStreamWriter
+
+    if not getattr(DataStreamWriter.start, _MARK, False):
+        spark_start = DataStreamWriter.start
+
+        @functools.wraps(spark_start)
+        def start(
+            self: Any, path: str | None = None, format: str | None = None, outputMode: str | None = None,
+            partitionBy: Any = None, queryName: str | None = None, **options: Any,
+        ) -> Any:  # fmt: skip
+            # as PySpark's own start: the arguments go to the writer first
+            self.options(**options)
+            if outputMode is not None:
+                self.outputMode(outputMode)
+            if partitionBy is not None:
+                self.partitionBy(partitionBy)
+            if format is not None:
+                self.format(format)
+            if queryName is not None:
+                self.queryName(queryName)
+            query = hudi_start(self, path)
+            return query if query is not None else spark_start(self, path)
+
+        setattr(start, _MARK, True)
+        DataStreamWriter.start = start  # type: ignore[method-assign]
 
     if not getattr(DataFrameWriter.save, _MARK, False):
         spark_save = DataFrameWriter.save
@@ -150,6 +179,33 @@ def hudi_save(writer: Any, path: str | None, write: Write) -> bool:
         HudiTable.open(base, options=options).storage.delete_dir(base)
     write(writer._df, base, options=options)
     return True
+
+
+def hudi_start(writer: Any, path: str | None) -> Any:
+    """The streaming query of :func:`hudi_spark.write_stream` for what ``writer`` (a classic
+    ``DataStreamWriter`` whose format, options, trigger and name are set) was asked to start on
+    ``path``, or None where it does not apply (as :func:`hudi_save`). Each micro-batch is one
+    commit of ``hoodie.datasource.write.operation`` (upsert by default), as Hudi's streaming sink;
+    the ``checkpointLocation`` option is required."""
+    jwriter = writer._jwrite
+    if str(jwriter.source()).lower() != FORMAT or _apache_hudi(writer._spark):
+        return None
+    options = _options(jwriter)
+    base = _path(path, options)
+    if base is None or not _lower(options).get(SparkOptions.WRITE_FORMAT_PIPELINE):
+        return None
+    options.update(_partition_fields(jwriter, options))
+    spark_keys = {k for k in options if k.lower() in ("checkpointlocation", "queryname")}
+    checkpoint = next((options[k] for k in spark_keys if k.lower() == "checkpointlocation"), None)
+    if not checkpoint:
+        raise ConfigError(
+            f'df.writeStream.format("hudi") needs .option("checkpointLocation", "<folder>") (the table at {base})'
+        )
+    hoodie = {k: v for k, v in options.items() if k not in spark_keys}
+    op = str(_lower(hoodie).get_str(WriteOptions.OPERATION) or "upsert").lower()
+    from hudi_spark.streaming import start_sink
+
+    return start_sink(writer, base, hoodie, checkpoint_location=checkpoint, operation=op)
 
 
 def _apache_hudi(spark: Any) -> bool:

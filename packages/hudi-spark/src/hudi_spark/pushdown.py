@@ -15,7 +15,7 @@ import datetime
 import decimal
 from typing import Any
 
-__all__ = ["after_prefix", "condition_filters"]
+__all__ = ["condition_filters"]
 
 #: Spark's comparisons (catalyst's expression classes) as core's operators, with the column on the left
 _OPS = {"EqualTo": "=", "GreaterThan": ">", "GreaterThanOrEqual": ">=", "LessThan": "<",
@@ -93,11 +93,11 @@ def _prefix_range(e: Any, columns: set[str]) -> list[tuple[str, str, Any]]:
         value = head
     if not value:
         return []
-    beyond = after_prefix(value)
+    beyond = _after_prefix(value)
     return [(column, ">=", value)] + ([(column, "<", beyond)] if beyond is not None else [])
 
 
-def after_prefix(prefix: str) -> str | None:
+def _after_prefix(prefix: str) -> str | None:
     """The least text greater than every text that starts with ``prefix`` (code point order,
     which is UTF-8's byte order), or None when there is none."""
     for i in range(len(prefix) - 1, -1, -1):

@@ -31,9 +31,9 @@ from hudi_spark.options import StreamOptions
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
-    from pyspark.sql.streaming import StreamingQuery
+    from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
-__all__ = ["StreamSink", "write_stream"]
+__all__ = ["StreamSink", "start_sink", "write_stream"]
 
 log = logging.getLogger(__name__)
 
@@ -123,8 +123,26 @@ def write_stream(
     >>> q = hudi_spark.write_stream(spark.readStream.format("rate").load(), "/data/t",
     ...     options={...}, checkpoint_location="/data/t_ckpt", trigger={"processingTime": "5 seconds"})  # doctest: +SKIP
     """
+    writer = stream_df.writeStream.option("checkpointLocation", checkpoint_location)
+    if query_name:
+        writer = writer.queryName(query_name)
+    if trigger:
+        writer = writer.trigger(**dict(trigger))
+    return start_sink(writer, base_uri, options, checkpoint_location=checkpoint_location, operation=operation)
+
+
+def start_sink(
+    writer: DataStreamWriter, base_uri: str, options: Mapping[str, Any] | None, *, checkpoint_location: str,
+    operation: str = "upsert",
+) -> StreamingQuery:  # fmt: skip
+    """Start ``writer`` (a stream's ``DataStreamWriter``, its trigger, name and checkpoint
+    location set) with the table's sink as its ``foreachBatch``, and the background services
+    Hudi's streaming sink runs (async compaction on MERGE_ON_READ, async clustering); the query
+    carries the sink as ``hudi_sink``. ``write_stream`` and ``df.writeStream.format("hudi")``
+    (:mod:`hudi_spark.format_hudi`) start their queries here."""
     from hudi_spark.services import AsyncClusterer, AsyncCompactor
 
+    spark = writer._spark
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
     conf = HoodieConfig(opts)
     compactor = None
@@ -134,16 +152,11 @@ def write_stream(
     if table_type in ("MERGE_ON_READ", "MOR") and bool(conf.get(StreamOptions.ASYNC_COMPACT)):
         if not bool(conf.get(StreamOptions.DISABLE_COMPACTION)):
             every = int(conf.get(CompactionOptions.MAX_DELTA_COMMITS))
-            compactor = AsyncCompactor(stream_df.sparkSession, base_uri, every=every, options=opts)
+            compactor = AsyncCompactor(spark, base_uri, every=every, options=opts)
         opts = {**opts, "hoodie.compact.inline": "false"}  # as Hudi's streaming sink: async, not inline
-    clusterer = AsyncClusterer.from_options(stream_df.sparkSession, base_uri, opts)
+    clusterer = AsyncClusterer.from_options(spark, base_uri, opts)
     sink = StreamSink(base_uri, options=opts, checkpoint_location=checkpoint_location, operation=operation,
                       compactor=compactor, clusterer=clusterer)  # fmt: skip
-    writer = stream_df.writeStream.foreachBatch(sink).option("checkpointLocation", checkpoint_location)
-    if query_name:
-        writer = writer.queryName(query_name)
-    if trigger:
-        writer = writer.trigger(**dict(trigger))
-    query = writer.start()
+    query = writer.foreachBatch(sink).start()
     query.hudi_sink = sink  # type: ignore[attr-defined]  # lets callers wait for the services
     return query
