@@ -310,9 +310,10 @@ def main(argv: list[str]) -> int:
         import hudi_spark
 
         fmt = lambda: spark.read.format("hudi").load(a.table)  # noqa: E731
-        source = lambda: (
-            spark.read.format("hudi").option("hoodie.spark.read.format.fast", "false").load(a.table)
-        )  # noqa: E731
+
+        def source() -> Any:
+            return spark.read.format("hudi").option("hoodie.spark.read.format.fast", "false").load(a.table)
+
         reads["datasource_scan_noop"] = lambda: source().write.format("noop").mode("overwrite").save()
         reads["datasource_count"] = lambda: source().count()
         berlin = [("city", "=", "berlin")]  # given to hudi_spark.read: every path prunes the partitions
