@@ -415,3 +415,41 @@ def test_a_selection_of_the_read_decodes_those_columns_alone(
     replans.clear()
     both = filtered.select(["key", "part"])
     assert replans == [[("part", "=", "p1")]] and both.count() == both.select("*").count() == 24  # late too
+
+
+def test_an_aggregate_of_the_read_decodes_the_columns_it_uses(
+    spark: Any, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``groupBy(...).agg/count/sum/...`` of a read: Spark's aggregate of the read (the same
+    snapshot), from a read planned again with the columns the aggregate uses, which its tasks
+    decode alone; a column bound to the read (``df.part``) leaves the aggregate Spark's."""
+    import hudi_spark
+    from hudi_spark import reading
+    from pyspark.sql import functions as F
+
+    planned: list[list[str]] = []
+    original = reading.plan
+
+    def spy(spec: Any, columns: Any, *args: Any, **kwargs: Any) -> list[Any]:
+        planned.append(list(columns))
+        return original(spec, columns, *args, **kwargs)
+
+    monkeypatch.setattr(reading, "plan", spy)
+    df = hudi_spark.read(spark, table)
+    HudiTable.open(table).upsert(_batch(["k000", "late"], 9), options=OPTS)  # after the read: not seen
+    cases = [
+        (lambda d: d.groupBy("part").agg(F.sum("ts"), F.count("*")), ["ts", "part"]),
+        (lambda d: d.groupBy("part").count(), ["part"]),
+        (lambda d: d.groupby(F.col("part")).max("ts"), ["ts", "part"]),
+        (lambda d: d.groupBy().agg(F.countDistinct("key")), ["key"]),
+        (lambda d: d.groupBy("day").agg({"price": "sum"}), ["day", "price"]),
+    ]
+    for i, (aggregate, columns) in enumerate(cases):
+        planned.clear()
+        got = aggregate(df).collect()
+        assert [[n for n in p if n in df.columns] for p in planned] == [columns], i
+        expected = aggregate(df.select("*")).collect()  # Spark's aggregate of the read
+        assert sorted(map(tuple, got)) == sorted(map(tuple, expected)) and got, i
+    assert all(r[1] != 9 for r in cases[2][0](df).collect())  # the upsert after the read: not seen
+    bound = df.groupBy(df.part).count().collect()
+    assert sorted(map(tuple, bound)) == sorted(map(tuple, df.select("*").groupBy("part").count().collect()))

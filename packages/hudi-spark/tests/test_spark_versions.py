@@ -217,6 +217,10 @@ def test_hudi_spark_read_answers_as_core_for_every_query_type(
         got = collected(narrow)
         assert sorted(got.column("rider").to_pylist()) == ["rider-C", "rider-D", "rider-E"]
         assert hasattr(narrow, "_hudi_methods")  # a read's DataFrame, planned with both filters
+    # an aggregate of the read reads the columns it uses (a read planned with them alone)
+    counts = {r["city"]: r["count"] for r in df.groupBy("city").count().collect()}
+    cities = HudiTable.open(path).read(columns=["city"]).column("city").to_pylist()
+    assert counts == {c: cities.count(c) for c in set(cities)}
     with pytest.raises(ConfigError, match=re.escape("hoodie.datasource.query.type='bogus'")):
         hudi_spark.read(spark, path, {"hoodie.datasource.query.type": "bogus"})
 

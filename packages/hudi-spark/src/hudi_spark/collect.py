@@ -181,10 +181,10 @@ _classes: dict[type, type] = {}
 
 def _query_class(base: type) -> type:
     """``base`` (PySpark's DataFrame class) with :func:`_collect_as_arrow`, :func:`_count`,
-    :func:`_filter` and :func:`_select` in place of its own."""
+    :func:`_filter`, :func:`_select` and :func:`_group_by` in place of its own."""
     if base not in _classes:
         overrides = {"_collect_as_arrow": _collect_as_arrow, "count": _count, "filter": _filter,
-                     "where": _filter, "select": _select}  # fmt: skip
+                     "where": _filter, "select": _select, "groupBy": _group_by, "groupby": _group_by}  # fmt: skip
         _classes[base] = type(base.__name__, (base,), overrides)
     return _classes[base]
 
@@ -249,6 +249,66 @@ def _select(self: Any, *cols: Any) -> DataFrame:
     ):
         return derived  # type: ignore[no-any-return]
     return query.refine(query.filters, names)
+
+
+def _group_by(self: Any, *cols: Any) -> Any:
+    """PySpark's ``DataFrame.groupBy``, whose aggregates (``agg``, ``count``, ``sum``, ``avg``,
+    ``mean``, ``min``, ``max``) read the read's columns they use alone: the aggregate is built as
+    Spark builds it, its input columns taken from Spark's analysis, and built again over the read
+    planned with those columns (:func:`_select`), so the Python tasks decode no other column.
+    Where that cannot be done (a column bound to this DataFrame, a cached DataFrame) the aggregate
+    is Spark's."""
+    from pyspark import StorageLevel
+
+    grouped = super(type(self), self).groupBy(*cols)
+    if not self._hudi_methods.pushdown or self.storageLevel != StorageLevel.NONE:
+        return grouped
+    grouped.__class__ = _grouped_class(type(grouped))
+    grouped._hudi_read = (self, cols)
+    return grouped
+
+
+#: GroupedData's aggregates that _group_by narrows
+_AGGREGATES = ("agg", "count", "sum", "avg", "mean", "min", "max")
+_grouped_classes: dict[type, type] = {}
+
+
+def _grouped_class(base: type) -> type:
+    """``base`` (PySpark's GroupedData class) with :data:`_AGGREGATES` on the read's columns they use."""
+    if base not in _grouped_classes:
+        overrides = {name: _narrowed_aggregate(name) for name in _AGGREGATES}
+        _grouped_classes[base] = type(base.__name__, (base,), overrides)
+    return _grouped_classes[base]
+
+
+def _narrowed_aggregate(name: str) -> Callable[..., DataFrame]:
+    def aggregate(self: Any, *args: Any, **kwargs: Any) -> DataFrame:
+        from pyspark.errors import AnalysisException
+
+        result: DataFrame = getattr(super(type(self), self), name)(*args, **kwargs)
+        read, cols = self._hudi_read
+        query = read._hudi_methods.query
+        used = _references(result._jdf.queryExecution().analyzed())
+        filtered = [str(f[0]) for f in query.filters]
+        needed = [n for n in query.schema.names if n in used or n in filtered]
+        if not used <= set(query.schema.names) or len(needed) >= len(query.schema.names):
+            return result
+        try:
+            return getattr(read.select(*needed).groupBy(*cols), name)(*args, **kwargs)  # type: ignore[no-any-return]
+        except AnalysisException:  # e.g. a column bound to ``read`` (``read.city``)
+            return result
+
+    aggregate.__name__ = name
+    return aggregate
+
+
+def _references(plan: Any) -> set[str]:
+    """The names of the input columns an analyzed plan's top node uses (an Aggregate's grouping
+    and aggregate expressions)."""
+    names, refs = set(), plan.references().iterator()
+    while refs.hasNext():
+        names.add(str(refs.next().name()))
+    return names
 
 
 #: ``_collect_as_arrow``'s parameters on PySpark 4 (3.5 has the first only)
