@@ -16,7 +16,9 @@ each. It needs no shared machine.
 
 A Spark filter of the DataFrame reaches the JVM's parquet scans but not core's plan, so every
 slice with log files is merged whatever the condition; ``filter``/``where`` plan the read again,
-on its snapshot, with the filters :mod:`hudi_spark.pushdown` finds in the condition.
+on its snapshot, with the filters :mod:`hudi_spark.pushdown` finds in the condition. Spark prunes
+no column of a Python task either: ``select`` of columns by name, and an aggregate after
+``groupBy``, plan the read again with the columns they use.
 
 :func:`query_methods` gives a ``hudi_spark.read`` DataFrame those methods: ``_collect_as_arrow``
 (the one path of ``toArrow`` and ``toPandas``) when the master is local and

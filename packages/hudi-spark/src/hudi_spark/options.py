@@ -54,7 +54,8 @@ class ReadOptions:
         "again, on the same snapshot, with the comparisons and IN lists of a column against literals "
         "found in the condition (ANDed), so that core prunes partitions and skips file slices before any "
         "is merged, as filters= does (the rows are Spark's filter's); select() of its columns by name "
-        "plans it with those columns alone, which the Python tasks then decode alone.",
+        "plans it with those columns alone, which the Python tasks then decode alone, and an aggregate "
+        "(groupBy(...).agg/count/sum/...) is built over the read planned with the columns it uses.",
     )  # fmt: skip
     FORMAT_FAST = _r(
         "hoodie.spark.read.format.fast", True,
