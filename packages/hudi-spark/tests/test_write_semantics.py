@@ -319,7 +319,7 @@ def test_dataframe_writer_runs_every_operation_and_save_mode_as_hudi(spark: Any,
         assert _rows(path) == _rows(local), op
     assert _rows(path) == [("a", 2.0), ("c", 1.0), ("d", 2.0)]
     assert _completed(path) == ["deltacommit"] * 3
-    assert len({p.parent.name + p.name.split("_")[0] for p in Path(path).glob("*/.*log*")}) > 0  # MOR logs
+    assert any(Path(path).glob("*/.*log*"))  # MOR logs
     by = str(tmp_path / "by")
     plain = {k: v for k, v in OPTS.items() if k != "hoodie.datasource.write.partitionpath.field"}
     spark.createDataFrame(first).write.format("hudi").options(**plain).partitionBy("city").save(by)

@@ -29,6 +29,7 @@ __all__ = [
     "has_cogroup_arrow",
     "has_data_source_api",
     "pyspark_version",
+    "scala_items",
     "setting",
     "spark_schema",
     "to_arrow",
@@ -77,6 +78,13 @@ def arrow_schema(schema: StructType, *, timezone: str = "UTC", large_types: bool
 def is_local(master: str) -> bool:
     """``local``, ``local[N]``, ``local[N,F]`` or ``local-cluster[...]``: everything on this machine."""
     return master == "local" or master.startswith(("local[", "local-cluster["))
+
+
+def scala_items(iterator: Any) -> Iterator[Any]:
+    """The items of a Scala iterator reached through py4j (Spark 3.5's Scala 2.12 and 4's 2.13
+    alike), one ``hasNext``/``next`` pair each."""
+    while iterator.hasNext():
+        yield iterator.next()
 
 
 def spark_schema(schema: pa.Schema) -> StructType:

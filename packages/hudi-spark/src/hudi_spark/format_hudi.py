@@ -27,6 +27,7 @@ and writer (other classes). ``spark.readStream`` is not wrapped (PySpark 4's dat
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,9 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError
 
+from hudi_spark.compat import scala_items
 from hudi_spark.options import ReadOptions, SparkOptions
+from hudi_spark.writer import resolve_operation
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -63,71 +66,48 @@ def install(read: Read, write: Write) -> None:
     :func:`hudi_save` with ``write`` (``hudi_spark.write``), and a stream's start is
     :func:`hudi_start`'s query (``hudi_spark.write_stream``), where they apply."""
     from pyspark.sql.readwriter import DataFrameReader, DataFrameWriter
-
-    if not getattr(DataFrameReader.load, _MARK, False):
-        spark_load = DataFrameReader.load
-
-        @functools.wraps(spark_load)
-        def load(
-            self: Any, path: Any = None, format: str | None = None, schema: Any = None, **options: Any
-        ) -> Any:
-            # as PySpark's own load: the arguments go to the reader first, which then holds them all
-            if format is not None:
-                self.format(format)
-            if schema is not None:
-                self.schema(schema)
-            self.options(**options)
-            df = hudi_load(self, path, read)
-            return df if df is not None else spark_load(self, path)
-
-        setattr(load, _MARK, True)
-        DataFrameReader.load = load  # type: ignore[method-assign]
-
     from pyspark.sql.streaming.readwriter import DataStreamWriter
 
-    if not getattr(DataStreamWriter.start, _MARK, False):
-        spark_start = DataStreamWriter.start
+    # each call's arguments are set on its reader or writer in the order PySpark's own call sets them
+    _wrap(DataFrameReader, "load", ("format", "schema", "options"),
+          lambda self, path: hudi_load(self, path, read))  # fmt: skip
+    _wrap(DataStreamWriter, "start", ("options", "outputMode", "partitionBy", "format", "queryName"),
+          hudi_start)  # fmt: skip
+    _wrap(DataFrameWriter, "save", ("mode", "options", "partitionBy", "format"),
+          lambda self, path: _DONE if hudi_save(self, path, write) else None)  # fmt: skip
 
-        @functools.wraps(spark_start)
-        def start(
-            self: Any, path: str | None = None, format: str | None = None, outputMode: str | None = None,
-            partitionBy: Any = None, queryName: str | None = None, **options: Any,
-        ) -> Any:  # fmt: skip
-            # as PySpark's own start: the arguments go to the writer first
-            self.options(**options)
-            if outputMode is not None:
-                self.outputMode(outputMode)
-            if partitionBy is not None:
-                self.partitionBy(partitionBy)
-            if format is not None:
-                self.format(format)
-            if queryName is not None:
-                self.queryName(queryName)
-            query = hudi_start(self, path)
-            return query if query is not None else spark_start(self, path)
 
-        setattr(start, _MARK, True)
-        DataStreamWriter.start = start  # type: ignore[method-assign]
+#: what a wrapped ``save`` hook answers for a save it ran (PySpark's ``save`` returns None)
+_DONE = object()
 
-    if not getattr(DataFrameWriter.save, _MARK, False):
-        spark_save = DataFrameWriter.save
 
-        @functools.wraps(spark_save)
-        def save(
-            self: Any, path: str | None = None, format: str | None = None, mode: str | None = None,
-            partitionBy: Any = None, **options: Any,
-        ) -> None:  # fmt: skip
-            # as PySpark's own save: the arguments go to the writer first
-            self.mode(mode).options(**options)
-            if partitionBy is not None:
-                self.partitionBy(partitionBy)
-            if format is not None:
-                self.format(format)
-            if not hudi_save(self, path, write):
-                spark_save(self, path)
+def _wrap(cls: type, name: str, setters: tuple[str, ...], hook: Callable[[Any, Any], Any]) -> None:
+    """Put a call in place of ``cls.name`` (PySpark's ``load``, ``save`` or ``start``) that sets
+    its arguments named in ``setters`` on the reader or writer by the methods of the same names
+    (``options`` with its keyword arguments), as PySpark's own call does first, then answers
+    ``hook(self, path)``, or PySpark's own call's answer where the hook gives None."""
+    spark_call = getattr(cls, name)
+    if getattr(spark_call, _MARK, False):
+        return
+    signature = inspect.signature(spark_call)
 
-        setattr(save, _MARK, True)
-        DataFrameWriter.save = save  # type: ignore[method-assign]
+    @functools.wraps(spark_call)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        given = signature.bind(self, *args, **kwargs).arguments
+        for setter in setters:
+            value = given.get(setter)
+            if setter == "options":
+                self.options(**(value or {}))
+            elif value is not None:
+                getattr(self, setter)(value)
+        path = given.get("path")
+        answer = hook(self, path)
+        if answer is None:
+            return spark_call(self, path)
+        return None if answer is _DONE else answer
+
+    setattr(call, _MARK, True)
+    setattr(cls, name, call)
 
 
 def hudi_load(reader: Any, path: Any, read: Read) -> DataFrame | None:
@@ -155,27 +135,24 @@ def hudi_save(writer: Any, path: str | None, write: Write) -> bool:
     file group and keeps the timeline; ``errorifexists`` (Spark's default) fails on an existing
     table and ``ignore`` leaves it be; ``delete`` and ``delete_partition`` take ``append`` only;
     ``partitionBy(...)`` names the partition path fields."""
-    jwriter = writer._jwrite
-    if str(jwriter.source()).lower() != FORMAT or _apache_hudi(writer._spark):
+    call = _write_call(writer, path)
+    if call is None:
         return False
-    options = _options(jwriter)
-    base = _path(path, options)
-    if base is None or not _lower(options).get(SparkOptions.WRITE_FORMAT_PIPELINE):
-        return False
-    options.update(_partition_fields(jwriter, options))
+    base, options, op = call
     from hudi_core import HudiTable
 
-    mode = _save_mode(jwriter)
-    op = str(_lower(options).get_str(WriteOptions.OPERATION) or "upsert").lower()
+    mode = _save_mode(writer._jwrite)
     if mode != APPEND and op in _APPEND_ONLY:
         raise ConfigError(f"mode('append') is the only save mode for operation {op!r}, as in Hudi")
-    if mode in (ERROR_IF_EXISTS, IGNORE) and HudiTable.exists(base, options=options):
-        if mode == IGNORE:
-            return True
+    replaces = mode == OVERWRITE and op != "insert_overwrite_table"
+    exists = (mode in (ERROR_IF_EXISTS, IGNORE) or replaces) and HudiTable.exists(base, options=options)
+    if exists and mode == IGNORE:
+        return True
+    if exists and mode == ERROR_IF_EXISTS:
         raise ConfigError(
             f"hoodie table at {base} already exists (mode {mode}: use mode('append') to write to it)"
         )
-    if mode == OVERWRITE and op != "insert_overwrite_table" and HudiTable.exists(base, options=options):
+    if exists and replaces:
         HudiTable.open(base, options=options).storage.delete_dir(base)
     write(writer._df, base, options=options)
     return True
@@ -187,14 +164,10 @@ def hudi_start(writer: Any, path: str | None) -> Any:
     ``path``, or None where it does not apply (as :func:`hudi_save`). Each micro-batch is one
     commit of ``hoodie.datasource.write.operation`` (upsert by default), as Hudi's streaming sink;
     the ``checkpointLocation`` option is required."""
-    jwriter = writer._jwrite
-    if str(jwriter.source()).lower() != FORMAT or _apache_hudi(writer._spark):
+    call = _write_call(writer, path)
+    if call is None:
         return None
-    options = _options(jwriter)
-    base = _path(path, options)
-    if base is None or not _lower(options).get(SparkOptions.WRITE_FORMAT_PIPELINE):
-        return None
-    options.update(_partition_fields(jwriter, options))
+    base, options, op = call
     spark_keys = {k for k in options if k.lower() in ("checkpointlocation", "queryname")}
     checkpoint = next((options[k] for k in spark_keys if k.lower() == "checkpointlocation"), None)
     if not checkpoint:
@@ -202,10 +175,26 @@ def hudi_start(writer: Any, path: str | None) -> Any:
             f'df.writeStream.format("hudi") needs .option("checkpointLocation", "<folder>") (the table at {base})'
         )
     hoodie = {k: v for k, v in options.items() if k not in spark_keys}
-    op = str(_lower(hoodie).get_str(WriteOptions.OPERATION) or "upsert").lower()
     from hudi_spark.streaming import start_sink
 
     return start_sink(writer, base, hoodie, checkpoint_location=checkpoint, operation=op)
+
+
+def _write_call(writer: Any, path: str | None) -> tuple[str, dict[str, str], str] | None:
+    """The base path, options (``partitionBy(...)`` among them) and operation of a save or a
+    stream's start of the ``hudi`` format by ``writer`` (a classic ``DataFrameWriter`` or
+    ``DataStreamWriter``) to ``path``; None where the pipeline does not take it (another format,
+    Apache Hudi's bundle on the class path, no path, or the option off)."""
+    jwriter = writer._jwrite
+    if str(jwriter.source()).lower() != FORMAT or _apache_hudi(writer._spark):
+        return None
+    options = _options(jwriter)
+    base = _path(path, options)
+    lowered = _lower(options)
+    if base is None or not lowered.get(SparkOptions.WRITE_FORMAT_PIPELINE):
+        return None
+    options.update(_partition_fields(jwriter, options))
+    return base, options, resolve_operation(None, lowered)
 
 
 def _apache_hudi(spark: Any) -> bool:
@@ -238,7 +227,7 @@ def _partition_fields(jwriter: Any, options: Mapping[str, str]) -> dict[str, str
     given = jwriter.partitioningColumns()
     if given.isEmpty():
         return {}
-    columns = _strings(given.get().iterator())
+    columns = [str(c) for c in scala_items(given.get().iterator())]
     if str(_lower(options).get_str(WriteOptions.KEYGEN_CLASS)) == _CUSTOM_KEYGEN:
         columns = [c if ":" in c else f"{c}:SIMPLE" for c in columns]
     return {WriteOptions.PARTITIONPATH_FIELD.key: ",".join(columns)}
@@ -257,17 +246,5 @@ def _save_mode(jwriter: Any) -> str:
 def _options(jobject: Any) -> dict[str, str]:
     """A reader's or writer's options with the keys as the user wrote them (Spark's
     case-insensitive map keeps them in ``originalMap``)."""
-    entries = jobject.extraOptions().originalMap().iterator()
-    options: dict[str, str] = {}
-    while entries.hasNext():
-        entry = entries.next()
-        options[str(entry._1())] = str(entry._2())
-    return options
-
-
-def _strings(iterator: Any) -> list[str]:
-    """A Scala iterator's strings (Scala 2.12 and 2.13 alike)."""
-    out = []
-    while iterator.hasNext():
-        out.append(str(iterator.next()))
-    return out
+    entries = scala_items(jobject.extraOptions().originalMap().iterator())
+    return {str(entry._1()): str(entry._2()) for entry in entries}

@@ -53,7 +53,7 @@ def _with(schema: pa.Schema, *fields: pa.Field) -> pa.Schema:
     return pa.schema([f for f in schema if f.name not in names] + list(fields))
 
 
-def _operation(operation: str | None, options: Mapping[str, str]) -> str:
+def resolve_operation(operation: str | None, options: Mapping[str, str]) -> str:
     """The write's operation: the ``operation`` argument or ``hoodie.datasource.write.operation``
     (they must agree when both are given), upsert by default as in Hudi."""
     given = options.get(WriteOptions.OPERATION.key)
@@ -87,7 +87,7 @@ def write(
     """
 
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
-    op = _operation(operation, opts)
+    op = resolve_operation(operation, opts)
     input_schema = _arrow(df)
     data_schema = pa.schema(
         [f for f in input_schema if not f.name.startswith("_hoodie_") or f.name == "_hoodie_is_deleted"]
