@@ -422,7 +422,8 @@ def test_an_aggregate_of_the_read_decodes_the_columns_it_uses(
 ) -> None:
     """``groupBy(...).agg/count/sum/...`` of a read: Spark's aggregate of the read (the same
     snapshot), from a read planned again with the columns the aggregate uses, which its tasks
-    decode alone; a column bound to the read (``df.part``) leaves the aggregate Spark's."""
+    decode alone; a column bound to the read (``df.part``, ``df["ts"]``) leaves the aggregate Spark's,
+    with no read planned again."""
     import hudi_spark
     from hudi_spark import reading
     from pyspark.sql import functions as F
@@ -451,5 +452,8 @@ def test_an_aggregate_of_the_read_decodes_the_columns_it_uses(
         expected = aggregate(df.select("*")).collect()  # Spark's aggregate of the read
         assert sorted(map(tuple, got)) == sorted(map(tuple, expected)) and got, i
     assert all(r[1] != 9 for r in cases[2][0](df).collect())  # the upsert after the read: not seen
-    bound = df.groupBy(df.part).count().collect()
-    assert sorted(map(tuple, bound)) == sorted(map(tuple, df.select("*").groupBy("part").count().collect()))
+    for bound in (lambda d: d.groupBy(d.part).count(), lambda d: d.groupBy("part").agg(F.max(d["ts"]))):
+        planned.clear()
+        got = bound(df).collect()
+        assert planned == []  # Spark's aggregate of the read: no read planned again
+        assert sorted(map(tuple, got)) == sorted(map(tuple, bound(df.select("*")).collect())) and got

@@ -47,7 +47,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 
-from hudi_spark.compat import arrow_schema, is_local, spark_schema, to_arrow
+from hudi_spark.compat import arrow_schema, is_local, scala_items, spark_schema, to_arrow
 from hudi_spark.options import ReadOptions
 
 if TYPE_CHECKING:
@@ -289,6 +289,8 @@ def _narrowed_aggregate(name: str) -> Callable[..., DataFrame]:
 
         result: DataFrame = getattr(super(type(self), self), name)(*args, **kwargs)
         read, cols = self._hudi_read
+        if _bound_to_read(result, [*cols, *args, *kwargs.values()]):
+            return result
         query = read._hudi_methods.query
         used = _references(result._jdf.queryExecution().analyzed())
         filtered = [str(f[0]) for f in query.filters]
@@ -297,20 +299,41 @@ def _narrowed_aggregate(name: str) -> Callable[..., DataFrame]:
             return result
         try:
             return getattr(read.select(*needed).groupBy(*cols), name)(*args, **kwargs)  # type: ignore[no-any-return]
-        except AnalysisException:  # e.g. a column bound to ``read`` (``read.city``)
+        except AnalysisException:  # a reference to ``read`` that _bound_to_read did not see
             return result
 
     aggregate.__name__ = name
     return aggregate
 
 
+def _bound_to_read(result: DataFrame, arguments: list[Any]) -> bool:
+    """Whether an aggregate's ``arguments`` (of ``groupBy`` and the aggregate) hold a column bound
+    to the read (``read.city``, ``read["ts"]``), which means nothing over the read planned again:
+    Spark resolved it against the read before analysis, so it is a resolved reference of the
+    aggregate's logical plan. Columns named as text to the aggregate (``max("ts")``, a dict's
+    keys) resolve there too, so a resolved reference of such a name, or a call without Column
+    arguments, is not taken for one (a bound column of the same name is left to the analysis)."""
+    from pyspark.sql import Column
+
+    def flat(values: Any) -> Iterator[Any]:
+        for v in values:
+            if isinstance(v, (list, tuple)):
+                yield from flat(v)
+            else:
+                yield from (map(str, v) if isinstance(v, dict) else [v])
+
+    given = list(flat(arguments))
+    if not any(isinstance(v, Column) for v in given):
+        return False
+    texts = {v for v in given if isinstance(v, str)}
+    refs = scala_items(result._jdf.queryExecution().logical().references().iterator())
+    return any(ref.resolved() and str(ref.name()) not in texts for ref in refs)
+
+
 def _references(plan: Any) -> set[str]:
     """The names of the input columns an analyzed plan's top node uses (an Aggregate's grouping
     and aggregate expressions)."""
-    names, refs = set(), plan.references().iterator()
-    while refs.hasNext():
-        names.add(str(refs.next().name()))
-    return names
+    return {str(ref.name()) for ref in scala_items(plan.references().iterator())}
 
 
 #: ``_collect_as_arrow``'s parameters on PySpark 4 (3.5 has the first only)
