@@ -193,7 +193,7 @@ def _write_call(writer: Any, path: str | None) -> tuple[str, dict[str, str], str
     lowered = _lower(options)
     if base is None or not lowered.get(SparkOptions.WRITE_FORMAT_PIPELINE):
         return None
-    options.update(_partition_fields(jwriter, options))
+    options.update(_partition_fields(jwriter, lowered))
     return base, options, resolve_operation(None, lowered)
 
 
@@ -221,14 +221,15 @@ def _lower(options: Mapping[str, str]) -> HoodieConfig:
     return HoodieConfig({k.lower(): v for k, v in options.items()})
 
 
-def _partition_fields(jwriter: Any, options: Mapping[str, str]) -> dict[str, str]:
+def _partition_fields(jwriter: Any, lowered: HoodieConfig) -> dict[str, str]:
     """``partitionBy(...)`` as Hudi's partition path field (it wins over the option, as in Hudi;
-    with the CustomKeyGenerator a column without a type is ``column:SIMPLE``)."""
+    with the CustomKeyGenerator a column without a type is ``column:SIMPLE``); ``lowered``: the
+    write's options with lower-case keys (:func:`_lower`)."""
     given = jwriter.partitioningColumns()
     if given.isEmpty():
         return {}
     columns = [str(c) for c in scala_items(given.get().iterator())]
-    if str(_lower(options).get_str(WriteOptions.KEYGEN_CLASS)) == _CUSTOM_KEYGEN:
+    if str(lowered.get_str(WriteOptions.KEYGEN_CLASS)) == _CUSTOM_KEYGEN:
         columns = [c if ":" in c else f"{c}:SIMPLE" for c in columns]
     return {WriteOptions.PARTITIONPATH_FIELD.key: ",".join(columns)}
 
