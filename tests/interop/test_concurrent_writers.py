@@ -28,7 +28,11 @@ and one more of ours if a late beat of Hudi's timer kept a finished instant's he
 - our reader and Hudi's both equal the model of the successful attempts (per key the row with
   the greatest ``ts``), no key twice, each row's ``_hoodie_commit_time`` the instant of the
   attempt that wrote it, no row of an attempt that raised;
-- nothing pending, no heartbeat file and no lock file left.
+- nothing pending, no lock file left, and no heartbeat file but the ones Hudi's own timer still
+  beats for: Hudi 0.15 starts an instant's heartbeat before it creates the instant's requested
+  file (``BaseHoodieWriteClient.startCommit``), and a write refused there (its time taken by
+  ours) leaves that timer running in the oracle's JVM, renewing the file of our completed
+  instant. Such a file must be fresh (still beaten) and name a time Hudi found taken.
 """
 
 from __future__ import annotations
@@ -301,6 +305,10 @@ class Race:
             thread.join(120)
         return GATE.instant in pending
 
+    def beaten(self) -> set[str]:
+        """The instant times Hudi's writes found taken: its heartbeat timer runs on for them."""
+        return {a.taken for a in self.attempts if a.taken is not None}
+
     def counts(self, who: str) -> dict[str, int]:
         outcomes = [a.outcome for a in self.attempts if a.who == who]
         return {"attempts": len(outcomes)} | {
@@ -375,7 +383,7 @@ def test_hudi_and_we_write_at_the_same_time_under_occ(
     assert last.outcome == "ok" and mine.outcome == "ok", (last.error, mine.error)
     # a beat can land seconds late on a loaded machine (seen once in make test), so a finished
     # instant's file may still be fresh then: the writer after ours must delete it once stale
-    fresh = _heartbeats(race.path)
+    fresh = {name: age for name, age in _heartbeats(race.path).items() if _instant(name) not in race.beaten()}
     if fresh:
         print(f"\nheartbeats fresh after our last write (name: age s): {fresh}")
         time.sleep(STALE_S)
@@ -386,6 +394,11 @@ def test_hudi_and_we_write_at_the_same_time_under_occ(
     _check(race)
     print(f"\n{table_type}: disjoint {disjoint}; overlapping {overlap}; "
           f"{time.monotonic() - started:.1f} s")  # fmt: skip
+
+
+def _instant(heartbeat: str) -> str:
+    """The instant a heartbeat file (or Hadoop's checksum of one) is for."""
+    return heartbeat.removeprefix(".").removesuffix(".crc")
 
 
 def _heartbeats(path: Path) -> dict[str, float]:
@@ -452,7 +465,10 @@ def _check(race: Race) -> None:
         assert not wrong, f"{who}: rows whose commit time is not their attempt's instant: {wrong[:5]}"
 
     left = _heartbeats(path)
-    assert left == {}, f"heartbeat files left behind (name: age s): {left}"
+    beaten = {name: age for name, age in left.items() if _instant(name) in race.beaten() and age < STALE_S}
+    assert {name: age for name, age in left.items() if name not in beaten} == {}, (
+        f"heartbeat files left behind (name: age s): {left}; Hudi's refused instants {race.beaten()}"
+    )
     assert not (path / ".hoodie" / "lock").exists()  # released by whoever held it last
 
 
