@@ -117,7 +117,7 @@ def pending_compactions(table: MetaClient) -> list[Instant]:
 #: Small batches cost per batch (each filtered, its dictionaries unified again; past the first,
 #: the key column is read twice): in 64k-row batches the 10M-row benchmark's compaction took
 #: 4.6-5.0 s against 4.1-4.3 s whole. Large ones hold more fresh memory at once, which costs page
-#: faults on every operation: the same compaction (15 base files of 415-666k rows, fresh
+#: faults on every operation: the same compaction (15 base files of 516-982k rows, fresh
 #: processes, alternating) took 4.5-5.0 s (median 4.9) whole, 4.5-4.7 s (4.66) in 256k-row
 #: batches, 4.7-4.8 s in 128k, with 15% less peak memory (1.4 GB against 1.6 GB)
 COMPACT_BATCH_ROWS = 1 << 18
