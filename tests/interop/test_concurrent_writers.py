@@ -305,7 +305,7 @@ class Race:
             thread.join(120)
         return GATE.instant in pending
 
-    def beaten(self) -> set[str]:
+    def refused_times(self) -> set[str]:
         """The instant times Hudi's writes found taken: its heartbeat timer runs on for them."""
         return {a.taken for a in self.attempts if a.taken is not None}
 
@@ -383,7 +383,8 @@ def test_hudi_and_we_write_at_the_same_time_under_occ(
     assert last.outcome == "ok" and mine.outcome == "ok", (last.error, mine.error)
     # a beat can land seconds late on a loaded machine (seen once in make test), so a finished
     # instant's file may still be fresh then: the writer after ours must delete it once stale
-    fresh = {name: age for name, age in _heartbeats(race.path).items() if _instant(name) not in race.beaten()}
+    refused = race.refused_times()
+    fresh = {name: age for name, age in _heartbeats(race.path).items() if _instant(name) not in refused}
     if fresh:
         print(f"\nheartbeats fresh after our last write (name: age s): {fresh}")
         time.sleep(STALE_S)
@@ -464,10 +465,12 @@ def _check(race: Race) -> None:
                  if r["_hoodie_commit_time"] != instant_of[r["tag"]]]  # fmt: skip
         assert not wrong, f"{who}: rows whose commit time is not their attempt's instant: {wrong[:5]}"
 
+    # a fresh heartbeat of a time a refused Hudi write named is Hudi's runaway timer (module doc)
+    refused = race.refused_times()
     left = _heartbeats(path)
-    beaten = {name: age for name, age in left.items() if _instant(name) in race.beaten() and age < STALE_S}
-    assert {name: age for name, age in left.items() if name not in beaten} == {}, (
-        f"heartbeat files left behind (name: age s): {left}; Hudi's refused instants {race.beaten()}"
+    left_over = {name: age for name, age in left.items() if _instant(name) not in refused or age >= STALE_S}
+    assert left_over == {}, (
+        f"heartbeat files left behind (name: age s): {left}; Hudi's refused times {refused}"
     )
     assert not (path / ".hoodie" / "lock").exists()  # released by whoever held it last
 
