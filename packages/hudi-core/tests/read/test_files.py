@@ -234,3 +234,73 @@ def test_a_merge_filters_dictionary_columns_and_answers_plain_strings(
     after = HudiTable.open(str(compacted)).read()
     columns = [c for c in after.column_names if c != "_hoodie_file_name"]
     assert after.select(columns).sort_by("uuid").equals(encoded[0].select(columns).sort_by("uuid"))
+
+
+def _held(column: pa.ChunkedArray) -> int:
+    """Bytes of memory the column's chunks hold, each buffer counted once."""
+    buffers = {(b.address, b.size) for chunk in column.chunks for b in chunk.buffers() if b is not None}
+    return sum(size for _, size in buffers)
+
+
+def test_a_value_in_long_runs_is_held_once_and_answers_every_row() -> None:
+    """Dictionary chunks of long runs (a base file's file name) decode to slices of one array
+    per value; a chunk of short runs, with nulls, or of a few rows is decoded value by value.
+    Every row answers as a plain decode; the long runs' bytes are held once."""
+    from hudi_core.read.align import SHARED_RUN_CHUNK, SHARED_RUN_ROWS, decode
+
+    name = "0c9e6f1d-4bb0-4f4c-9a4e-1b5f1a7a5e1f-0_0-12-34_20261205101112123.parquet"
+    runs = pa.DictionaryArray.from_arrays(
+        pa.array([0] * 70_000 + [1] * 5_000 + [0] * 9_000, pa.int32()), pa.array([name, "b" * 80])
+    )
+    short = pa.DictionaryArray.from_arrays(
+        pa.array(np.arange(10_000) % 3, pa.int32()), pa.array(["x", "y", "z"])
+    )
+    nulls = pa.DictionaryArray.from_arrays(pa.array([0] * 9_999 + [None], pa.int32()), pa.array([name]))
+    few = pa.DictionaryArray.from_arrays(pa.array([0] * (SHARED_RUN_ROWS - 1), pa.int32()), pa.array([name]))
+    for chunks in ([runs], [runs, short, nulls, few], [runs.slice(7, 80_000)]):
+        column = pa.chunked_array(chunks)
+        got = decode(column)
+        assert got.type == pa.string()
+        assert got.equals(column.cast(pa.string()))
+    twice = pa.chunked_array([runs, runs])  # 168k rows: each value's array is as long as its longest run
+    longest = (
+        SHARED_RUN_CHUNK * len(name) + (SHARED_RUN_CHUNK + 1) * 4 + 5_000 * 80 + 5_001 * 4
+    )  # values, offsets
+    assert _held(decode(twice)) <= longest < _held(twice.cast(pa.string())) / 2
+    for dtype in (pa.large_string(), pa.binary()):
+        typed = pa.DictionaryArray.from_arrays(runs.indices, runs.dictionary.cast(dtype))
+        assert decode(pa.chunked_array([typed])).equals(pa.chunked_array([typed]).cast(dtype))
+
+
+def test_a_merge_holds_each_file_name_and_commit_time_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot of a merge-on-read table, base files alone and merged with their logs: the
+    answer equals a read that decodes every value, and its commit time, file name and partition
+    path (the same value for long runs of rows) hold a fraction of one string per row (each
+    value's array is 1024 rows here, so that runs of 10k rows share one)."""
+    from hudi_core.read import align
+
+    monkeypatch.setattr(align, "SHARED_RUN_CHUNK", 1024)
+
+    n = 40_000
+    keys = [f"{k:08d}" for k in range(n)]
+    table = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="uuid",
+                             partition_fields="city", ordering_field="ts")  # fmt: skip
+    table.bulk_insert(pa.table({"uuid": keys, "ts": [1] * n, "city": ["berlin", "chennai"] * (n // 2)}))
+    answers = [HudiTable.open(table.base_uri).read()]  # base files alone
+    changed = keys[: n // 2]
+    HudiTable.open(table.base_uri).upsert(pa.table({
+        "uuid": changed, "ts": [2] * len(changed), "city": ["berlin", "chennai"] * (len(changed) // 2),
+    }))  # fmt: skip
+    assert list((tmp_path / "t" / "berlin").glob(".*.log.*")), "the updates went to a log file"
+    answers.append(HudiTable.open(table.base_uri).read())  # merged with the logs
+    rows = answers[1].sort_by("uuid")
+    assert rows.column("uuid").to_pylist() == keys
+    assert rows.column("ts").to_pylist() == [2] * len(changed) + [1] * (n - len(changed))
+    monkeypatch.setattr(align, "SHARED_RUN_ROWS", 10**12)  # every value decoded on its own
+    plain = HudiTable.open(table.base_uri).read()
+    assert answers[1].equals(plain)
+    for got in answers:
+        for column in ("_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_file_name"):
+            assert _held(got.column(column)) < 0.2 * _held(plain.column(column)), column

@@ -9,7 +9,9 @@ its memory). Whether the bytes are the same is checked, never assumed.
 A merge that drops some base rows may read a file's dictionary-encoded string columns (every
 base file's ``_hoodie_commit_time``, ``_hoodie_partition_path`` and ``_hoodie_file_name``) as
 Arrow dictionary arrays (``as_dictionary``): the file's indices, not one string per row, until
-the rows are filtered (:func:`indexed_columns` says which columns of a file qualify).
+the rows are filtered (:func:`indexed_columns` says which columns of a file qualify). A
+snapshot reads so the columns whose indices run long (:data:`RUNS_BYTES_PER_VALUE`): each value
+is then held once (``align.decode``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import pyarrow.parquet as pq
 from hudi_core.storage.base import Storage
 
 __all__ = [
+    "RUNS_BYTES_PER_VALUE",
     "indexed_columns",
     "iter_parquet",
     "parquet_batches",
@@ -34,13 +37,15 @@ __all__ = [
 
 
 def read_parquet(
-    storage: Storage, path: str, columns: Sequence[str] | None = None, *, as_dictionary: Collection[str] = ()
-) -> pa.Table:
+    storage: Storage, path: str, columns: Sequence[str] | None = None, *, as_dictionary: Collection[str] = (),
+    bytes_per_value: float = 4,
+) -> pa.Table:  # fmt: skip
     """A parquet file, restricted to the ``columns`` it has (others are added by alignment);
-    those of ``as_dictionary`` that :func:`indexed_columns` picks come as dictionary arrays."""
+    those of ``as_dictionary`` that :func:`indexed_columns` picks (at ``bytes_per_value``) come
+    as dictionary arrays."""
     fs = storage.arrow_filesystem()
     with fs.open_input_file(storage.arrow_path(path)) as f:
-        pf = parquet_file(f, as_dictionary)
+        pf = parquet_file(f, as_dictionary, bytes_per_value=bytes_per_value)
         wanted = _present(pf, columns)
         copies = same_columns(pf, f, wanted) if isinstance(fs, pafs.LocalFileSystem) else {}
         if not copies:
@@ -50,11 +55,21 @@ def read_parquet(
         )
 
 
-def indexed_columns(meta: pq.FileMetaData, arrow: pa.Schema, candidates: Collection[str]) -> list[str]:
+#: dictionary indices in runs of one value: RLE runs cost a few bytes each, so data pages of at
+#: most a byte per 32 values (page headers included) hold runs long enough for
+#: ``align.decode`` to share each value's bytes (base files: 0.003-0.015; a column that changes
+#: every few rows, 0.13 and more)
+RUNS_BYTES_PER_VALUE = 1 / 32
+
+
+def indexed_columns(
+    meta: pq.FileMetaData, arrow: pa.Schema, candidates: Collection[str], *, bytes_per_value: float = 4
+) -> list[str]:
     """The ``candidates`` that are top-level string or binary columns of the file whose every
-    column chunk holds dictionary indices: a dictionary page, and data pages of at most 4 bytes a
-    value (a chunk that fell back to plain values has longer pages, and reading it as a dictionary
-    would hash every value). Reading them as dictionary arrays costs the indices, and filtering
+    column chunk holds dictionary indices: a dictionary page, and data pages of at most
+    ``bytes_per_value`` bytes a value (a chunk that fell back to plain values has longer pages,
+    and reading it as a dictionary would hash every value; :data:`RUNS_BYTES_PER_VALUE` picks
+    indices in long runs). Reading them as dictionary arrays costs the indices, and filtering
     them moves indices instead of strings. (What a file holds; ``io.base_file.dictionary_columns``
     is the writer's choice of columns to encode.)"""
     if not candidates or meta.num_row_groups == 0:
@@ -67,23 +82,27 @@ def indexed_columns(meta: pq.FileMetaData, arrow: pa.Schema, candidates: Collect
         dt = arrow.field(name).type
         if not (pa.types.is_string(dt) or pa.types.is_large_string(dt) or pa.types.is_binary(dt)):
             continue
-        if all(_indices_only(meta.row_group(g).column(i)) for g in range(meta.num_row_groups)):
+        if all(
+            _indices_only(meta.row_group(g).column(i), bytes_per_value) for g in range(meta.num_row_groups)
+        ):
             picked.append(name)
     return picked
 
 
-def _indices_only(chunk: pq.ColumnChunkMetaData) -> bool:
+def _indices_only(chunk: pq.ColumnChunkMetaData, bytes_per_value: float) -> bool:
     if not chunk.has_dictionary_page or chunk.dictionary_page_offset is None:
         return False
     data_pages = chunk.total_compressed_size - (chunk.data_page_offset - chunk.dictionary_page_offset)
-    return 0 <= data_pages <= 4 * max(1, chunk.num_values)
+    return 0 <= data_pages <= bytes_per_value * max(1, chunk.num_values)
 
 
-def parquet_file(f: pa.NativeFile, as_dictionary: Collection[str] = ()) -> pq.ParquetFile:
+def parquet_file(
+    f: pa.NativeFile, as_dictionary: Collection[str] = (), *, bytes_per_value: float = 4
+) -> pq.ParquetFile:
     """``f`` opened as a parquet file whose columns of ``as_dictionary`` that
     :func:`indexed_columns` picks are read as dictionary arrays."""
     pf = pq.ParquetFile(f)
-    encoded = indexed_columns(pf.metadata, pf.schema_arrow, as_dictionary)
+    encoded = indexed_columns(pf.metadata, pf.schema_arrow, as_dictionary, bytes_per_value=bytes_per_value)
     return pq.ParquetFile(f, metadata=pf.metadata, read_dictionary=encoded) if encoded else pf
 
 

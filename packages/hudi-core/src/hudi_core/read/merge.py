@@ -20,7 +20,7 @@ from hudi_core.config.payload import Payload, stored_wins, untoasted
 from hudi_core.errors import CorruptedLogBlockError, StorageError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
-from hudi_core.read.align import align_table, decoded, encoded_like, identity
+from hudi_core.read.align import align_table, decoded, encoded_like, identity, shared_runs
 from hudi_core.read.files import iter_parquet, parquet_metadata, read_parquet
 from hudi_core.read.keys import KEY_COLUMN, record_keys
 from hudi_core.read.partial import merge_partial
@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 
 IS_DELETED_FIELD = "_hoodie_is_deleted"
 _ROLLBACK_COMMAND = "0"
+#: the meta columns of a log's rows that hold one value for long runs of rows (a block's
+#: commit, the slice's file and partition): the merge holds each value once (``align.shared_runs``)
+RUN_FIELDS = ("_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_file_name")
 
 
 def slice_schema(
@@ -471,7 +474,8 @@ def _merge(table: MetaClient, base: pa.Table, blocks: list[Any], schema: pa.Sche
     logs, state = _log_state(table, blocks, schema, ord_field, ord_type)
     keep_base, taken = _combine_with_base(table, base, logs, state, ord_field, ord_type)
     kept = decoded(_kept(base, keep_base))
-    parts = [p for p in (kept, _without_deleted(taken)) if p.num_rows]
+    taken = shared_runs(_without_deleted(taken), (*RUN_FIELDS, *config.partition_fields))
+    parts = [p for p in (kept, taken) if p.num_rows]
     return pa.concat_tables(parts) if parts else kept.schema.empty_table()
 
 

@@ -18,8 +18,8 @@ import pyarrow.compute as pc
 
 from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
 from hudi_core.fs_view.view import CommitSet
-from hudi_core.read.align import align_table
-from hudi_core.read.files import iter_parquet, read_parquet
+from hudi_core.read.align import align_table, decoded
+from hudi_core.read.files import RUNS_BYTES_PER_VALUE, iter_parquet, read_parquet
 from hudi_core.read.filters import Filter, apply_filters, to_expression
 from hudi_core.read.merge import merge_delta, merge_file_slice, merge_file_slice_batches
 
@@ -164,8 +164,10 @@ def _rows(table: MetaClient, split: Split, batch_rows: int | None) -> Iterator[p
         if fs.base_file is None:
             yield schema.empty_table()
             return
-        if batch_rows is None:
-            yield align_table(read_parquet(table.storage, fs.base_file.path, columns=ctx.needed), schema)
+        if batch_rows is None:  # columns in long runs of a value read as their runs (align.decode)
+            raw = read_parquet(table.storage, fs.base_file.path, columns=ctx.needed, as_dictionary=ctx.needed,
+                               bytes_per_value=RUNS_BYTES_PER_VALUE)  # fmt: skip
+            yield decoded(align_table(raw, schema, encoded=True))
             return
         for raw in iter_parquet(table.storage, fs.base_file.path, ctx.needed, batch_rows):
             yield align_table(raw, schema)
