@@ -262,10 +262,9 @@ def test_a_value_in_long_runs_is_held_once_and_answers_every_row() -> None:
         got = decode(column)
         assert got.type == pa.string()
         assert got.equals(column.cast(pa.string()))
-    twice = pa.chunked_array([runs, runs])  # 168k rows: each value's array is as long as its longest run
-    longest = (
-        SHARED_RUN_CHUNK * len(name) + (SHARED_RUN_CHUNK + 1) * 4 + 5_000 * 80 + 5_001 * 4
-    )  # values, offsets
+    # 168k rows held as one array per value, as long as its longest run: values and offsets
+    twice = pa.chunked_array([runs, runs])
+    longest = SHARED_RUN_CHUNK * len(name) + (SHARED_RUN_CHUNK + 1) * 4 + 5_000 * 80 + 5_001 * 4
     assert _held(decode(twice)) <= longest < _held(twice.cast(pa.string())) / 2
     for dtype in (pa.large_string(), pa.binary()):
         typed = pa.DictionaryArray.from_arrays(runs.indices, runs.dictionary.cast(dtype))
