@@ -115,11 +115,13 @@ def _with_shared_runs(
 ) -> pa.ChunkedArray:
     """``column`` with each chunk that has ``runs`` as slices of one array per value (as long as
     the value's longest run, at most :data:`SHARED_RUN_CHUNK`), the others as ``plain`` makes them."""
-    longest: dict[Any, tuple[pa.Scalar, int]] = {}
+    scalars: dict[Any, pa.Scalar] = {}
+    longest: dict[Any, int] = {}
     for value, rows in itertools.chain.from_iterable(r for r in runs if r):
-        _, most = longest.get(value.as_py(), (value, 0))
-        longest[value.as_py()] = (value, max(most, min(rows, SHARED_RUN_CHUNK)))
-    repeated = {key: pa.repeat(value, rows) for key, (value, rows) in longest.items()}
+        key = value.as_py()
+        scalars.setdefault(key, value)
+        longest[key] = max(longest.get(key, 0), min(rows, SHARED_RUN_CHUNK))
+    repeated = {key: pa.repeat(scalars[key], rows) for key, rows in longest.items()}
     chunks: list[pa.Array] = []
     for chunk, chunk_runs in zip(column.chunks, runs, strict=True):
         if chunk_runs is None:
