@@ -335,7 +335,8 @@ def run_sequence(
 ) -> dict[str, Any]:
     """Every phase of ``engine`` in order; returns {phase: [[wall s, cpu s, RSS growth MB, peak
     RSS MB, system cpu s, page faults], ...]}, the row count and ts sum of each read, and the
-    rows the compaction wrote (``compacted_rows``, where the engine says). ``profile=(phase, out)`` runs cProfile over that phase (every call of it, in every thread)."""
+    rows the compaction wrote (``compacted_rows``, where the engine says). ``profile=(phase,
+    out)`` runs cProfile over that phase (every call of it, in every thread)."""
     out: dict[str, Any] = {p: [] for p in PHASES}
     checks: dict[str, list[int]] = {}
     profiler = ThreadsProfile() if profile else None
@@ -507,9 +508,8 @@ def report(result: dict[str, Any], expected: dict[str, int], rows: int) -> dict[
     # of the final rows (the bulk load's files are small, so the upserts' inserts rewrite some of
     # them, as Hudi's small-file routing does, and those never get logs), at 10M about 80%. The
     # floor writes every final row at both sizes; per row written, the two compare like for like.
-    rows = result.get("compacted_rows", {})
-    ours_rows, floor_rows = rows.get("ours"), rows.get("floor_snappy")
-    per_row = None
+    written = result.get("compacted_rows", {})
+    ours_rows, floor_rows = written.get("ours"), written.get("floor_snappy")
     if ours_rows and floor_rows:
         per_row = _ratio(_ratio(_median(runs, "ours", "compact"), ours_rows),
                          _ratio(_median(runs, "floor_snappy", "compact"), floor_rows))  # fmt: skip
