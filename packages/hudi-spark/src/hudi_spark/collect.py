@@ -6,7 +6,7 @@ rows into Arrow batches in the JVM and streaming those to the driver's Python. F
 that is two conversions too many: the slices merged in Python tasks are Arrow already, and cross
 into the JVM only to be made Arrow again. On a local master (``local[N]``, ``local-cluster``) the
 driver shares the executors' machine, so :func:`collect_batches` lets each read task write its
-rows as an Arrow IPC stream to a folder of the driver's, and the driver reads the streams back:
+rows as an Arrow IPC stream to a folder of the driver's, and the driver maps the streams in:
 the same rows, as batches of the schema Spark's collection gives them, without a row in the JVM.
 
 Spark counts such a DataFrame by merging every column of every slice in Python and moving the
@@ -370,10 +370,15 @@ def collect_batches(
     """The rows of ``groups`` (core's read splits, one Spark task per group, read by ``read``) as
     Arrow batches of ``schema`` on the driver, in the groups' order: each task writes its rows,
     batch by batch, as an Arrow IPC stream into a temporary folder in the application's scratch
-    folder, and the driver reads the streams into memory, then deletes the folder. Needs the
-    driver on the executors' machine (a local master)."""
-    from hudi_core.engine.pool import arrow_pool
+    folder, and the driver maps the streams into its memory, then deletes the folder. Needs the
+    driver on the executors' machine (a local master).
 
+    The batches are the streams' pages, which the tasks' writes left in the page cache: mapped,
+    not copied into fresh memory (1.25M rows of the trips table, ~300 MB: the driver's page faults
+    85-93k -> 1.1-1.3k, ``toArrow`` on ``local[2]`` 0.81-0.96 s -> 0.67-0.80 s, and with every
+    buffer touched after it 0.90-1.09 s -> 0.76-0.92 s: a mapped page comes 16 at a time). A
+    deleted file's pages stay readable while mapped; its disk space in ``spark.local.dir`` is
+    freed when the batches are."""
     if not groups:
         return []
     folder = tempfile.mkdtemp(prefix="hudi-spark-collect-", dir=_scratch())
@@ -384,10 +389,9 @@ def collect_batches(
         seeds = spark.range(0, len(groups), 1, len(groups))
         written = to_arrow(seeds.mapInArrow(task, spark_schema(_WRITTEN))).sort_by("group")
         batches: list[pa.RecordBatch] = []
-        with arrow_pool():
-            for path in written.column("file").to_pylist():
-                with pa.OSFile(path) as f:
-                    batches += pa.ipc.open_stream(f).read_all().to_batches()
+        for path in written.column("file").to_pylist():
+            with pa.memory_map(path) as f:
+                batches += pa.ipc.open_stream(f).read_all().to_batches()
         return batches
     finally:
         shutil.rmtree(folder, ignore_errors=True)
