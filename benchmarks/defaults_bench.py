@@ -14,8 +14,10 @@ reads the same bytes before each phase (loading is not timed).
 Each engine (deltalake; ours with nothing set beyond name, key, partition and ordering fields;
 ours with ``hoodie.index.type=BUCKET``; the pyarrow floors) runs its whole sequence in its own
 subprocess, after a warm-up on a small throwaway table: bulk load, the upserts, snapshot read,
-compaction, read after compaction. The engines take turns, ``--repeat`` times; each figure is the
-median over repeats (an upsert figure: the median of a run's upserts). Peak memory of a phase is
+compaction, read after compaction; the floors also write the rows our compaction wrote (the data
+columns of its files, left in the workload's folder by ours' run, which comes first), the issue's
+"same rows". The engines take turns, ``--repeat`` times; each figure is the median over repeats
+(an upsert figure: the median of a run's upserts). Peak memory of a phase is
 the peak RSS during it (``VmHWM``, reset through ``/proc/self/clear_refs`` at the phase's start)
 minus the RSS at its start, after freeing what the previous phase left (what can be freed: pages
 jemalloc has not handed back yet, within its decay time of about a second, count in ours' starting
