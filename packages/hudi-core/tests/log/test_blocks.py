@@ -7,6 +7,7 @@ import decimal
 
 import pyarrow as pa
 import pytest
+from hudi_core.errors import CorruptedLogBlockError
 from hudi_core.log import BlockType, HeaderKey, encode_block, read_log_bytes
 from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block, encode_parquet_data_block
 from hudi_core.schema.avro_schema import add_meta_fields, arrow_to_avro
@@ -120,6 +121,34 @@ def test_long_zero_delete_is_long_wrapper_and_not_natural() -> None:
     deletes = read_log_bytes(encode_block(BlockType.DELETE, {}, content))[0].deletes()
     assert deletes.schema.field("_ordering_val").type == pa.int64()
     assert deletes.column("_ordering_natural").to_pylist() == [False]
+
+
+def test_a_block_of_payload_and_natural_deletes_as_hudi_writes_it() -> None:
+    # Hudi 0.15's upsert with a global index and a Debezium payload (explore seed 12705) wrote one
+    # block: k1 deleted by its payload (LongWrapper 126: branch 3, 06 fc01), k2 moved to another
+    # partition (IntWrapper 0, natural: branch 2, 04 00)
+    payload = (
+        bytes.fromhex("04")
+        + b"\x02\x04k1\x02\x06sea\x06\xfc\x01"
+        + b"\x02\x04k2\x02\x06sea\x04\x00"
+        + b"\x00"
+    )
+    content = b"\x00\x00\x00\x03" + len(payload).to_bytes(4, "big") + payload
+    deletes = read_log_bytes(encode_block(BlockType.DELETE, {}, content))[0].deletes()
+    assert deletes.schema.field("_ordering_val").type == pa.int64()
+    assert deletes.column("_hoodie_record_key").to_pylist() == ["k1", "k2"]
+    assert deletes.column("_ordering_val").to_pylist() == [126, None]  # a natural delete needs none
+    assert deletes.column("_ordering_natural").to_pylist() == [False, True]
+
+
+def test_a_block_of_two_ordering_classes_beside_natural_deletes_is_refused() -> None:
+    # LongWrapper 126 and StringWrapper "x": no one column holds both (Java never writes it)
+    payload = (
+        bytes.fromhex("04") + b"\x02\x04k1\x02\x00\x06\xfc\x01" + b"\x02\x04k2\x02\x00\x0e\x02x" + b"\x00"
+    )
+    content = b"\x00\x00\x00\x03" + len(payload).to_bytes(4, "big") + payload
+    with pytest.raises(CorruptedLogBlockError, match=r"mixes orderingVal branches \[3, 7\]"):
+        read_log_bytes(encode_block(BlockType.DELETE, {}, content))[0].deletes()
 
 
 @pytest.mark.parametrize(

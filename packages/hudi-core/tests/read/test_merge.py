@@ -8,9 +8,10 @@ import pyarrow as pa
 import pyarrow.compute
 import pytest
 from hudi_core.fs_view import FileSystemView
+from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.read import merge_file_slice
 
-from .conftest import FILE_ID, RIDER_A, RIDER_D, RIDER_E, Trips  # type: ignore[import-not-found]
+from .conftest import FILE_ID, PARTITION, RIDER_A, RIDER_D, RIDER_E, Trips  # type: ignore[import-not-found]
 
 T1, T2, T3 = "20250401000000001", "20250401000000002", "20250401000000003"
 DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
@@ -71,6 +72,39 @@ def test_delete_with_ordering_of_another_java_class_always_wins(trips: Trips) ->
     trips.append(trips.data_block(T1, trips.rows([RIDER_A], T1, ts=1000)))
     trips.append(trips.delete_block(T2, [RIDER_A], pa.array([5], pa.int32())))  # Integer vs Long
     assert RIDER_A not in trips.snapshot()
+
+
+def _avro_long(n: int) -> bytes:
+    z, out = (n << 1) ^ (n >> 63), b""
+    while z >= 0x80:
+        out, z = out + bytes([(z & 0x7F) | 0x80]), z >> 7
+    return out + bytes([z])
+
+
+def test_one_block_of_payload_and_natural_deletes_as_hudi_writes_it(trips: Trips) -> None:
+    """Hudi's writer puts a global index's natural deletes (IntWrapper 0: a key moved to another
+    partition) and payload deletes (LongWrapper: the record's ts) in one delete block (explore
+    seed 12705): each is applied as in a block of its own."""
+    trips.instant(T1)
+    trips.instant(T2)
+    trips.append(trips.data_block(T1, trips.rows([RIDER_A, RIDER_E], T1, fare=5.0, ts=1000)))
+
+    def item(key: str, ordering: bytes) -> bytes:  # [null, string] key and partition, orderingVal
+        return b"".join(b"\x02" + _avro_long(len(v)) + v.encode() for v in (key, PARTITION)) + ordering
+
+    items = [
+        item(RIDER_A, b"\x06" + _avro_long(999)),  # Long, smaller than the log record's: it stays
+        item(RIDER_E, b"\x06" + _avro_long(1001)),  # Long, greater: deleted
+        item(RIDER_D, b"\x04\x00"),  # Integer 0, natural: deleted whatever the ordering
+    ]
+    payload = _avro_long(len(items)) + b"".join(items) + b"\x00"
+    content = b"\x00\x00\x00\x03" + len(payload).to_bytes(4, "big") + payload
+    header = {HeaderKey.INSTANT_TIME: T2, HeaderKey.SCHEMA: trips.schema_json}
+    trips.append(encode_block(BlockType.DELETE, header, content))
+    snap = trips.snapshot()
+    assert RIDER_A in snap and snap[RIDER_A]["fare"] == 5.0
+    assert RIDER_E not in snap and RIDER_D not in snap
+    assert len(snap) == 6
 
 
 def test_a_record_after_a_delete_brings_the_key_back(trips: Trips) -> None:

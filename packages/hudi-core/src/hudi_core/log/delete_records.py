@@ -158,10 +158,16 @@ def decode_delete_payload(payload: memoryview) -> pa.Table:
                 vals.append(None if branch == 0 else _ordering_value(cur, branch))
     except IndexError as e:
         raise CorruptedLogBlockError("delete block payload is truncated") from e
-    typed = [b for b in branches if b != 0]
-    branch = typed[0] if typed else 0
-    if any(b != branch for b in typed):
-        raise CorruptedLogBlockError(f"delete block mixes orderingVal branches {sorted(set(typed))}")
+    natural = [b == INT_BRANCH and v == 0 for b, v in zip(branches, vals, strict=False)]
+    # Java's writer puts natural-order deletes (Integer 0: a key a global index moves to another
+    # partition) and payload deletes (the record's own ordering value, a Long say) in one block;
+    # a natural delete always wins, so its value is not needed beside the others' type
+    typed = {b for b, nat in zip(branches, natural, strict=False) if b != 0 and not nat}
+    if len(typed) > 1:
+        raise CorruptedLogBlockError(f"delete block mixes orderingVal branches {sorted(typed)}")
+    branch = typed.pop() if typed else (INT_BRANCH if any(natural) else 0)
+    if branch != INT_BRANCH:
+        vals = [None if nat else v for v, nat in zip(vals, natural, strict=False)]
     arrow_type = ORDERING_BRANCHES[branch][1]
     if branch == 9:
         import decimal
@@ -171,9 +177,8 @@ def decode_delete_payload(payload: memoryview) -> pa.Table:
         ordering = pa.array(vals, pa.int64()).cast(_storage_of(arrow_type)).view(arrow_type)
     else:
         ordering = pa.array(vals, arrow_type)
-    natural = pa.array([b == INT_BRANCH and v == 0 for b, v in zip(branches, vals, strict=False)], pa.bool_())
     return pa.table(
-        [pa.array(keys, pa.string()), pa.array(parts, pa.string()), ordering, natural],
+        [pa.array(keys, pa.string()), pa.array(parts, pa.string()), ordering, pa.array(natural, pa.bool_())],
         names=list(DELETE_COLUMNS),
     )
 
