@@ -44,6 +44,8 @@ def _batch(rows: list[tuple]) -> pa.Table:
 #: an older and a tied position, deletes newer and older, a new key's delete, TOASTed fields, two
 #: records of a key in a batch ("9.000" beats "10.000" as text), a key deleted then written with
 #: an older position, and two keys written to another partition (moves under a global index)
+#: beside a delete of a key that stays (merge-on-read: Hudi writes one delete block of the moves'
+#: natural deletes and the payload's delete, explore seed 12705)
 STEPS = [
     [(f"k{i}", "1.100", 100, i, f"b{i}", "c") for i in range(7)] + [("kd", "1.100", 100, 0, "z", "d")],
     [("k0", "1.200", 200, 10, "u0", "u"), ("k1", "1.050", 50, 11, "u1", "u"), ("k2", "1.100", 100, 12, "u2", "u"),
@@ -52,7 +54,7 @@ STEPS = [
     [("k5", "9.000", 900, 51, "x51", "u"), ("k5", "10.000", 1000, 52, "x52", "u"), ("k0", "2.5", 250, 20, T, "u"),
      ("k1", "1.060", 60, 21, "v1", "u"), ("k2", "0.999", 99, 22, "v2", "u")],
     [("k4", "3.0", 3000, 40, "back", "c"), ("k3", "0.1", 1, 30, "old", "u")],
-    [("k6", "4.0", 4000, 60, T, "u", "p2"), ("k1", "0.500", 5, 61, "m1", "u", "p2")],
+    [("k6", "4.0", 4000, 60, T, "u", "p2"), ("k1", "0.500", 5, 61, "m1", "u", "p2"), ("k2", "5.0", 5000, 62, "x2", "d")],
 ]  # fmt: skip
 
 BUCKET = {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "2"}
