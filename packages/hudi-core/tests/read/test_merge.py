@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.compute
 import pytest
 from hudi_core.fs_view import FileSystemView
+from hudi_core.log.blocks import encode_delete_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.read import merge_file_slice
 
@@ -74,13 +75,6 @@ def test_delete_with_ordering_of_another_java_class_always_wins(trips: Trips) ->
     assert RIDER_A not in trips.snapshot()
 
 
-def _avro_long(n: int) -> bytes:
-    z, out = (n << 1) ^ (n >> 63), b""
-    while z >= 0x80:
-        out, z = out + bytes([(z & 0x7F) | 0x80]), z >> 7
-    return out + bytes([z])
-
-
 def test_one_block_of_payload_and_natural_deletes_as_hudi_writes_it(trips: Trips) -> None:
     """Hudi's writer puts a global index's natural deletes (IntWrapper 0: a key moved to another
     partition) and payload deletes (LongWrapper: the record's ts) in one delete block (explore
@@ -88,16 +82,12 @@ def test_one_block_of_payload_and_natural_deletes_as_hudi_writes_it(trips: Trips
     trips.instant(T1)
     trips.instant(T2)
     trips.append(trips.data_block(T1, trips.rows([RIDER_A, RIDER_E], T1, fare=5.0, ts=1000)))
-
-    def item(key: str, ordering: bytes) -> bytes:  # [null, string] key and partition, orderingVal
-        return b"".join(b"\x02" + _avro_long(len(v)) + v.encode() for v in (key, PARTITION)) + ordering
-
-    items = [
-        item(RIDER_A, b"\x06" + _avro_long(999)),  # Long, smaller than the log record's: it stays
-        item(RIDER_E, b"\x06" + _avro_long(1001)),  # Long, greater: deleted
-        item(RIDER_D, b"\x04\x00"),  # Integer 0, natural: deleted whatever the ordering
-    ]
-    payload = _avro_long(len(items)) + b"".join(items) + b"\x00"
+    # RIDER_A: Long, smaller than the log record's -> it stays; RIDER_E: Long, greater -> deleted
+    typed = encode_delete_block([RIDER_A, RIDER_E], [PARTITION] * 2, pa.array([999, 1001], pa.int64()))
+    natural = encode_delete_block([RIDER_D], [PARTITION])  # Integer 0 -> deleted whatever its ordering
+    # one HoodieDeleteRecordList of the three: each block's items come after its version, length
+    # and one-byte count, before its closing 00; count 3 is 06
+    payload = b"\x06" + typed[9:-1] + natural[9:-1] + b"\x00"
     content = b"\x00\x00\x00\x03" + len(payload).to_bytes(4, "big") + payload
     header = {HeaderKey.INSTANT_TIME: T2, HeaderKey.SCHEMA: trips.schema_json}
     trips.append(encode_block(BlockType.DELETE, header, content))
