@@ -11,6 +11,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 8400 20 --cluster ours  # we cluster it midway
     .venv/bin/python tests/interop/harness/explore.py 9700 10 --payload non_defaults
     .venv/bin/python tests/interop/harness/explore.py 9900 10 --payload postgres_debezium
+    .venv/bin/python tests/interop/harness/explore.py 13400 10 --rich  # decimal, date, timestamp, nested
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -53,6 +54,12 @@ def main(argv: list[str]) -> int:
         help="our writes as iterators of small batches (runner.STREAMED); Hudi's writes are not repeated",
     )
     p.add_argument("--payload", choices=sorted(PAYLOADS), help="every seed's payload (default: drawn)")
+    p.add_argument(
+        "--rich",
+        action="store_true",
+        help="the rows also carry decimal, date, timestamp, boolean, binary, list, map and nested "
+        "struct columns (workloads.RICH), the layout and other values as the seed draws them without",
+    )
     a = p.parse_args(argv)
     root = Path(a.work)
     root.mkdir(parents=True, exist_ok=True)
@@ -67,7 +74,7 @@ def main(argv: list[str]) -> int:
     bad = 0
     try:
         for seed in range(a.start, a.start + a.count):
-            fixed = {"payload": a.payload} if a.payload else {}
+            fixed = {**({"payload": a.payload} if a.payload else {}), "rich": a.rich}
             w = generate(seed, **fixed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
             if a.cluster and w.index == "BUCKET":  # neither engine clusters a simple bucket index
                 w = generate(seed, **fixed, index="GLOBAL_BLOOM")

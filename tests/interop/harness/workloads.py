@@ -9,6 +9,8 @@ otherwise keep two copies, by design, on both sides) unless the index is global.
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import operator
 import random
 from dataclasses import dataclass, field
@@ -59,6 +61,17 @@ SCHEMA = pa.schema(
     ]
 )
 
+EPOCH_AT = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+#: the columns a ``rich`` workload adds (the Spark SQL types the flat SCHEMA lacks; byte and short
+#: are left to ``test_rich_types.py``, since every reader widens them to int through Avro)
+RICH = pa.schema([
+    ("amount", pa.decimal128(12, 3)), ("day", pa.date32()), ("at", pa.timestamp("us", tz="UTC")),
+    ("vip", pa.bool_()), ("blob", pa.binary()), ("tags", pa.list_(pa.string())),
+    ("attrs", pa.map_(pa.string(), pa.int32())),
+    ("info", pa.struct([("note", pa.string()), ("n", pa.int32()),
+                        ("inner", pa.struct([("x", pa.float64()), ("y", pa.bool_())]))])),
+])  # fmt: skip
+
 
 @dataclass
 class Step:
@@ -81,13 +94,14 @@ class Workload:
     clean: bool = False
     hive_style: bool = False
     metadata: bool = True  # Hudi's writer keeps its metadata table (its default); False: none
+    rich: bool = False  # every step's rows also carry RICH's columns (drawn values, nested nulls)
     steps: list[Step] = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return (f"s{self.seed}-{self.table_type[:3].lower()}-{self.index.lower()}-{self.payload}-{self.keygen}"
                 f"-{self.log_format}-{self.compaction}{'-clean' if self.clean else ''}"
-                f"{'' if self.metadata else '-nomdt'}")  # fmt: skip
+                f"{'' if self.metadata else '-nomdt'}{'-rich' if self.rich else ''}")  # fmt: skip
 
     # -- Hudi's option dict, the same for Hudi's writer and ours ---------------------------------
     def options(self) -> dict[str, str]:
@@ -223,9 +237,7 @@ def _rows(keys: list[str], pool: _Keys, rng: random.Random, *, ts_base: int, nul
 
 
 def partition_of(keygen: str, hive: bool, city: str, region: str, event_ms: int) -> str:
-    import datetime as dt
-
-    stamp = dt.datetime.fromtimestamp(event_ms / 1000, dt.timezone.utc)
+    stamp = datetime.datetime.fromtimestamp(event_ms / 1000, datetime.timezone.utc)
     day = stamp.strftime("%Y%m%d" if keygen == "custom" else "%Y/%m/%d")
     parts = {"simple": [("city", city)], "complex": [("city", city), ("region", region)],
              "timestamp": [("event_ms", day)], "custom": [("city", city), ("event_ms", day)],
@@ -247,6 +259,7 @@ def generate(seed: int, **layout: Any) -> Workload:
         hive_style=layout.get("hive_style", rng.random() < 0.3),
         clean=layout.get("clean", rng.random() < 0.4),
         metadata=layout.get("metadata", True),
+        rich=layout.get("rich", False),
     )
     if w.table_type == "MERGE_ON_READ":
         w.compaction = layout.get("compaction") or rng.choice(("none", "inline", "async"))
@@ -299,12 +312,52 @@ def generate(seed: int, **layout: Any) -> Workload:
             pool.live = [k for k in pool.live if _home_partition(w, pool, k) != victim]
         else:
             raise ValueError(op)
+    if w.rich:  # from a generator of its own: the seed's layout and rows stay those drawn without
+        values = random.Random(seed * 7919 + 1)
+        for step in w.steps:
+            step.data = _with_rich_columns(step.data, values, nulls=nulls)
     if w.payload in DEBEZIUM_PAYLOADS:
         for step in w.steps:
             step.data = _with_debezium_columns(
                 step.data, step.operation, rng, toast=w.payload == "postgres_debezium"
             )
     return w
+
+
+def _with_rich_columns(data: pa.Table, rng: random.Random, *, nulls: bool) -> pa.Table:
+    """``data`` with :data:`RICH`'s columns: values drawn per row, nulls inside the nested types
+    always and (``nulls``: the filling payloads) a third of the top-level values null. A map holds
+    at most one entry: Apache Hudi's merge-on-read reader hands a log record's map out in Java
+    ``HashMap`` order (``test_rich_types.py``), which one entry cannot show. A list holds no null
+    element: Hudi 0.15's Avro parquet writer (its insert, upsert and merge handles) writes the
+    two-level list, which cannot hold one, and its merge of a file its row writer's bulk_insert
+    wrote with one fails (``ArrayIndexOutOfBoundsException``)."""
+
+    def maybe(value: Any, share: float = 0.3) -> Any:
+        return None if rng.random() < share else value
+
+    def top(value: Any) -> Any:  # a top-level value: null only for the filling payloads
+        return maybe(value) if nulls else value
+
+    columns: dict[str, list[Any]] = {f.name: [] for f in RICH}
+    for _ in range(data.num_rows):
+        day = datetime.date(2023, 1, 1) + datetime.timedelta(days=rng.randrange(900))
+        at = EPOCH_AT + datetime.timedelta(microseconds=rng.randrange(10**14))
+        tags = [f"t{rng.randrange(50)}" for _ in range(rng.randrange(0, 4))]
+        attrs = [(f"a{rng.randrange(9)}", maybe(rng.randrange(1000))) for _ in range(rng.randrange(0, 2))]
+        inner = maybe({"x": maybe(rng.uniform(-1, 1)), "y": rng.random() < 0.5}, 0.25)
+        columns["amount"].append(top(decimal.Decimal(rng.randrange(-(10**8), 10**8)).scaleb(-3)))
+        columns["day"].append(top(day))
+        columns["at"].append(top(at))
+        columns["vip"].append(top(rng.random() < 0.5))
+        columns["blob"].append(top(rng.randbytes(rng.randrange(0, 6))))
+        columns["tags"].append(top(tags))
+        columns["attrs"].append(top(attrs))
+        columns["info"].append(top({"note": maybe(f"n{rng.randrange(100)}"), "n": rng.randrange(-1000, 1000),
+                                    "inner": inner}))  # fmt: skip
+    for f in RICH:
+        data = data.append_column(f, pa.array(columns[f.name], f.type))
+    return data
 
 
 def has_model(w: Workload) -> bool:
