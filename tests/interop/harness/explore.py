@@ -12,6 +12,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 9700 10 --payload non_defaults
     .venv/bin/python tests/interop/harness/explore.py 9900 10 --payload postgres_debezium
     .venv/bin/python tests/interop/harness/explore.py 13400 10 --rich  # decimal, date, timestamp, nested
+    .venv/bin/python tests/interop/harness/explore.py 14500 10 --spark-read  # hudi_spark.read answers too
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -28,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from hudi_core import HudiTable
 from oracle import HudiOracle, ensure_oracle
-from runner import compare_all, hudi_write, model_differences, our_write, spark_write
+from runner import compare_all, core_read, hudi_write, model_differences, our_write, spark_reader, spark_write
 from workloads import PAYLOADS, generate
 
 
@@ -60,17 +61,27 @@ def main(argv: list[str]) -> int:
         help="the rows also carry decimal, date, timestamp, boolean, binary, list, map and nested "
         "struct columns (workloads.RICH), the layout and other values as the seed draws them without",
     )
+    p.add_argument(
+        "--spark-read",
+        action="store_true",
+        help="every query is also put to hudi_spark.read (PySpark 4, local[2]) on its default paths "
+        "and with hoodie.spark.read.jvm.delta, each against Hudi's answer",
+    )
     a = p.parse_args(argv)
     root = Path(a.work)
     root.mkdir(parents=True, exist_ok=True)
     oracle = HudiOracle(ensure_oracle(), root / "jvm")
     spark = None
-    if a.spark:
+    if a.spark or a.spark_read:
         from hudi_spark.session import spark_session
 
         spark = spark_session(
             "local[2]", app_name="hudi-explore", conf={"spark.local.dir": str(root / "spark")}
         )
+    readers = {"": core_read}
+    if a.spark_read:
+        readers["spark"] = spark_reader(spark)
+        readers["spark-delta"] = spark_reader(spark, {"hoodie.spark.read.jvm.delta": "true"})
     bad = 0
     try:
         for seed in range(a.start, a.start + a.count):
@@ -92,13 +103,16 @@ def main(argv: list[str]) -> int:
                                 else {}
                             )
                             HudiTable.open(str(path), options=w.options()).cluster({**w.options(), **sort})
-                        if writer == "ours" and spark is not None:
+                        if writer == "ours" and a.spark:
                             spark_write(spark, path, w, step)
                         elif writer == "ours":
                             our_write(path, w, step, stream=a.stream)
                         else:
                             hudi_write(oracle, path, w, step)
-                    found = {"model": model_differences(path, w), **compare_all(oracle, path, w)}
+                    found = {
+                        "model": model_differences(path, w),
+                        **compare_all(oracle, path, w, readers=readers),
+                    }
                     found = {k: v for k, v in found.items() if v}
                     status = f"DIFF {found}" if found else "OK"
                 except Exception as exc:  # a failed write is a finding too: report it, go on

@@ -150,23 +150,50 @@ def queries(path: Path | str, w: Workload) -> list[Query]:
     return out
 
 
+#: one of our readers: a query's answer on the table at a path
+Reader = Callable[[Path | str, "Query"], pa.Table]
+
+
+def core_read(path: Path | str, q: Query) -> pa.Table:
+    return HudiTable.open(str(path)).read(**q.ours)
+
+
+def spark_reader(spark: Any, options: dict[str, str] | None = None) -> Reader:
+    """``hudi_spark.read`` with Hudi's query options (and ``options``), collected to Arrow."""
+    import hudi_spark
+    from hudi_spark.compat import to_arrow
+
+    def read(path: Path | str, q: Query) -> pa.Table:
+        return to_arrow(hudi_spark.read(spark, str(path), {**q.hudi_options, **(options or {})}))
+
+    return read
+
+
 def compare_all(
-    oracle: HudiOracle, path: Path | str, w: Workload, queries: Callable[..., list[Query]] = queries
+    oracle: HudiOracle,
+    path: Path | str,
+    w: Workload,
+    queries: Callable[..., list[Query]] = queries,
+    readers: dict[str, Reader] | None = None,
 ) -> dict[str, list[str]]:
-    """Every query's differences (ours against Hudi's), keyed by query name; empty when all agree."""
+    """Every query's differences (ours against Hudi's), keyed by query name (prefixed by the
+    reader's name in ``readers``; by default our local reader alone, unnamed); empty when all
+    agree. Hudi answers each query once, for every reader."""
     found: dict[str, list[str]] = {}
     for q in queries(path, w):
         theirs = _answer(oracle.read, path, q.hudi_options)
-        ours = _answer(lambda q=q: HudiTable.open(str(path)).read(**q.ours))
         if isinstance(theirs, Exception) and _hudi_bug(theirs, q, w):
             continue
-        if isinstance(theirs, Exception) or isinstance(ours, Exception):
-            if not (isinstance(theirs, Exception) and isinstance(ours, Exception)):
-                found[q.name] = [f"only one refused: ours {_show(ours)}, hudi {_show(theirs)}"]
-            continue
-        diff = differences(_as_hudi_spark_shows(ours, theirs, w), theirs)
-        if diff:
-            found[q.name] = diff
+        for reader_name, read in (readers or {"": core_read}).items():
+            name = f"{reader_name} {q.name}".strip()
+            ours = _answer(read, path, q)
+            if isinstance(theirs, Exception) or isinstance(ours, Exception):
+                if not (isinstance(theirs, Exception) and isinstance(ours, Exception)):
+                    found[name] = [f"only one refused: ours {_show(ours)}, hudi {_show(theirs)}"]
+                continue
+            diff = differences(_as_hudi_spark_shows(ours, theirs, w), theirs)
+            if diff:
+                found[name] = diff
     return found
 
 
