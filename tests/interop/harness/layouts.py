@@ -9,7 +9,9 @@ ALL_OPS = ["upsert", "insert", "delete", "upsert", "insert_overwrite", "upsert",
 
 #: the layouts run every time; together they cover every value of every dimension. Four have
 #: Hudi write without its metadata table (``hoodie.metadata.enable=false``, as many 0.x users
-#: run it): its reads then list files, and each of its writes costs about half
+#: run it): its reads then list files, and each of its writes costs about half. Two carry the
+#: rich columns (``workloads.RICH``: decimal, date, timestamp, list, map, nested struct) through
+#: both log block formats, inline compaction and partial updates
 LAYOUTS = [
     dict(
         table_type="COPY_ON_WRITE",
@@ -37,6 +39,7 @@ LAYOUTS = [
         log_format="parquet",
         compaction="inline",
         clean=True,
+        rich=True,
     ),
     dict(
         table_type="MERGE_ON_READ",
@@ -74,6 +77,7 @@ LAYOUTS = [
         keygen="simple",
         compaction="inline",
         metadata=False,
+        rich=True,
     ),
     dict(
         table_type="COPY_ON_WRITE",
