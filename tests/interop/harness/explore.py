@@ -65,7 +65,8 @@ def main(argv: list[str]) -> int:
         "--spark-read",
         action="store_true",
         help="every query is also put to hudi_spark.read (PySpark 4, local[2]) on its default paths "
-        "and with hoodie.spark.read.jvm.delta, each against Hudi's answer",
+        "and with hoodie.spark.read.jvm.delta, and to the Python data source (format('hudi') with "
+        "hoodie.spark.read.format.fast=false), each against Hudi's answer",
     )
     a = p.parse_args(argv)
     root = Path(a.work)
@@ -82,6 +83,7 @@ def main(argv: list[str]) -> int:
     if a.spark_read:
         readers["spark"] = spark_reader(spark)
         readers["spark-delta"] = spark_reader(spark, {"hoodie.spark.read.jvm.delta": "true"})
+        readers["spark-source"] = spark_reader(spark, source=True)
     bad = 0
     try:
         for seed in range(a.start, a.start + a.count):

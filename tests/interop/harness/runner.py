@@ -158,13 +158,24 @@ def core_read(path: Path | str, q: Query) -> pa.Table:
     return HudiTable.open(str(path)).read(**q.ours)
 
 
-def spark_reader(spark: Any, options: dict[str, str] | None = None) -> Reader:
-    """``hudi_spark.read`` with Hudi's query options (and ``options``), collected to Arrow."""
+def spark_reader(spark: Any, options: dict[str, str] | None = None, *, source: bool = False) -> Reader:
+    """``hudi_spark.read`` with Hudi's query options (and ``options``), collected to Arrow;
+    ``source``: PySpark 4's Python data source instead (``format("hudi")`` with
+    ``hoodie.spark.read.format.fast=false``, every file slice read in Python tasks)."""
     import hudi_spark
     from hudi_spark.compat import to_arrow
 
     def read(path: Path | str, q: Query) -> pa.Table:
-        return to_arrow(hudi_spark.read(spark, str(path), {**q.hudi_options, **(options or {})}))
+        opts = {**q.hudi_options, **(options or {})}
+        if not source:
+            return to_arrow(hudi_spark.read(spark, str(path), opts))
+        from pyspark.errors import AnalysisException
+
+        opts["hoodie.spark.read.format.fast"] = "false"
+        try:
+            return to_arrow(spark.read.format("hudi").options(**opts).load(str(path)))
+        except AnalysisException as exc:  # Spark wraps the data source's refusal (its planning's QueryError)
+            raise HudiError(str(exc).splitlines()[-1]) from exc
 
     return read
 
