@@ -29,7 +29,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from hudi_core import HudiTable
 from oracle import HudiOracle, ensure_oracle
-from runner import compare_all, core_read, hudi_write, model_differences, our_write, spark_reader, spark_write
+from runner import (
+    compare_all,
+    core_read,
+    hudi_write,
+    model_differences,
+    our_write,
+    spark_readers,
+    spark_write,
+)
 from workloads import PAYLOADS, generate
 
 
@@ -79,11 +87,7 @@ def main(argv: list[str]) -> int:
         spark = spark_session(
             "local[2]", app_name="hudi-explore", conf={"spark.local.dir": str(root / "spark")}
         )
-    readers = {"": core_read}
-    if a.spark_read:
-        readers["spark"] = spark_reader(spark)
-        readers["spark-delta"] = spark_reader(spark, {"hoodie.spark.read.jvm.delta": "true"})
-        readers["spark-source"] = spark_reader(spark, source=True)
+    readers = {"": core_read, **(spark_readers(spark) if a.spark_read else {})}
     bad = 0
     try:
         for seed in range(a.start, a.start + a.count):

@@ -151,7 +151,7 @@ def queries(path: Path | str, w: Workload) -> list[Query]:
 
 
 #: one of our readers: a query's answer on the table at a path
-Reader = Callable[[Path | str, "Query"], pa.Table]
+Reader = Callable[[Path | str, Query], pa.Table]
 
 
 def core_read(path: Path | str, q: Query) -> pa.Table:
@@ -178,6 +178,16 @@ def spark_reader(spark: Any, options: dict[str, str] | None = None, *, source: b
             raise HudiError(str(exc).splitlines()[-1]) from exc
 
     return read
+
+
+def spark_readers(spark: Any) -> dict[str, Reader]:
+    """Our Spark readers by name: ``hudi_spark.read`` on its default paths, the same with
+    ``hoodie.spark.read.jvm.delta``, and the Python data source."""
+    return {
+        "spark": spark_reader(spark),
+        "spark-delta": spark_reader(spark, {"hoodie.spark.read.jvm.delta": "true"}),
+        "spark-source": spark_reader(spark, source=True),
+    }
 
 
 def compare_all(

@@ -89,12 +89,17 @@ def test_parquet_data_block_is_a_gzip_parquet_file() -> None:
     assert got.to_pylist() == table.cast(got.schema).to_pylist()
 
 
+def _delete_content(payload: bytes) -> bytes:
+    """A delete block's content around a ``HoodieDeleteRecordList`` payload: version 3, length."""
+    return b"\x00\x00\x00\x03" + len(payload).to_bytes(4, "big") + payload
+
+
 def test_default_delete_block_is_natural_order_int_zero() -> None:
     content = encode_delete_block(["k1", "k2"], ["p1", ""])
     # version 3, payload length, array of 2 (04), records: key, partition, orderingVal IntWrapper 0
     # (union branch 2: 04 00, as Hudi 0.15's delete operation writes it), end 00
     payload = bytes.fromhex("04") + b"\x02\x04k1\x02\x04p1\x04\x00" + b"\x02\x04k2\x02\x00\x04\x00" + b"\x00"
-    assert content == b"\x00\x00\x00\x03" + len(payload).to_bytes(4, "big") + payload
+    assert content == _delete_content(payload)
     (block,) = read_log_bytes(encode_block(BlockType.DELETE, {HeaderKey.INSTANT_TIME: "2"}, content))
     deletes = block.deletes()
     assert deletes.to_pylist() == [
@@ -133,7 +138,7 @@ def test_a_block_of_payload_and_natural_deletes_as_hudi_writes_it() -> None:
         + b"\x02\x04k2\x02\x06sea\x04\x00"
         + b"\x00"
     )
-    content = b"\x00\x00\x00\x03" + len(payload).to_bytes(4, "big") + payload
+    content = _delete_content(payload)
     deletes = read_log_bytes(encode_block(BlockType.DELETE, {}, content))[0].deletes()
     assert deletes.schema.field("_ordering_val").type == pa.int64()
     assert deletes.column("_hoodie_record_key").to_pylist() == ["k1", "k2"]
@@ -146,7 +151,7 @@ def test_a_block_of_two_ordering_classes_beside_natural_deletes_is_refused() -> 
     payload = (
         bytes.fromhex("04") + b"\x02\x04k1\x02\x00\x06\xfc\x01" + b"\x02\x04k2\x02\x00\x0e\x02x" + b"\x00"
     )
-    content = b"\x00\x00\x00\x03" + len(payload).to_bytes(4, "big") + payload
+    content = _delete_content(payload)
     with pytest.raises(CorruptedLogBlockError, match=r"mixes orderingVal branches \[3, 7\]"):
         read_log_bytes(encode_block(BlockType.DELETE, {}, content))[0].deletes()
 
