@@ -54,6 +54,69 @@ class TestHdfsStorage(StorageConformance):
         st.delete_dir(base)
 
 
+# hdfs-native's words for a NameNode that has not heard of the last block yet (its RPC error, as
+# a RuntimeError), as seen once under load in this suite
+NOT_REPLICATED_YET = (
+    'RPCError("org.apache.hadoop.hdfs.server.namenode.NotReplicatedYetException", "Not replicated yet: {}")'
+)
+
+
+def _refuse_first_writes(st: HdfsStorage, refusals: int, message: str) -> list[str]:
+    """Make ``st``'s next ``refusals`` writes stop after half the bytes, raising ``message`` as
+    hdfs-native does; returns the list of paths each write attempt was for."""
+    pipe_file = st.fs.pipe_file
+    attempts: list[str] = []
+
+    def refusing(path: str, data: bytes, **kw: Any) -> None:
+        attempts.append(path)
+        if len(attempts) > refusals:
+            return pipe_file(path, data, **kw)
+        pipe_file(path, data[: len(data) // 2], **kw)  # the blocks before the refused one
+        raise RuntimeError(message.format(path))
+
+    st.fs.pipe_file = refusing
+    return attempts
+
+
+@pytest.mark.parametrize(
+    "message", [NOT_REPLICATED_YET, 'OperationFailed("Failed to complete file in time")']
+)
+def test_a_write_the_namenode_refuses_as_not_replicated_yet_is_written_again(
+    hdfs_root: str, message: str
+) -> None:
+    base = f"{hdfs_root}/retry-{uuid.uuid4().hex}"
+    st = storage_for(base)
+    assert isinstance(st, HdfsStorage)
+    st.not_replicated_retry_s = 0.01
+    path = f"{base}/f.bin"
+    data = bytes(range(256)) * 12_288  # 3 MiB: three of the mini cluster's blocks
+    attempts = _refuse_first_writes(st, 2, message)
+    st.write_bytes(path, data)
+    assert len(attempts) == 3
+    assert st.read_bytes(path) == data  # the whole file, not the refused attempts' halves
+
+
+def test_other_write_errors_and_a_namenode_that_stays_behind_are_raised(hdfs_root: str) -> None:
+    base = f"{hdfs_root}/retry-{uuid.uuid4().hex}"
+    st = storage_for(base)
+    assert isinstance(st, HdfsStorage)
+    st.not_replicated_retry_s = 0.01
+    attempts = _refuse_first_writes(
+        st, 1, 'RPCError("org.apache.hadoop.security.AccessControlException", "{}")'
+    )
+    with pytest.raises(RuntimeError, match="AccessControlException"):
+        st.write_bytes(f"{base}/denied.bin", b"x" * 1000)
+    assert len(attempts) == 1  # not a block report's delay: no second attempt
+
+    st = storage_for(base)
+    assert isinstance(st, HdfsStorage)
+    st.not_replicated_retry_s = 0.01
+    attempts = _refuse_first_writes(st, 100, NOT_REPLICATED_YET)
+    with pytest.raises(RuntimeError, match="NotReplicatedYetException"):
+        st.write_bytes(f"{base}/late.bin", b"x" * 1000)
+    assert len(attempts) == 1 + st.not_replicated_retries
+
+
 def test_a_merge_on_read_table_lives_on_hdfs(hdfs_root: str, monkeypatch: pytest.MonkeyPatch) -> None:
     base = f"{hdfs_root}/table-{uuid.uuid4().hex}"
     t = HudiTable.create(base, name="t", table_type="MERGE_ON_READ", record_key_fields="id",

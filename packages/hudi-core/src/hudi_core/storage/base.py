@@ -7,6 +7,7 @@ import mmap
 import posixpath
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -254,11 +255,39 @@ class FsspecStorage(Storage):
         super().__init__(fs, scheme=scheme)
 
 
+#: how hdfs-native words a NameNode that has not yet heard from the DataNode about the block just
+#: sent: ``NotReplicatedYetException`` on the next block's addBlock, or complete() answering "not
+#: yet" until hdfs-native gives up; both pass once the DataNode's block report arrives
+_NOT_REPLICATED_YET = ("NotReplicatedYetException", "Failed to complete file in time")
+
+
 class HdfsStorage(FsspecStorage):
     """``hdfs://`` through hdfs-native: timeline files are created exclusively by the NameNode
-    (a create without the overwrite flag fails when the file exists), as Hudi creates them."""
+    (a create without the overwrite flag fails when the file exists), as Hudi creates them.
+
+    A busy DataNode can report a block to the NameNode after the writer asks for the next block
+    or closes the file. Hadoop's own client retries that (``dfs.client.block.write.
+    locateFollowingBlock.retries``: 5 times, from 400 ms, doubling); hdfs-native does not and its
+    writer cannot go on after the refusal, so :meth:`write_bytes`, which holds all the bytes,
+    writes the file again from the start on the same schedule. A streamed write
+    (:meth:`open_write`) fails with the NameNode's answer, as any failed write does."""
 
     atomic_create = True
+    #: the wait before the first rewrite after a NameNode's "not replicated yet"; doubles each time
+    not_replicated_retry_s = 0.4
+    not_replicated_retries = 5
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        delay = self.not_replicated_retry_s
+        for retry in range(self.not_replicated_retries + 1):
+            try:
+                return super().write_bytes(path, data)
+            except Exception as e:  # hdfs-native raises the NameNode's refusals as RuntimeError
+                if retry == self.not_replicated_retries or not any(m in str(e) for m in _NOT_REPLICATED_YET):
+                    raise
+            self.delete(path)  # the part already written, left open by the writer that gave up
+            time.sleep(delay)
+            delay *= 2
 
     def create_if_absent(self, path: str, data: bytes = b"") -> bool:
         p = self._p(path)
