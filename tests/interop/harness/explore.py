@@ -13,6 +13,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 9900 10 --payload postgres_debezium
     .venv/bin/python tests/interop/harness/explore.py 13400 10 --rich  # decimal, date, timestamp, nested
     .venv/bin/python tests/interop/harness/explore.py 14500 10 --spark-read  # hudi_spark.read answers too
+    .venv/bin/python tests/interop/harness/explore.py 15400 10 --evolve  # a column added, an int widened
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -70,6 +71,12 @@ def main(argv: list[str]) -> int:
         "struct columns (workloads.RICH), the layout and other values as the seed draws them without",
     )
     p.add_argument(
+        "--evolve",
+        action="store_true",
+        help="the table's schema changes between writes: a new nullable column from a drawn step on, "
+        "an int column widened to long from another (workloads.Workload.evolve)",
+    )
+    p.add_argument(
         "--spark-read",
         action="store_true",
         help="every query is also put to hudi_spark.read (PySpark 4, local[2]) on its default paths "
@@ -91,7 +98,7 @@ def main(argv: list[str]) -> int:
     bad = 0
     try:
         for seed in range(a.start, a.start + a.count):
-            fixed = {**({"payload": a.payload} if a.payload else {}), "rich": a.rich}
+            fixed = {**({"payload": a.payload} if a.payload else {}), "rich": a.rich, "evolve": a.evolve}
             w = generate(seed, **fixed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
             if a.cluster and w.index == "BUCKET":  # neither engine clusters a simple bucket index
                 w = generate(seed, **fixed, index="GLOBAL_BLOOM")

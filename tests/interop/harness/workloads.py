@@ -95,13 +95,17 @@ class Workload:
     hive_style: bool = False
     metadata: bool = True  # Hudi's writer keeps its metadata table (its default); False: none
     rich: bool = False  # every step's rows also carry RICH's columns (drawn values, nested nulls)
+    evolve: bool = (
+        False  # from a drawn step on, rows carry a new column ``note``; from another, ``seq`` is a long
+    )
     steps: list[Step] = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return (f"s{self.seed}-{self.table_type[:3].lower()}-{self.index.lower()}-{self.payload}-{self.keygen}"
                 f"-{self.log_format}-{self.compaction}{'-clean' if self.clean else ''}"
-                f"{'' if self.metadata else '-nomdt'}{'-rich' if self.rich else ''}")  # fmt: skip
+                f"{'' if self.metadata else '-nomdt'}{'-rich' if self.rich else ''}"
+                f"{'-evolve' if self.evolve else ''}")  # fmt: skip
 
     # -- Hudi's option dict, the same for Hudi's writer and ours ---------------------------------
     def options(self) -> dict[str, str]:
@@ -260,6 +264,7 @@ def generate(seed: int, **layout: Any) -> Workload:
         clean=layout.get("clean", rng.random() < 0.4),
         metadata=layout.get("metadata", True),
         rich=layout.get("rich", False),
+        evolve=layout.get("evolve", False),
     )
     if w.table_type == "MERGE_ON_READ":
         w.compaction = layout.get("compaction") or rng.choice(("none", "inline", "async"))
@@ -316,6 +321,8 @@ def generate(seed: int, **layout: Any) -> Workload:
         values = random.Random(seed * 7919 + 1)
         for step in w.steps:
             step.data = _with_rich_columns(step.data, values, nulls=nulls)
+    if w.evolve:  # from a generator of its own too
+        _evolve(w.steps, random.Random(seed * 7919 + 2), nulls=nulls)
     if w.payload in DEBEZIUM_PAYLOADS:
         for step in w.steps:
             step.data = _with_debezium_columns(
@@ -358,6 +365,25 @@ def _with_rich_columns(data: pa.Table, rng: random.Random, *, nulls: bool) -> pa
     for f in RICH:
         data = data.append_column(f, pa.array(columns[f.name], f.type))
     return data
+
+
+def _evolve(steps: list[Step], rng: random.Random, *, nulls: bool) -> None:
+    """The schema changes a Hudi table takes between writes (schema on write): from a drawn step
+    on, every row carries a new nullable string column ``note`` (null in the rows written before),
+    and from another ``seq`` is a long instead of an int; either may come first, and either may
+    come with the first write (then the table starts with it)."""
+    add_at, widen_at = rng.randrange(len(steps)), rng.randrange(len(steps))
+    for n, step in enumerate(steps):
+        data = step.data
+        if n >= widen_at:
+            data = data.set_column(data.column_names.index("seq"), "seq", data.column("seq").cast(pa.int64()))
+        if n >= add_at:
+            notes = [
+                None if nulls and rng.random() < 0.3 else f"note-{rng.randrange(100)}"
+                for _ in range(data.num_rows)
+            ]
+            data = data.append_column(pa.field("note", pa.string()), pa.array(notes, pa.string()))
+        step.data = data
 
 
 def has_model(w: Workload) -> bool:
