@@ -86,6 +86,73 @@ def test_each_writer_extends_the_others_schema(hudi, tmp_path: Path, table_type:
     check(f"{first} added note")
 
 
+#: a struct column's versions: v2 widens a field (int -> long) and adds one, v3 adds a nested struct
+_INFO = [
+    pa.struct([("note", pa.string()), ("n", pa.int32())]),
+    pa.struct([("note", pa.string()), ("n", pa.int64()), ("extra", pa.int64())]),
+    pa.struct([("note", pa.string()), ("n", pa.int64()), ("extra", pa.int64()),
+               ("deep", pa.struct([("x", pa.int32())]))]),
+]  # fmt: skip
+
+
+def _info_batch(keys: range, ts: int, version: int) -> pa.Table:
+    def info(i: int) -> dict[str, Any] | None:
+        if i % 7 == 3:
+            return None
+        value: dict[str, Any] = {"note": None if i % 5 == 1 else f"n{ts}-{i}", "n": i * ts}
+        if version >= 1:
+            value["extra"] = None if i % 3 == 0 else i + 1000 * ts
+        if version >= 2:
+            value["deep"] = None if i % 4 == 0 else {"x": i}
+        return value
+
+    return pa.table({
+        "uuid": [f"k{i:03d}" for i in keys], "ts": pa.array([ts] * len(keys), pa.int64()),
+        "city": [("sf", "la")[i % 2] for i in keys],
+        "info": pa.array([info(i) for i in keys], _INFO[version]),
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+@pytest.mark.parametrize("first", ["hudi", "ours"])
+def test_a_struct_column_gains_and_widens_fields(hudi, tmp_path: Path, table_type: str, first: str) -> None:
+    """A nested struct evolves as Hudi's schema on write takes it: one writer writes it, the other
+    widens a field to long and adds one, the first adds a nested struct; the rows written before
+    read the new fields as null. Both readers after each write (Hudi's with Spark's vectorized
+    parquet reader off, which refuses a nested type change on merge-on-read), and after our
+    compaction of the merge-on-read table."""
+    path = tmp_path / f"{first}-{table_type.lower()}"
+    opts = {**_options(table_type), "hoodie.parquet.small.file.limit": "0"}  # updates into log files
+    other = "ours" if first == "hudi" else "hudi"
+    model: dict[str, dict[str, Any]] = {}
+    hudi.oracle.sql("SET spark.sql.parquet.enableVectorizedReader=false")
+    try:
+        for version, (who, keys) in enumerate([(first, range(0, 20)), (other, range(10, 30)),
+                                               (first, range(25, 40))]):  # fmt: skip
+            data = _info_batch(keys, version + 1, version)
+            if who == "hudi":
+                hudi.oracle.write(path, data, opts)
+            else:
+                open_or_create(str(path), opts, data.schema)[0].upsert(data, options=opts)
+            model.update({r["uuid"]: r for r in data.to_pylist()})
+            expected = pa.Table.from_pylist(
+                sorted(model.values(), key=lambda r: r["uuid"]), schema=data.schema
+            )
+            last = version == len(_INFO) - 1
+            for compacted in (False, True) if last and table_type == "MERGE_ON_READ" else (False,):
+                if compacted:
+                    now = {**opts, "hoodie.compact.inline.max.delta.commits": "1"}
+                    assert HudiTable.open(str(path), options=now).compact(now)
+                ours = HudiTable.open(str(path)).read(columns=expected.column_names)
+                theirs = hudi.oracle.read(path).select(expected.column_names)
+                for reader, answer in (("ours", ours), ("hudi", theirs)):
+                    assert answer.schema.field("info").type == _INFO[version], (version, reader)
+                    diff = differences(answer, expected)
+                    assert not diff, f"{who} wrote v{version + 1} (compacted {compacted}): {reader}: {diff}"
+    finally:
+        hudi.oracle.sql("SET spark.sql.parquet.enableVectorizedReader=true")
+
+
 #: (writer, type of the column it writes) per step; the column keeps the first write's type
 _TEXT_AND_BYTES = {
     "hudi-text-ours-bytes": [("hudi", pa.string()), ("ours", pa.binary())],
