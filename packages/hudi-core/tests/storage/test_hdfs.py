@@ -61,9 +61,12 @@ NOT_REPLICATED_YET = (
 )
 
 
-def _refuse_first_writes(st: HdfsStorage, refusals: int, message: str) -> list[str]:
+def _refuse_first_writes(
+    monkeypatch: pytest.MonkeyPatch, st: HdfsStorage, refusals: int, message: str
+) -> list[str]:
     """Make ``st``'s next ``refusals`` writes stop after half the bytes, raising ``message`` as
-    hdfs-native does; returns the list of paths each write attempt was for."""
+    hdfs-native does, until the test ends (fsspec shares the file system object between storages);
+    returns the list of paths each write attempt was for."""
     pipe_file = st.fs.pipe_file
     attempts: list[str] = []
 
@@ -74,7 +77,7 @@ def _refuse_first_writes(st: HdfsStorage, refusals: int, message: str) -> list[s
         pipe_file(path, data[: len(data) // 2], **kw)  # the blocks before the refused one
         raise RuntimeError(message.format(path))
 
-    st.fs.pipe_file = refusing
+    monkeypatch.setattr(st.fs, "pipe_file", refusing)
     return attempts
 
 
@@ -82,7 +85,7 @@ def _refuse_first_writes(st: HdfsStorage, refusals: int, message: str) -> list[s
     "message", [NOT_REPLICATED_YET, 'OperationFailed("Failed to complete file in time")']
 )
 def test_a_write_the_namenode_refuses_as_not_replicated_yet_is_written_again(
-    hdfs_root: str, message: str
+    hdfs_root: str, message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base = f"{hdfs_root}/retry-{uuid.uuid4().hex}"
     st = storage_for(base)
@@ -90,28 +93,28 @@ def test_a_write_the_namenode_refuses_as_not_replicated_yet_is_written_again(
     st.not_replicated_retry_s = 0.01
     path = f"{base}/f.bin"
     data = bytes(range(256)) * 12_288  # 3 MiB: three of the mini cluster's blocks
-    attempts = _refuse_first_writes(st, 2, message)
+    attempts = _refuse_first_writes(monkeypatch, st, 2, message)
     st.write_bytes(path, data)
     assert len(attempts) == 3
     assert st.read_bytes(path) == data  # the whole file, not the refused attempts' halves
 
 
-def test_other_write_errors_and_a_namenode_that_stays_behind_are_raised(hdfs_root: str) -> None:
+def test_other_write_errors_and_a_namenode_that_stays_behind_are_raised(
+    hdfs_root: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     base = f"{hdfs_root}/retry-{uuid.uuid4().hex}"
     st = storage_for(base)
     assert isinstance(st, HdfsStorage)
     st.not_replicated_retry_s = 0.01
     attempts = _refuse_first_writes(
-        st, 1, 'RPCError("org.apache.hadoop.security.AccessControlException", "{}")'
+        monkeypatch, st, 1, 'RPCError("org.apache.hadoop.security.AccessControlException", "{}")'
     )
     with pytest.raises(RuntimeError, match="AccessControlException"):
         st.write_bytes(f"{base}/denied.bin", b"x" * 1000)
     assert len(attempts) == 1  # not a block report's delay: no second attempt
 
-    st = storage_for(base)
-    assert isinstance(st, HdfsStorage)
-    st.not_replicated_retry_s = 0.01
-    attempts = _refuse_first_writes(st, 100, NOT_REPLICATED_YET)
+    monkeypatch.undo()
+    attempts = _refuse_first_writes(monkeypatch, st, 100, NOT_REPLICATED_YET)
     with pytest.raises(RuntimeError, match="NotReplicatedYetException"):
         st.write_bytes(f"{base}/late.bin", b"x" * 1000)
     assert len(attempts) == 1 + st.not_replicated_retries
