@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -204,6 +205,32 @@ def test_nested_fields_evolve_as_top_level_ones(tmp_path: Path, ttype: str) -> N
         t.upsert(
             pa.table({"id": ["k3"], "p": ["x"], "ts": [3], "n": pa.array([{"a": True}])}), options=_NULLS
         )
+
+
+@pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_a_write_without_a_field_of_a_struct_is_refused_unless_asked(tmp_path: Path, ttype: str) -> None:
+    """A struct's field left out, in a struct column, a list's structs or a map's: refused as a
+    column left out is (Apache Hudi's writer names the same fields), nothing written; with
+    ``hoodie.write.set.null.for.missing.columns`` the rows written hold nulls there."""
+    t = _new(tmp_path, ttype, **{"hoodie.compact.inline": "false"})
+    full, part = pa.struct([("a", pa.int64()), ("b", pa.string())]), pa.struct([("a", pa.int64())])
+
+    def rows(key: str, ts: int, kind: pa.DataType, value: dict[str, Any]) -> pa.Table:
+        return pa.table({"id": [key], "p": ["x"], "ts": [ts], "n": pa.array([value], kind),
+                         "l": pa.array([[value]], pa.list_(kind)),
+                         "m": pa.array([[("k", value)]], pa.map_(pa.string(), kind))})  # fmt: skip
+
+    t.upsert(rows("k1", 1, full, {"a": 1, "b": "one"}))
+    t.upsert(rows("k2", 1, full, {"a": 2, "b": "two"}))
+    n = len(t.timeline)
+    with pytest.raises(SchemaMismatchError, match=r"\['n\.b', 'l\.element\.b', 'm\.value\.b'\]"):
+        t.upsert(rows("k1", 2, part, {"a": 10}))
+    assert len(t.timeline) == n
+    t.upsert(rows("k1", 2, part, {"a": 10}), options=_NULLS)
+    got = HudiTable.open(t.base_uri).read(columns=["id", "n", "l", "m"]).sort_by("id").to_pylist()
+    blank, kept = {"a": 10, "b": None}, {"a": 2, "b": "two"}
+    assert got == [{"id": "k1", "n": blank, "l": [blank], "m": [("k", blank)]},
+                   {"id": "k2", "n": kept, "l": [kept], "m": [("k", kept)]}]  # fmt: skip
 
 
 @pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])

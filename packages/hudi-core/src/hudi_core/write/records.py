@@ -221,6 +221,27 @@ def _merged_struct(old: pa.StructType, new: pa.StructType) -> pa.DataType | None
     return pa.struct(fields)
 
 
+def _lacking(old: pa.DataType, new: pa.DataType, path: str) -> list[str]:
+    """The dotted paths of the fields of ``old`` (a table column's type) that ``new`` (the
+    input's) lacks inside records, list elements and map values, as Hudi's writer looks for them
+    (``element`` and ``value`` name a list's item and a map's value in a path)."""
+    if pa.types.is_dictionary(new):
+        new = new.value_type
+    if pa.types.is_struct(old) and pa.types.is_struct(new):
+        given = {new.field(i).name: new.field(i).type for i in range(new.num_fields)}
+        out: list[str] = []
+        for i in range(old.num_fields):
+            f = old.field(i)
+            name = f"{path}.{f.name}"
+            out += _lacking(f.type, given[f.name], name) if f.name in given else [name]
+        return out
+    if pa.types.is_list(old) and pa.types.is_list(new):
+        return _lacking(old.value_type, new.value_type, f"{path}.element")
+    if pa.types.is_map(old) and pa.types.is_map(new):
+        return _lacking(old.item_type, new.item_type, f"{path}.value")
+    return []
+
+
 def evolve_schema(
     table_schema: pa.Schema | None,
     input_schema: pa.Schema,
@@ -231,8 +252,8 @@ def evolve_schema(
     """The writer schema of a commit: the table's fields (types widened where the input widens
     them), then new input fields. Raises ``SchemaMismatchError`` for a missing required field
     (record key, partition, ordering), an incompatible type change, or a table column the input
-    lacks (as Hudi's writer refuses it, unless the write's ``config`` sets
-    ``hoodie.write.set.null.for.missing.columns``)."""
+    lacks, or a field of one of its structs (as Hudi's writer refuses both, unless the write's
+    ``config`` sets ``hoodie.write.set.null.for.missing.columns``)."""
     cols = [n for n in input_schema.names if n not in INTERNAL_COLUMNS and n not in _META]
     missing = [f for f in required if f and f.split(".")[0] not in input_schema.names]
     if missing:
@@ -241,11 +262,20 @@ def evolve_schema(
         )
     if table_schema is None:
         return pa.schema([input_schema.field(n).with_nullable(True) for n in cols])
-    lacking = [f.name for f in table_schema if f.name not in _META and f.name not in input_schema.names]
+    lacking = [
+        path
+        for f in table_schema
+        if f.name not in _META
+        for path in (
+            _lacking(f.type, input_schema.field(f.name).type, f.name)
+            if f.name in input_schema.names
+            else [f.name]
+        )
+    ]
     if lacking and not (config is not None and config.get(WriteOptions.SET_NULL_FOR_MISSING_COLUMNS)):
         raise SchemaMismatchError(
-            f"the input has no column(s) {lacking} of the table: a write would leave them null in every "
-            "row it writes; give them, or set hoodie.write.set.null.for.missing.columns=true to write nulls"
+            f"the input has no column(s) or field(s) {lacking} of the table: a write would leave them null in "
+            "every row it writes; give them, or set hoodie.write.set.null.for.missing.columns=true to write nulls"
         )
     fields: list[pa.Field] = []
     for f in table_schema:
