@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.errors import SchemaMismatchError
-from hudi_core.schema.promotion import promoted
+from hudi_core.schema.promotion import promoted, unchecked_cast
 
 __all__ = ["align_table", "decode", "decoded", "encoded_like", "identity", "shared_runs", "target_schema"]
 
@@ -199,7 +199,7 @@ def _align_array(arr: pa.ChunkedArray | pa.Array, dt: pa.DataType, name: str) ->
     if converted is not None:
         return converted
     try:
-        return pc.cast(arr, dt, safe=False) if _same_family(arr.type, dt) else pc.cast(arr, dt)
+        return pc.cast(arr, dt, safe=False) if unchecked_cast(arr.type, dt) else pc.cast(arr, dt)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         pass
     if pa.types.is_struct(dt) and pa.types.is_struct(arr.type):
@@ -222,8 +222,3 @@ def _align_array(arr: pa.ChunkedArray | pa.Array, dt: pa.DataType, name: str) ->
         f"column {name!r} holds {arr.type} in a file but the table schema says {dt}; "
         "only type promotions Hudi allows (int->long->float->double, numbers to text, added fields) can be read"
     )
-
-
-def _same_family(a: pa.DataType, b: pa.DataType) -> bool:
-    # Timestamps with another unit or zone convert without a value check (Hudi stores micros).
-    return pa.types.is_timestamp(a) and pa.types.is_timestamp(b)

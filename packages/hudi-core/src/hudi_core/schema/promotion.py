@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["FLOATS", "NUMBERS", "java_text", "promoted"]
+__all__ = ["FLOATS", "NUMBERS", "java_text", "promoted", "unchecked_cast"]
 
 FLOATS = (pa.float32(), pa.float64())
 NUMBERS = (pa.int8(), pa.int16(), pa.int32(), pa.int64(), *FLOATS)
@@ -48,6 +48,16 @@ def promoted(values: pa.Array, to: pa.DataType) -> pa.Array | None:
     if to.equals(pa.float64()) and values.type.equals(pa.float32()):
         return pc.cast(pc.cast(values, pa.string()), pa.float64())  # through the float's text
     return None
+
+
+def unchecked_cast(old: pa.DataType, new: pa.DataType) -> bool:
+    """Whether values of ``old`` convert to ``new`` without Arrow's value check: timestamps with
+    another unit or zone (Hudi stores micros), and integers widened to a floating type, which
+    Java rounds to the nearest float as Arrow's unchecked cast does (16777217 -> 16777216.0)."""
+    types = pa.types
+    return (types.is_timestamp(old) and types.is_timestamp(new)) or (
+        types.is_integer(old) and types.is_floating(new)
+    )
 
 
 #: FloatingDecimal's insignificantDigitsNumber: the low decimal digits an integer of binary

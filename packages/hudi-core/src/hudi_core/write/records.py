@@ -19,7 +19,7 @@ from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
 from hudi_core.keygen.base import KeyGenerator
 from hudi_core.keygen.partition import check_partition_paths
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD
-from hudi_core.schema.promotion import NUMBERS, promoted
+from hudi_core.schema.promotion import NUMBERS, promoted, unchecked_cast
 from hudi_core.write.payload import op_deletes
 
 __all__ = [
@@ -308,7 +308,7 @@ def _cast(column: pa.Array | pa.ChunkedArray, field: pa.Field) -> pa.Array | pa.
     if converted is not None:
         return converted
     try:
-        return column.cast(field.type)
+        return column.cast(field.type, safe=not unchecked_cast(column.type, field.type))
     except pa.ArrowInvalid:
         if field.type not in _TEXT or column.type not in _BYTES:
             raise
