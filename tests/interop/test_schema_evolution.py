@@ -331,3 +331,28 @@ def test_a_type_change_hudi_takes(hudi, tmp_path: Path, change: str, writers: tu
             got = [v for _, v in sorted(zip(answer.column("uuid").to_pylist(), answer.column("c").to_pylist(),
                                             strict=True))]  # fmt: skip
             assert [str(v) for v in got] == [str(v) for v in expected], (reader, compacted)
+
+
+@pytest.mark.parametrize("writer", ["hudi", "ours"])
+def test_timestamps_without_a_zone_are_refused(hudi, tmp_path: Path, writer: str) -> None:
+    """A column of timestamps without a time zone (Spark's TIMESTAMP_NTZ): Apache Hudi 0.15's
+    writer refuses it, and so does ours (its option aside); the same rows with a zone are taken
+    by both, and both readers give them back."""
+    path = tmp_path / writer
+    opts = _options("COPY_ON_WRITE")
+    at = [1_700_000_000_000_000, 1_700_000_000_000_001]
+
+    def upsert(unit_type: pa.DataType) -> None:
+        data = pa.table({"uuid": ["k1", "k2"], "ts": pa.array([1, 1], pa.int64()), "city": ["sf", "la"],
+                         "at": pa.array(at, unit_type)})  # fmt: skip
+        if writer == "hudi":
+            hudi.oracle.write(path, data, opts)
+        else:
+            open_or_create(str(path), opts, data.schema)[0].upsert(data, options=opts)
+
+    with pytest.raises(OracleError if writer == "hudi" else SchemaMismatchError, match=r"(?i)timestamp.?ntz"):
+        upsert(pa.timestamp("us"))
+    upsert(pa.timestamp("us", tz="UTC"))
+    ours = HudiTable.open(str(path)).read(columns=["uuid", "at"])
+    assert not differences(ours, hudi.oracle.read(path).select(["uuid", "at"]))
+    assert sorted(ours.column("at").cast(pa.int64()).to_pylist()) == at

@@ -234,6 +234,38 @@ def test_a_write_without_a_field_of_a_struct_is_refused_unless_asked(tmp_path: P
 
 
 @pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_timestamps_without_a_zone_need_the_option(tmp_path: Path, ttype: str) -> None:
+    """Apache Hudi 0.15's writer refuses timestamps without a time zone and its reader fails on
+    a table that has them: a new column of them (top level or nested) is refused with its path and
+    nothing written, unless hoodie.write.timestamp.ntz.enabled; a column the table has keeps its
+    type without the option, and zoned timestamps need nothing."""
+    t = _new(tmp_path, ttype, **{"hoodie.compact.inline": "false"})
+    naive, zoned = pa.timestamp("us"), pa.timestamp("us", tz="UTC")
+    at = 1_700_000_000_000_000
+
+    def rows(key: str, ts: int, **cols: pa.Array) -> pa.Table:
+        return pa.table({"id": [key], "p": ["x"], "ts": [ts], **cols})
+
+    nested = {"n": pa.array([{"at": at}], pa.struct([("at", naive)])), "l": pa.array([[at]], pa.list_(naive))}
+    with pytest.raises(SchemaMismatchError, match=r"\['at', 'n\.at', 'l\.element'\].*ntz\.enabled=true"):
+        t.upsert(rows("k1", 1, at=pa.array([at], naive), **nested))
+    assert list(t.timeline) == [] and not any(Path(t.base_uri).rglob("*.parquet"))
+    t.upsert(rows("k1", 1, at=pa.array([at], naive)), options={"hoodie.write.timestamp.ntz.enabled": "true"})
+    t.upsert(
+        rows("k2", 2, at=pa.array([at + 1], naive), z=pa.array([at], zoned))
+    )  # the column is the table's
+    with pytest.raises(SchemaMismatchError, match=r"\['n\.at', 'l\.element'\]"):
+        t.upsert(rows("k3", 3, at=pa.array([at], naive), **nested))
+    answer = HudiTable.open(t.base_uri).read(columns=["id", "at", "z"]).sort_by("id")
+    assert answer.schema.field("at").type == naive and answer.schema.field("z").type == zoned
+    assert answer.column("at").cast(pa.int64()).to_pylist() == [at, at + 1]
+    schema = pa.schema([("id", pa.string()), ("p", pa.string()), ("ts", pa.int64()), ("at", naive)])
+    with pytest.raises(SchemaMismatchError, match=r"\['at'\]"):  # a table created with such a schema
+        HudiTable.create(str(tmp_path / "u"), name="u", record_key_fields="id", schema=schema)
+    assert not (tmp_path / "u" / ".hoodie").exists()
+
+
+@pytest.mark.parametrize("ttype", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_text_and_bytes_are_written_into_each_others_columns(tmp_path: Path, ttype: str) -> None:
     """Avro promotes text to bytes and bytes to text; as Apache Hudi's writer, the column keeps
     its type and the input is cast to it (text as its UTF-8 bytes, bytes as the text they encode),

@@ -88,6 +88,13 @@ class WriteOptions:
         "A write whose rows lack some of the table's columns: false (Hudi's default) refuses it, so "
         "an upsert cannot blank the columns it left out; true writes nulls in them.",
     )  # fmt: skip
+    TIMESTAMP_NTZ = _w(
+        "hoodie.write.timestamp.ntz.enabled", False,
+        "Timestamps without a time zone (a naive timestamp column, Spark's TIMESTAMP_NTZ) in a new "
+        "column: false refuses them, as Apache Hudi 0.15's writer does (its reader fails on a table "
+        "that has one); true stores them as Avro's local-timestamp-micros, which hudi-py, hudi-rs and "
+        "Spark's parquet reader read. A column the table already has keeps its type.",
+    )  # fmt: skip
     COMBINE_BEFORE_INSERT = _w("hoodie.combine.before.insert", False, "Deduplicate inserts.")
     INSERT_DROP_DUPLICATES = _w(
         "hoodie.datasource.write.insert.drop.duplicates", False,

@@ -17,7 +17,12 @@ from hudi_core.config.resolution import resolve_table_options
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError
-from hudi_core.schema.avro_schema import arrow_to_avro, avro_to_arrow, to_create_schema_json
+from hudi_core.schema.avro_schema import (
+    arrow_to_avro,
+    avro_to_arrow,
+    refuse_naive_timestamps,
+    to_create_schema_json,
+)
 from hudi_core.storage import normalize_uri, storage_for
 from hudi_core.storage.base import Storage
 from hudi_core.table.config import UNWRITABLE_FEATURES, TableConfig
@@ -84,6 +89,8 @@ class MetaClient:
             options=opts,
             schema=schema,
         )
+        if schema is not None and not resolved.get(WriteOptions.TIMESTAMP_NTZ):
+            refuse_naive_timestamps(schema, None)
         if schema is not None:
             missing = [f for f in resolved.get_list(TableOptions.RECORDKEY_FIELDS)
                        if f.split(".")[0] not in schema.names]  # fmt: skip

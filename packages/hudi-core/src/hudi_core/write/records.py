@@ -18,7 +18,7 @@ from hudi_core.config.write import WriteOptions
 from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
 from hudi_core.keygen.base import KeyGenerator
 from hudi_core.keygen.partition import check_partition_paths
-from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD
+from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD, refuse_naive_timestamps
 from hudi_core.schema.promotion import NUMBERS, promoted, unchecked_cast
 from hudi_core.write.payload import op_deletes
 
@@ -253,13 +253,17 @@ def evolve_schema(
     them), then new input fields. Raises ``SchemaMismatchError`` for a missing required field
     (record key, partition, ordering), an incompatible type change, or a table column the input
     lacks, or a field of one of its structs (as Hudi's writer refuses both, unless the write's
-    ``config`` sets ``hoodie.write.set.null.for.missing.columns``)."""
+    ``config`` sets ``hoodie.write.set.null.for.missing.columns``); with the write's ``config``
+    (a delete, which writes no columns, has none), timestamps without a zone where the table has
+    none, as Hudi's writer refuses them (unless ``hoodie.write.timestamp.ntz.enabled``)."""
     cols = [n for n in input_schema.names if n not in INTERNAL_COLUMNS and n not in _META]
     missing = [f for f in required if f and f.split(".")[0] not in input_schema.names]
     if missing:
         raise SchemaMismatchError(
             f"input data has no column(s) {missing} (needed for keys / ordering); its columns are {cols}"
         )
+    if config is not None and not config.get(WriteOptions.TIMESTAMP_NTZ):
+        refuse_naive_timestamps(pa.schema([input_schema.field(n) for n in cols]), table_schema)
     if table_schema is None:
         return pa.schema([input_schema.field(n).with_nullable(True) for n in cols])
     lacking = [
