@@ -29,8 +29,11 @@ EVENT_TIME = "org.apache.hudi.common.model.EventTimeAvroPayload"
 DEFAULT = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
 
 
-def _batch(ids: list[str], p: str, ts: list[int], v: str, deleted: list[bool] | None = None) -> pa.Table:
-    t = pa.table({"id": ids, "p": [p] * len(ids), "ts": pa.array(ts, pa.int64()), "v": [v] * len(ids)})
+def _batch(
+    ids: list[str], p: str, ts: list[int] | list[float], v: str, deleted: list[bool] | None = None
+) -> pa.Table:
+    kind = pa.float64() if any(isinstance(t, float) for t in ts) else pa.int64()
+    t = pa.table({"id": ids, "p": [p] * len(ids), "ts": pa.array(ts, kind), "v": [v] * len(ids)})
     return t if deleted is None else t.append_column("_hoodie_is_deleted", pa.array(deleted))
 
 
@@ -38,6 +41,8 @@ def _batch(ids: list[str], p: str, ts: list[int], v: str, deleted: list[bool] | 
 _REINSERT = pa.concat_tables(
     [_batch(["a", "b", "c", "c"], "p1", [2, 0, 2, 3], "again"), _batch(["d", "d"], "p2", [2, 1], "again")]
 )
+
+NAN, INF = float("nan"), float("inf")
 
 #: name -> (payload, index, steps of (operation, rows)[, more write options])
 CASES = {
@@ -105,6 +110,26 @@ CASES = {
         ],
         {"hoodie.datasource.write.insert.drop.duplicates": "true"},
     ),
+    # a double ordering field compares as Java's Double.compare: NaN above infinity (and equal to
+    # itself: a tie takes the incoming record), -0.0 below 0.0; in a batch, against the stored
+    # record, and (merge-on-read) between log files
+    "floating-ordering-values": (
+        DEFAULT,
+        "SIMPLE",
+        [
+            ("upsert", _batch(["a", "b", "c", "d", "e"], "p1", [NAN, 0.0, -0.0, INF, 1.0], "first")),
+            (
+                "upsert",
+                pa.concat_tables(
+                    [
+                        _batch(["a", "b", "c", "d", "e"], "p1", [5.0, -0.0, 0.0, NAN, NAN], "second"),
+                        _batch(["e", "f", "f"], "p1", [2.0, NAN, -INF], "second"),
+                    ]
+                ),
+            ),
+            ("upsert", _batch(["a", "b", "e", "f"], "p1", [NAN, -INF, 3.0, NAN], "third")),
+        ],
+    ),
     "older-deletes": (
         EVENT_TIME,
         "SIMPLE",
@@ -123,10 +148,11 @@ def _options(table_type: str, index: str, payload: str, operation: str) -> dict[
 
 
 def _rows(table: pa.Table, commits: list[str]) -> list[tuple[object, ...]]:
-    """(id, p, ts, v, the step whose commit last wrote the row), sorted."""
+    """(id, p, ts, v, the step whose commit last wrote the row), sorted; ``ts`` as its text
+    (a NaN equals no other, -0.0 equals 0.0)."""
     step = {c: i for i, c in enumerate(commits)}
     return sorted(
-        (r["id"], r["p"], r["ts"], r["v"], step[r["_hoodie_commit_time"]]) for r in table.to_pylist()
+        (r["id"], r["p"], repr(r["ts"]), r["v"], step[r["_hoodie_commit_time"]]) for r in table.to_pylist()
     )
 
 

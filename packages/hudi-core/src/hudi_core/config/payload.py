@@ -20,6 +20,8 @@ __all__ = [
     "DMS_OP_FIELD",
     "TOASTED_VALUE",
     "Payload",
+    "java_order",
+    "order_type",
     "position_keys",
     "stored_wins",
     "untoasted",
@@ -109,6 +111,29 @@ _POSITION_FIELDS = {Payload.MYSQL_DEBEZIUM: "_event_seq", Payload.POSTGRES_DEBEZ
 _BY_NAME = {p.value.rsplit(".", 1)[-1].lower(): p for p in Payload}
 
 
+def order_type(dtype: pa.DataType) -> pa.DataType:
+    """The type :func:`java_order` gives ordering values of ``dtype``."""
+    return pa.int64() if pa.types.is_floating(dtype) else dtype
+
+
+def java_order(values: Any) -> Any:
+    """Ordering values as Hudi compares them (``Comparable.compareTo``): a float or a double by
+    Java's ``Float.compare``/``Double.compare``, whose order is total (``-0.0`` below ``0.0``,
+    NaN above infinity and equal to itself), as int64 keys of that order; nulls stay null. Other
+    types are returned as they are (Arrow compares them as Java does)."""
+    if isinstance(values, pa.ChunkedArray):
+        return pa.chunked_array([java_order(c) for c in values.chunks], type=order_type(values.type))
+    if not pa.types.is_floating(values.type):
+        return values
+    floats = values.to_numpy(zero_copy_only=False)  # nulls come back as NaN: masked again below
+    bits_type, flip = (np.int64, 0x7FFFFFFFFFFFFFFF) if floats.dtype == np.float64 else (np.int32, 0x7FFFFFFF)
+    bits = np.where(np.isnan(floats), floats.dtype.type(np.nan), floats).view(bits_type)  # one NaN, as Java
+    keys = np.where(bits < 0, bits ^ bits_type(flip), bits).astype(np.int64)  # negatives in reverse
+    return pa.array(
+        keys, pa.int64(), mask=values.is_null().to_numpy(zero_copy_only=False) if values.null_count else None
+    )
+
+
 def stored_wins(payload: Payload, stored: Any, incoming: Any) -> Any:
     """Per row, whether the stored version beats the incoming one, by the values of the
     payload's :meth:`~Payload.update_field`; false where the stored value is null."""
@@ -119,6 +144,7 @@ def stored_wins(payload: Payload, stored: Any, incoming: Any) -> Any:
         return pc.fill_null(pc.or_(later_file, same_file), False)
     if not stored.type.equals(incoming.type):
         stored = stored.cast(incoming.type)
+    stored, incoming = java_order(stored), java_order(incoming)
     older = pc.greater_equal if payload.ties_keep_first else pc.greater
     return pc.fill_null(older(stored, incoming), False)
 

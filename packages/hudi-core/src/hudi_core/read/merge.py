@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core import keymatch
-from hudi_core.config.payload import Payload, stored_wins, untoasted
+from hudi_core.config.payload import Payload, java_order, order_type, stored_wins, untoasted
 from hudi_core.errors import CorruptedLogBlockError, StorageError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
@@ -447,9 +447,10 @@ def _position_payload(table: MetaClient) -> Payload | None:
 
 
 def _ordering(data: pa.Table, field: str | None, dtype: pa.DataType) -> pa.ChunkedArray | pa.Array:
+    """``data``'s ordering values as they compare (:func:`java_order`), nulls where it has none."""
     if field and field in data.column_names:
-        return data.column(field)
-    return pa.nulls(data.num_rows, dtype)
+        return java_order(data.column(field))
+    return pa.nulls(data.num_rows, order_type(dtype))
 
 
 def _java_class(dt: pa.DataType) -> str:
@@ -630,7 +631,7 @@ def _empty_state(ord_type: pa.DataType) -> pa.Table:
     return pa.table({
         "key": pa.array([], pa.string()),
         "s_del": pa.array([], pa.bool_()),
-        "s_ord": pa.array([], ord_type),
+        "s_ord": pa.array([], order_type(ord_type)),
         "s_row": pa.array([], pa.int64()),
     })  # fmt: skip
 
@@ -700,7 +701,11 @@ def _apply_deletes(state: pa.Table, deletes: pa.Table, ord_type: pa.DataType) ->
         return state
     d_ord = deletes.column("_ordering_val")
     comparable = _java_class(d_ord.type) == _java_class(ord_type) and not pa.types.is_null(d_ord.type)
-    d_ord = pc.cast(d_ord, ord_type) if comparable else pa.nulls(deletes.num_rows, ord_type)
+    d_ord = (
+        java_order(pc.cast(d_ord, ord_type))
+        if comparable
+        else pa.nulls(deletes.num_rows, order_type(ord_type))
+    )
     natural = pc.fill_null(deletes.column("_ordering_natural"), False)
     events = pa.table({
         "key": pc.cast(deletes.column("_hoodie_record_key"), pa.string()),

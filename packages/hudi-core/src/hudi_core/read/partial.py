@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core import keymatch
+from hudi_core.config.payload import java_order, order_type
 from hudi_core.read.align import align_table
 from hudi_core.read.keys import record_keys
 from hudi_core.schema.avro_schema import META_FIELDS
@@ -75,7 +76,9 @@ def merge_partial(
         log_tables.append(records)
         keys = pc.cast(record_keys(records, table.config), pa.string())
         ordering = (
-            records.column(ord_field) if ord_field in records.column_names else pa.nulls(len(rows), ord_type)
+            java_order(records.column(ord_field))
+            if ord_field in records.column_names
+            else pa.nulls(len(rows), order_type(ord_type))
         )
         state = _fold(state, _precombine_block(keys, ordering, rows, records, fields))
     logs = pa.concat_tables(log_tables) if log_tables else schema.empty_table()
@@ -83,7 +86,7 @@ def merge_partial(
 
 
 def _empty_state(fields: list[int], ord_type: pa.DataType) -> pa.Table:
-    cols = {"key": pa.array([], pa.string()), "s_del": pa.array([], pa.bool_()), "s_ord": pa.array([], ord_type),
+    cols = {"key": pa.array([], pa.string()), "s_del": pa.array([], pa.bool_()), "s_ord": pa.array([], order_type(ord_type)),
             "s_row": pa.array([], pa.int64()), _META: pa.array([], pa.int64())}  # fmt: skip
     cols.update({_col(i): pa.array([], pa.int64()) for i in fields})
     return pa.table(cols)
@@ -208,7 +211,11 @@ def _merged_rows(
 ) -> pa.Table:
     b = base.take(pa.array(b_rows))
     logged = _log_rows(logs, state, schema, fields, m_pos)
-    b_ord = b.column(ord_field) if ord_field in b.column_names else pa.nulls(b.num_rows, ord_type)
+    b_ord = (
+        java_order(b.column(ord_field))
+        if ord_field in b.column_names
+        else pa.nulls(b.num_rows, order_type(ord_type))
+    )
     log_wins = pc.invert(_gt(b_ord, state.column("s_ord").take(pa.array(m_pos))))
     cols = []
     for i, name in enumerate(schema.names):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from hudi_core.config.payload import position_keys
+from hudi_core.config.payload import java_order, position_keys
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import IndexOptions, WriteOptions
@@ -103,7 +103,7 @@ def deduplicate(data: pa.Table, config: HoodieConfig) -> pa.Table:
     cols = {k: data.column(k) for k in keys}
     sort_keys = [(k, "ascending", "at_start") for k in keys]
     if order and order in data.column_names and order not in cols:
-        cols[order] = data.column(order)
+        cols[order] = java_order(data.column(order))
         sort_keys.append((order, "ascending", "at_start"))
     cols[_ROW] = pa.array(np.arange(data.num_rows, dtype=np.int64))
     work = pa.table(cols)
