@@ -20,6 +20,8 @@ __all__ = [
     "DMS_OP_FIELD",
     "TOASTED_VALUE",
     "Payload",
+    "field_type",
+    "field_values",
     "java_order",
     "order_type",
     "position_keys",
@@ -109,6 +111,35 @@ _DELETE_OPS = {
 }
 _POSITION_FIELDS = {Payload.MYSQL_DEBEZIUM: "_event_seq", Payload.POSTGRES_DEBEZIUM: "_event_lsn"}
 _BY_NAME = {p.value.rsplit(".", 1)[-1].lower(): p for p in Payload}
+
+
+def field_type(schema: pa.Schema, field: str | None) -> pa.DataType | None:
+    """The type of ``field`` in ``schema`` (a dotted name reaches into structs, as Hudi's
+    ordering field ``a.b`` does), None where there is no such field."""
+    if not field:
+        return None
+    head, *rest = field.split(".")
+    if head not in schema.names:
+        return None
+    dtype = schema.field(head).type
+    for name in rest:
+        if not pa.types.is_struct(dtype) or dtype.get_field_index(name) < 0:
+            return None
+        dtype = dtype.field(name).type
+    return dtype
+
+
+def field_values(data: pa.Table, field: str | None) -> pa.ChunkedArray | None:
+    """The values of ``field`` in ``data`` (a dotted name reaches into structs; null where a
+    struct on the way is), None where ``data`` has no such field."""
+    if field_type(data.schema, field) is None:
+        return None
+    assert field is not None
+    head, *rest = field.split(".")
+    values = data.column(head)
+    for name in rest:
+        values = pc.struct_field(values, name)
+    return values
 
 
 def order_type(dtype: pa.DataType) -> pa.DataType:

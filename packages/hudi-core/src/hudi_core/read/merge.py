@@ -16,7 +16,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core import keymatch
-from hudi_core.config.payload import Payload, java_order, order_type, stored_wins, untoasted
+from hudi_core.config.payload import (
+    Payload,
+    field_type,
+    field_values,
+    java_order,
+    order_type,
+    stored_wins,
+    untoasted,
+)
 from hudi_core.errors import CorruptedLogBlockError, StorageError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
@@ -448,9 +456,8 @@ def _position_payload(table: MetaClient) -> Payload | None:
 
 def _ordering(data: pa.Table, field: str | None, dtype: pa.DataType) -> pa.ChunkedArray | pa.Array:
     """``data``'s ordering values as they compare (:func:`java_order`), nulls where it has none."""
-    if field and field in data.column_names:
-        return java_order(data.column(field))
-    return pa.nulls(data.num_rows, order_type(dtype))
+    values = field_values(data, field)
+    return pa.nulls(data.num_rows, order_type(dtype)) if values is None else java_order(values)
 
 
 def _java_class(dt: pa.DataType) -> str:
@@ -491,7 +498,7 @@ def _visible(
 def _ordering_field(config: Any, schema: pa.Schema) -> tuple[str | None, pa.DataType]:
     """The ordering field and its type in ``schema`` (int32 when the table has none)."""
     field = config.ordering_field
-    return field, schema.field(field).type if field and field in schema.names else pa.int32()
+    return field, field_type(schema, field) or pa.int32()
 
 
 def tells_delta(table: MetaClient) -> bool:

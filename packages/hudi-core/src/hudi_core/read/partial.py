@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core import keymatch
-from hudi_core.config.payload import java_order, order_type
+from hudi_core.config.payload import field_values, java_order, order_type
 from hudi_core.read.align import align_table
 from hudi_core.read.keys import record_keys
 from hudi_core.schema.avro_schema import META_FIELDS
@@ -75,11 +75,8 @@ def merge_partial(
         n_log += records.num_rows
         log_tables.append(records)
         keys = pc.cast(record_keys(records, table.config), pa.string())
-        ordering = (
-            java_order(records.column(ord_field))
-            if ord_field in records.column_names
-            else pa.nulls(len(rows), order_type(ord_type))
-        )
+        values = field_values(records, ord_field)
+        ordering = pa.nulls(len(rows), order_type(ord_type)) if values is None else java_order(values)
         state = _fold(state, _precombine_block(keys, ordering, rows, records, fields))
     logs = pa.concat_tables(log_tables) if log_tables else schema.empty_table()
     return _with_base(table, base, logs, state, schema, fields, ord_field, ord_type, drop_deleted)
@@ -211,11 +208,8 @@ def _merged_rows(
 ) -> pa.Table:
     b = base.take(pa.array(b_rows))
     logged = _log_rows(logs, state, schema, fields, m_pos)
-    b_ord = (
-        java_order(b.column(ord_field))
-        if ord_field in b.column_names
-        else pa.nulls(b.num_rows, order_type(ord_type))
-    )
+    b_values = field_values(b, ord_field)
+    b_ord = pa.nulls(b.num_rows, order_type(ord_type)) if b_values is None else java_order(b_values)
     log_wins = pc.invert(_gt(b_ord, state.column("s_ord").take(pa.array(m_pos))))
     cols = []
     for i, name in enumerate(schema.names):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from hudi_core.config.payload import java_order, position_keys
+from hudi_core.config.payload import field_values, java_order, position_keys
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import IndexOptions, WriteOptions
@@ -47,11 +47,12 @@ def check_ordering_values(records: pa.Table, config: HoodieConfig, operation: st
     if operation == "upsert":
         _check_positions(records, config)
     order = ordering_field(config)
-    if not order or order not in records.column_names or records.column(order).null_count == 0:
+    values = field_values(records, order)
+    if values is None or values.null_count == 0:
         return
     if operation == "delete" or (operation != "upsert" and not combines(config, operation)):
         return
-    row = int(np.flatnonzero(pc.is_null(records.column(order)).to_numpy(zero_copy_only=False))[0])
+    row = int(np.flatnonzero(pc.is_null(values).to_numpy(zero_copy_only=False))[0])
     key = records.column(RECORD_KEY)[row].as_py() if RECORD_KEY in records.column_names else None
     raise InvalidRecordError(
         f"ordering field {order!r} is null in row {row} (record key {key!r}): a {operation} chooses between "
@@ -102,8 +103,9 @@ def deduplicate(data: pa.Table, config: HoodieConfig) -> pa.Table:
     # take, and only when there are duplicates
     cols = {k: data.column(k) for k in keys}
     sort_keys = [(k, "ascending", "at_start") for k in keys]
-    if order and order in data.column_names and order not in cols:
-        cols[order] = java_order(data.column(order))
+    values = field_values(data, order)
+    if order and values is not None and order not in cols:
+        cols[order] = java_order(values)
         sort_keys.append((order, "ascending", "at_start"))
     cols[_ROW] = pa.array(np.arange(data.num_rows, dtype=np.int64))
     work = pa.table(cols)

@@ -11,6 +11,7 @@ import json
 
 import pyarrow as pa
 import pyarrow.compute as pc
+from hudi_core.config.payload import field_values
 from hudi_core.config.write import WriteOptions
 from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
@@ -81,13 +82,13 @@ def append_to_file_group(
         del table
     if deletes.num_rows:
         natural = deletes.column(NATURAL_DELETE).combine_chunks()
-        if ctx.ordering_field is None or ctx.ordering_field not in deletes.column_names:
+        if field_values(deletes, ctx.ordering_field) is None:
             natural = pa.array([True] * deletes.num_rows)
         for nat in (True, False):
             part = deletes.filter(natural if nat else pc.invert(natural))
             if not part.num_rows:
                 continue
-            ordering = None if nat else part.column(str(ctx.ordering_field)).combine_chunks()
+            ordering = None if nat else field_values(part, ctx.ordering_field).combine_chunks()  # type: ignore[union-attr]
             content = encode_delete_block(
                 part.column(RECORD_KEY).combine_chunks(),
                 part.column(PARTITION_PATH).combine_chunks(),

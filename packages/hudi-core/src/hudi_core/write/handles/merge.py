@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
 from hudi_core import keymatch
-from hudi_core.config.payload import untoasted
+from hudi_core.config.payload import field_type, field_values, untoasted
 from hudi_core.config.write import WriteOptions
 from hudi_core.read.align import encoded_like
 from hudi_core.read.files import parquet_batches, parquet_file
@@ -159,9 +159,10 @@ class _MergeState:
         # the field that decides against the stored record: the ordering field, or Debezium's
         # source position; none where the stored rows lack it (the incoming record wins)
         field = payload.update_field(order)
-        self.order = field if (field and field in records.column_names and field in ctx.schema.names
-                               and not concat) else None  # fmt: skip
-        self.incoming_order = records.column(self.order).combine_chunks() if self.order else None
+        incoming = field_values(records, field)
+        known = field_type(ctx.schema, field) is not None
+        self.order = field if incoming is not None and known and not concat else None
+        self.incoming_order = incoming.combine_chunks() if self.order and incoming is not None else None
         self.seqno = 0
         self.updated = self.deleted = self.inserted = 0
         #: the old file's columns read as dictionaries where it encodes them: not the ordering
@@ -170,7 +171,8 @@ class _MergeState:
         #: columns)
         plain = payload.fills_nulls or not ctx.populate_meta_fields
         carried = (META_FIELDS[0], META_FIELDS[3], *ctx.schema.names)
-        self.carried = frozenset(() if plain else (n for n in carried if n != self.order))
+        top = self.order.split(".")[0] if self.order else None
+        self.carried = frozenset(() if plain else (n for n in carried if n != top))
         #: the types of the rows written so far (the old rows'): the new rows are encoded alike
         self.written: pa.Schema | None = None
 
@@ -194,7 +196,7 @@ class _MergeState:
         in_idx = np.maximum(in_row, 0)
         wins = np.ones(old.num_rows, dtype=bool)
         if self.order is not None and self.records.num_rows:
-            stored = old_data.column(self.order).combine_chunks()
+            stored = field_values(old_data, self.order).combine_chunks()  # type: ignore[union-attr]
             inc = self.incoming_order.take(pa.array(in_idx))  # type: ignore[union-attr]
             wins = incoming_wins(self.payload, stored, inc).to_numpy(zero_copy_only=False)
             wins |= self.always_wins[in_idx]

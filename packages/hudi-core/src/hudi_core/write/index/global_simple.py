@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from hudi_core.config.payload import field_values
 from hudi_core.write.payload import incoming_wins, merged_by_winner
 from hudi_core.write.records import (
     BASE_INSTANT,
@@ -148,9 +149,9 @@ def _merged_with_stored(
         return movers.slice(0, 0), movers, found
     theirs = stored.take(pc.fill_null(at, 0))
     order = index.payload.update_field(index.ordering_field)
-    if order and order in movers.column_names and order in theirs.column_names:
-        wins = incoming_wins(index.payload, theirs.column(order).combine_chunks(),
-                             movers.column(order).combine_chunks())  # fmt: skip
+    stored_order, incoming_order = field_values(theirs, order), field_values(movers, order)
+    if stored_order is not None and incoming_order is not None:
+        wins = incoming_wins(index.payload, stored_order.combine_chunks(), incoming_order.combine_chunks())
     else:  # no ordering values: the incoming record wins
         wins = everywhere
     wins = pc.or_(wins, pc.invert(has))  # nothing stored: the incoming record as it is
