@@ -342,9 +342,9 @@ def test_timestamps_without_a_zone_are_refused(hudi, tmp_path: Path, writer: str
     opts = _options("COPY_ON_WRITE")
     at = [1_700_000_000_000_000, 1_700_000_000_000_001]
 
-    def upsert(unit_type: pa.DataType) -> None:
+    def upsert(kind: pa.DataType) -> None:
         data = pa.table({"uuid": ["k1", "k2"], "ts": pa.array([1, 1], pa.int64()), "city": ["sf", "la"],
-                         "at": pa.array(at, unit_type)})  # fmt: skip
+                         "at": pa.array(at, kind)})  # fmt: skip
         if writer == "hudi":
             hudi.oracle.write(path, data, opts)
         else:
