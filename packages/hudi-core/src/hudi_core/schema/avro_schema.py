@@ -293,7 +293,7 @@ def refuse_naive_timestamps(schema: pa.Schema, known: pa.Schema | None) -> None:
     if naive:
         raise SchemaMismatchError(
             f"the column(s) or field(s) {naive} hold timestamps without a time zone, which Apache Hudi 0.15 "
-            "cannot read (Spark's TIMESTAMP_NTZ); give them a zone (pyarrow.compute.assume_timezone, or a "
-            "cast to timestamp('us', tz='UTC')), or set hoodie.write.timestamp.ntz.enabled=true to store "
-            "them as local timestamps"
+            "cannot read (Spark's TIMESTAMP_NTZ); give them a zone (Spark: cast them to TIMESTAMP; Arrow: "
+            "pyarrow.compute.assume_timezone, or a cast to timestamp('us', tz='UTC')), or set "
+            "hoodie.write.timestamp.ntz.enabled=true to store them as local timestamps"
         )
