@@ -95,9 +95,8 @@ class Workload:
     hive_style: bool = False
     metadata: bool = True  # Hudi's writer keeps its metadata table (its default); False: none
     rich: bool = False  # every step's rows also carry RICH's columns (drawn values, nested nulls)
-    evolve: bool = (
-        False  # from a drawn step on, rows carry a new column ``note``; from another, ``seq`` is a long
-    )
+    #: from a drawn step on, the rows carry a new column ``note``; from another, ``seq`` is a long
+    evolve: bool = False
     steps: list[Step] = field(default_factory=list)
 
     @property

@@ -14,16 +14,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.errors import InvalidRecordError
+from hudi_core.schema.fields import field_values
 
 __all__ = [
     "DEBEZIUM_OP_FIELD",
     "DMS_OP_FIELD",
     "TOASTED_VALUE",
     "Payload",
-    "field_type",
-    "field_values",
     "java_order",
     "order_type",
+    "ordering_values",
     "position_keys",
     "stored_wins",
     "untoasted",
@@ -113,35 +113,6 @@ _POSITION_FIELDS = {Payload.MYSQL_DEBEZIUM: "_event_seq", Payload.POSTGRES_DEBEZ
 _BY_NAME = {p.value.rsplit(".", 1)[-1].lower(): p for p in Payload}
 
 
-def field_type(schema: pa.Schema, field: str | None) -> pa.DataType | None:
-    """The type of ``field`` in ``schema`` (a dotted name reaches into structs, as Hudi's
-    ordering field ``a.b`` does), None where there is no such field."""
-    if not field:
-        return None
-    head, *rest = field.split(".")
-    if head not in schema.names:
-        return None
-    dtype = schema.field(head).type
-    for name in rest:
-        if not pa.types.is_struct(dtype) or dtype.get_field_index(name) < 0:
-            return None
-        dtype = dtype.field(name).type
-    return dtype
-
-
-def field_values(data: pa.Table, field: str | None) -> pa.ChunkedArray | None:
-    """The values of ``field`` in ``data`` (a dotted name reaches into structs; null where a
-    struct on the way is), None where ``data`` has no such field."""
-    if field_type(data.schema, field) is None:
-        return None
-    assert field is not None
-    head, *rest = field.split(".")
-    values = data.column(head)
-    for name in rest:
-        values = pc.struct_field(values, name)
-    return values
-
-
 def order_type(dtype: pa.DataType) -> pa.DataType:
     """The type :func:`java_order` gives ordering values of ``dtype``."""
     return pa.int64() if pa.types.is_floating(dtype) else dtype
@@ -163,6 +134,13 @@ def java_order(values: Any) -> Any:
     return pa.array(
         keys, pa.int64(), mask=values.is_null().to_numpy(zero_copy_only=False) if values.null_count else None
     )
+
+
+def ordering_values(data: pa.Table, field: str | None, dtype: pa.DataType) -> Any:
+    """``data``'s ordering values as they compare (:func:`java_order`); nulls of that type where
+    ``data`` has no ``field`` (``dtype``: the field's type in the table)."""
+    values = field_values(data, field)
+    return pa.nulls(data.num_rows, order_type(dtype)) if values is None else java_order(values)
 
 
 def stored_wins(payload: Payload, stored: Any, incoming: Any) -> Any:

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.errors import SchemaMismatchError
+from hudi_core.schema.fields import field_type, field_values
 
 __all__ = ["column_of", "to_key_strings"]
 
@@ -20,24 +21,29 @@ Data: TypeAlias = "pa.Table | pa.RecordBatch"
 
 def column_of(data: Data, field: str) -> pa.Array:
     """The values of ``field`` (dotted names reach into structs: ``a.b``) as one Array."""
-    parts = field.split(".")
-    names = data.schema.names
-    if parts[0] not in names:
-        raise SchemaMismatchError(
-            f"key field {field!r} is not a column of the data (columns: {', '.join(names)}); "
-            "fix hoodie.datasource.write.recordkey.field / partitionpath.field"
-        )
-    col = data.column(parts[0])
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    col = field_values(data, field)
+    if col is None:
+        raise _missing(data.schema, field)
+    if not isinstance(col, pa.ChunkedArray):
+        return col
+    arr = col.combine_chunks()
     if isinstance(arr, pa.ChunkedArray):  # combine_chunks of a 0-chunk column
         arr = pa.array([], type=col.type)
-    for depth, name in enumerate(parts[1:], start=1):
-        if not pa.types.is_struct(arr.type) or arr.type.get_field_index(name) < 0:
-            raise SchemaMismatchError(
-                f"nested key field {field!r}: {'.'.join(parts[:depth])!r} has no field {name!r}"
-            )
-        arr = pc.struct_field(arr, name)
     return arr
+
+
+def _missing(schema: pa.Schema, field: str) -> SchemaMismatchError:
+    """The error for a key ``field`` that ``schema`` lacks, naming the level that lacks it."""
+    parts = field.split(".")
+    if parts[0] not in schema.names:
+        return SchemaMismatchError(
+            f"key field {field!r} is not a column of the data (columns: {', '.join(schema.names)}); "
+            "fix hoodie.datasource.write.recordkey.field / partitionpath.field"
+        )
+    depth = next(d for d in range(1, len(parts)) if field_type(schema, ".".join(parts[: d + 1])) is None)
+    return SchemaMismatchError(
+        f"nested key field {field!r}: {'.'.join(parts[:depth])!r} has no field {parts[depth]!r}"
+    )
 
 
 def _java_double(x: float, *, single: bool) -> str:

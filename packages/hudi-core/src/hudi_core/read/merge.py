@@ -16,15 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core import keymatch
-from hudi_core.config.payload import (
-    Payload,
-    field_type,
-    field_values,
-    java_order,
-    order_type,
-    stored_wins,
-    untoasted,
-)
+from hudi_core.config.payload import Payload, java_order, order_type, ordering_values, stored_wins, untoasted
 from hudi_core.errors import CorruptedLogBlockError, StorageError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
@@ -33,6 +25,7 @@ from hudi_core.read.files import iter_parquet, parquet_metadata, read_parquet
 from hudi_core.read.keys import KEY_COLUMN, record_keys
 from hudi_core.read.partial import merge_partial
 from hudi_core.schema.avro_schema import META_FIELDS, meta_arrow_fields
+from hudi_core.schema.fields import field_type
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
@@ -454,12 +447,6 @@ def _position_payload(table: MetaClient) -> Payload | None:
     return payload if payload.position_field else None
 
 
-def _ordering(data: pa.Table, field: str | None, dtype: pa.DataType) -> pa.ChunkedArray | pa.Array:
-    """``data``'s ordering values as they compare (:func:`java_order`), nulls where it has none."""
-    values = field_values(data, field)
-    return pa.nulls(data.num_rows, order_type(dtype)) if values is None else java_order(values)
-
-
 def _java_class(dt: pa.DataType) -> str:
     """The Java class Hudi would hold an ordering value of this Arrow type as (delete rule)."""
     if pa.types.is_integer(dt):
@@ -555,7 +542,12 @@ def _log_state(
         log_tables.append(records)
         keys = pc.cast(record_keys(records, config), pa.string())
         events.append(
-            (False, pa.table({"key": keys, "w_ord": _ordering(records, ord_field, ord_type), "w_row": rows}))
+            (
+                False,
+                pa.table(
+                    {"key": keys, "w_ord": ordering_values(records, ord_field, ord_type), "w_row": rows}
+                ),
+            )
         )
     logs = pa.concat_tables(log_tables) if log_tables else schema.empty_table()
     if _single_pass(events):
@@ -830,7 +822,7 @@ class _Probe:
         m_pos = pos[matched]
         over = np.zeros(len(m_pos), dtype=bool)
         if self.event_time:
-            b_ord = pc.filter(_ordering(base, self.ord_field, self.ord_type), pa.array(matched))
+            b_ord = pc.filter(ordering_values(base, self.ord_field, self.ord_type), pa.array(matched))
             s_ord = pc.take(self.state.column("s_ord"), pa.array(m_pos))
             gt = self.base_wins(b_ord, s_ord)
             over = ~self.s_del[m_pos] & np.asarray(gt.to_numpy(zero_copy_only=False), dtype=bool)

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core import keymatch
-from hudi_core.config.payload import field_values, java_order, order_type
+from hudi_core.config.payload import order_type, ordering_values
 from hudi_core.read.align import align_table
 from hudi_core.read.keys import record_keys
 from hudi_core.schema.avro_schema import META_FIELDS
@@ -75,8 +75,7 @@ def merge_partial(
         n_log += records.num_rows
         log_tables.append(records)
         keys = pc.cast(record_keys(records, table.config), pa.string())
-        values = field_values(records, ord_field)
-        ordering = pa.nulls(len(rows), order_type(ord_type)) if values is None else java_order(values)
+        ordering = ordering_values(records, ord_field, ord_type)
         state = _fold(state, _precombine_block(keys, ordering, rows, records, fields))
     logs = pa.concat_tables(log_tables) if log_tables else schema.empty_table()
     return _with_base(table, base, logs, state, schema, fields, ord_field, ord_type, drop_deleted)
@@ -208,8 +207,7 @@ def _merged_rows(
 ) -> pa.Table:
     b = base.take(pa.array(b_rows))
     logged = _log_rows(logs, state, schema, fields, m_pos)
-    b_values = field_values(b, ord_field)
-    b_ord = pa.nulls(b.num_rows, order_type(ord_type)) if b_values is None else java_order(b_values)
+    b_ord = ordering_values(b, ord_field, ord_type)
     log_wins = pc.invert(_gt(b_ord, state.column("s_ord").take(pa.array(m_pos))))
     cols = []
     for i, name in enumerate(schema.names):

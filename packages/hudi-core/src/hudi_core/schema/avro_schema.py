@@ -8,6 +8,7 @@ from typing import Any
 import pyarrow as pa
 
 from hudi_core.errors import SchemaMismatchError
+from hudi_core.schema.fields import paired_types
 
 __all__ = [
     "META_FIELDS",
@@ -257,39 +258,18 @@ def strip_meta_fields(avro: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _naive_timestamps(new: pa.DataType, old: pa.DataType | None, path: str) -> list[str]:
-    """The dotted paths where ``new`` holds timestamps without a zone and ``old`` (the type
-    there before, None where there was none) does not."""
-    if pa.types.is_dictionary(new):
-        new = new.value_type
-    if pa.types.is_timestamp(new):
-        kept = old is not None and pa.types.is_timestamp(old) and old.tz is None
-        return [path] if new.tz is None and not kept else []
-    if pa.types.is_struct(new):
-        known = old if old is not None and pa.types.is_struct(old) else None
-        out: list[str] = []
-        for i in range(new.num_fields):
-            f = new.field(i)
-            j = -1 if known is None else known.get_field_index(f.name)
-            before = None if known is None or j < 0 else known.field(j).type
-            out += _naive_timestamps(f.type, before, f"{path}.{f.name}")
-        return out
-    if pa.types.is_list(new) or pa.types.is_large_list(new):
-        inner = old.value_type if old is not None and pa.types.is_list(old) else None
-        return _naive_timestamps(new.value_type, inner, f"{path}.element")
-    if pa.types.is_map(new):
-        inner = old.item_type if old is not None and pa.types.is_map(old) else None
-        return _naive_timestamps(new.item_type, inner, f"{path}.value")
-    return []
-
-
 def refuse_naive_timestamps(schema: pa.Schema, known: pa.Schema | None) -> None:
     """Raise ``SchemaMismatchError`` where ``schema`` holds timestamps without a time zone (Avro's
     ``local-timestamp-*``, Spark's ``TIMESTAMP_NTZ``) that ``known`` (the table's schema so far)
     does not: Apache Hudi 0.15's writer refuses them and its reader fails on a table with one.
     The writers ask before they write, unless ``hoodie.write.timestamp.ntz.enabled``."""
     before = {} if known is None else {f.name: f.type for f in known}
-    naive = [p for f in schema for p in _naive_timestamps(f.type, before.get(f.name), f.name)]
+    naive = [
+        path
+        for f in schema
+        for path, old, new in paired_types(before.get(f.name), f.type, f.name)
+        if _naive(new) and not _naive(old)
+    ]
     if naive:
         raise SchemaMismatchError(
             f"the column(s) or field(s) {naive} hold timestamps without a time zone, which Apache Hudi 0.15 "
@@ -297,3 +277,7 @@ def refuse_naive_timestamps(schema: pa.Schema, known: pa.Schema | None) -> None:
             "pyarrow.compute.assume_timezone, or a cast to timestamp('us', tz='UTC')), or set "
             "hoodie.write.timestamp.ntz.enabled=true to store them as local timestamps"
         )
+
+
+def _naive(dtype: pa.DataType | None) -> bool:
+    return dtype is not None and pa.types.is_timestamp(dtype) and dtype.tz is None

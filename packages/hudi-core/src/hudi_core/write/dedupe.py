@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from hudi_core.config.payload import field_values, java_order, position_keys
+from hudi_core.config.payload import java_order, position_keys
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import InvalidRecordError
+from hudi_core.schema.fields import field_values
 from hudi_core.write.payload import Payload, payload_for
 from hudi_core.write.records import PARTITION_PATH, RECORD_KEY
 

@@ -19,6 +19,7 @@ from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
 from hudi_core.keygen.base import KeyGenerator
 from hudi_core.keygen.partition import check_partition_paths
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD, refuse_naive_timestamps
+from hudi_core.schema.fields import paired_types
 from hudi_core.schema.promotion import NUMBERS, promoted, unchecked_cast
 from hudi_core.write.payload import op_deletes
 
@@ -221,27 +222,6 @@ def _merged_struct(old: pa.StructType, new: pa.StructType) -> pa.DataType | None
     return pa.struct(fields)
 
 
-def _lacking(old: pa.DataType, new: pa.DataType, path: str) -> list[str]:
-    """The dotted paths of the fields of ``old`` (a table column's type) that ``new`` (the
-    input's) lacks inside records, list elements and map values, as Hudi's writer looks for them
-    (``element`` and ``value`` name a list's item and a map's value in a path)."""
-    if pa.types.is_dictionary(new):
-        new = new.value_type
-    if pa.types.is_struct(old) and pa.types.is_struct(new):
-        given = {new.field(i).name: new.field(i).type for i in range(new.num_fields)}
-        out: list[str] = []
-        for i in range(old.num_fields):
-            f = old.field(i)
-            name = f"{path}.{f.name}"
-            out += _lacking(f.type, given[f.name], name) if f.name in given else [name]
-        return out
-    if pa.types.is_list(old) and pa.types.is_list(new):
-        return _lacking(old.value_type, new.value_type, f"{path}.element")
-    if pa.types.is_map(old) and pa.types.is_map(new):
-        return _lacking(old.item_type, new.item_type, f"{path}.value")
-    return []
-
-
 def evolve_schema(
     table_schema: pa.Schema | None,
     input_schema: pa.Schema,
@@ -266,15 +246,13 @@ def evolve_schema(
         refuse_naive_timestamps(pa.schema([input_schema.field(n) for n in cols]), table_schema)
     if table_schema is None:
         return pa.schema([input_schema.field(n).with_nullable(True) for n in cols])
-    lacking = [
+    given = {f.name: f.type for f in input_schema}
+    lacking = [  # a table column, or a field of one, that the input has not (Hudi's element/value paths)
         path
         for f in table_schema
         if f.name not in _META
-        for path in (
-            _lacking(f.type, input_schema.field(f.name).type, f.name)
-            if f.name in input_schema.names
-            else [f.name]
-        )
+        for path, old, new in paired_types(f.type, given.get(f.name), f.name)
+        if old is not None and new is None
     ]
     if lacking and not (config is not None and config.get(WriteOptions.SET_NULL_FOR_MISSING_COLUMNS)):
         raise SchemaMismatchError(

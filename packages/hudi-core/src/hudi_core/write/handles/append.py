@@ -11,11 +11,11 @@ import json
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from hudi_core.config.payload import field_values
 from hudi_core.config.write import WriteOptions
 from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.log.writer import LogWriter
+from hudi_core.schema.fields import field_values
 from hudi_core.table.file_names import BaseFileName, LogFileName
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.handles import parquet_out

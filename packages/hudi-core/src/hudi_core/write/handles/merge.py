@@ -17,11 +17,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
 from hudi_core import keymatch
-from hudi_core.config.payload import field_type, field_values, untoasted
+from hudi_core.config.payload import untoasted
 from hudi_core.config.write import WriteOptions
 from hudi_core.read.align import encoded_like
 from hudi_core.read.files import parquet_batches, parquet_file
 from hudi_core.schema.avro_schema import META_FIELDS
+from hudi_core.schema.fields import field_type, field_values
 from hudi_core.table.file_names import BaseFileName
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.handles import parquet_out

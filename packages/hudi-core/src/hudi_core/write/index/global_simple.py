@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from hudi_core.config.payload import field_values
+from hudi_core.schema.fields import field_values
 from hudi_core.write.payload import incoming_wins, merged_by_winner
 from hudi_core.write.records import (
     BASE_INSTANT,
