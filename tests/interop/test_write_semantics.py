@@ -130,6 +130,22 @@ CASES = {
             ("upsert", _batch(["a", "b", "e", "f"], "p1", [NAN, -INF, 3.0, NAN], "third")),
         ],
     ),
+    # RECORD_INDEX is global: an update naming another partition updates the key where it is
+    # (hoodie.record.index.update.partition.path=false), a delete finds it there; without the
+    # metadata table Hudi's falls back to GLOBAL_SIMPLE, which moves the key
+    **{
+        name: (
+            DEFAULT,
+            "RECORD_INDEX",
+            [
+                ("upsert", _batch(["a", "b", "c"], "p1", [1, 1, 1], "first")),
+                ("upsert", _batch(["a", "d"], "p2", [2, 2], "moved")),
+                ("delete", _batch(["b"], "p2", [3], "x")),
+            ],
+            {"hoodie.metadata.enable": metadata, "hoodie.metadata.record.index.enable": metadata},
+        )
+        for name, metadata in (("record-index", "true"), ("record-index-without-metadata", "false"))
+    },
     "older-deletes": (
         EVENT_TIME,
         "SIMPLE",
@@ -148,11 +164,14 @@ def _options(table_type: str, index: str, payload: str, operation: str) -> dict[
 
 
 def _rows(table: pa.Table, commits: list[str]) -> list[tuple[object, ...]]:
-    """(id, p, ts, v, the step whose commit last wrote the row), sorted; ``ts`` as its text
-    (a NaN equals no other, -0.0 equals 0.0)."""
+    """(id, the partition that holds it, ts, v, the step whose commit last wrote the row),
+    sorted; ``ts`` as its text (a NaN equals no other, -0.0 equals 0.0). The partition is the
+    row's path: where a key stays in its partition under a global index, the column ``p`` holds
+    the update's value, which Hudi's COW reader replaces with the path's (docs/interop.md)."""
     step = {c: i for i, c in enumerate(commits)}
     return sorted(
-        (r["id"], r["p"], repr(r["ts"]), r["v"], step[r["_hoodie_commit_time"]]) for r in table.to_pylist()
+        (r["id"], r["_hoodie_partition_path"], repr(r["ts"]), r["v"], step[r["_hoodie_commit_time"]])
+        for r in table.to_pylist()
     )
 
 
@@ -296,3 +315,42 @@ def test_a_nested_key_partition_and_ordering_field(hudi, tmp_path: Path, table_t
                                   for r in answer.to_pylist()))  # fmt: skip
     expected = [("a", "sf", 2, 2), ("b", "la", 1, 1), ("c", "sf", 3, 9), ("d", "la", 2, 5)]
     assert answers == [expected] * 4  # Hudi's and our reader, on Hudi's table and on ours
+
+
+def test_record_index_writers_taking_turns(hudi, tmp_path: Path) -> None:
+    """Hudi's writer with its record index (in its metadata table) and ours with
+    ``hoodie.index.type=RECORD_INDEX`` on one merge-on-read table: an update naming another
+    partition stays where its key is, whichever writer takes it. Ours drops the metadata table, as
+    on every write, so Hudi's next write looks keys up without a record index (GLOBAL_SIMPLE, which
+    moves them) and builds it again; the write after that keeps keys again. Both readers agree
+    after every step, and no key is ever stored twice."""
+    path = tmp_path / "t"
+    options = table_options("t", "MERGE_ON_READ", "upsert", {
+        "hoodie.index.type": "RECORD_INDEX",
+        "hoodie.metadata.enable": "true",
+        "hoodie.metadata.record.index.enable": "true",
+        "hoodie.parquet.small.file.limit": "0",
+    })  # fmt: skip
+
+    def rows(ids: str, p: str, ts: int) -> pa.Table:
+        return _batch(list(ids), p, [ts] * len(ids), f"step{ts}")
+
+    steps = [
+        ("hudi", rows("abc", "p1", 1), {"a": "p1", "b": "p1", "c": "p1"}),
+        ("hudi", rows("a", "p2", 2), {"a": "p1"}),  # stays: Hudi's record index
+        ("ours", rows("bd", "p2", 3), {"b": "p1", "d": "p2"}),  # b stays: ours
+        ("hudi", rows("de", "p1", 4), {"d": "p1", "e": "p1"}),  # d moves: no record index
+        ("hudi", rows("e", "p2", 5), {"e": "p1"}),  # stays: the record index is back
+    ]
+    where: dict[str, tuple[str, int]] = {}
+    for writer, batch, stored_in in steps:
+        if writer == "hudi":
+            hudi.oracle.write(path, batch, options)
+        else:
+            open_or_create(str(path), options, batch.schema)[0].upsert(batch, options=options)
+        ts = batch.column("ts")[0].as_py()
+        where.update({key: (partition, ts) for key, partition in stored_in.items()})
+        expected = sorted((key, p, ts) for key, (p, ts) in where.items())
+        for answer in (hudi.oracle.read(path), HudiTable.open(str(path)).read()):
+            stored = answer.select(["id", "_hoodie_partition_path", "ts"]).to_pylist()
+            assert sorted(tuple(r.values()) for r in stored) == expected

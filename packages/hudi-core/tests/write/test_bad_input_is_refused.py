@@ -42,6 +42,7 @@ def _values(table: HudiTable) -> list[tuple[str, str]]:
         ("hoodie.parquet.compression.level", "99", ConfigError),
         ("hoodie.parquet.compression.level", "fast", ConfigError),
         ("hoodie.bulkinsert.sort.mode", "FOO", ConfigError),
+        ("hoodie.index.type", "HBASE", ConfigError),
         ("hoodie.write.concurrency.mode", "non_blocking_concurrency_control", ConfigError),
         ("hoodie.cleaner.policy.failed.writes", "SOMETIMES", ConfigError),
         (
@@ -61,6 +62,21 @@ def test_an_unknown_component_or_mode_is_refused_before_the_write(
         WriteClient(table, {**NO_COMPACTION, option: value}).write(_rows(2, "ALPHA"), operation="upsert")
     assert _values(table) == [("a", "alpha"), ("b", "beta")]
     assert len(HudiTable.open(table.base_uri).timeline) == 1  # no instant was started
+
+
+def test_the_consistent_hashing_bucket_engine_is_refused_before_the_write(tmp_path: Path) -> None:
+    """Its file groups come from hashing metadata our writers do not keep: a key hashed as the
+    SIMPLE engine's would land in another file group than the one holding it."""
+    table = _mor(tmp_path)
+    options = {
+        **NO_COMPACTION,
+        "hoodie.index.type": "BUCKET",
+        "hoodie.index.bucket.engine": "CONSISTENT_HASHING",
+    }
+    with pytest.raises(ConfigError, match="CONSISTENT_HASHING"):
+        WriteClient(table, options).write(_rows(2, "ALPHA"), operation="upsert")
+    assert _values(table) == [("a", "alpha"), ("b", "beta")]
+    assert len(HudiTable.open(table.base_uri).timeline) == 1
 
 
 @pytest.mark.parametrize("city", [".hoodie", ".hoodie/archived"])

@@ -102,3 +102,35 @@ def test_without_an_ordering_field_the_incoming_record_moves_the_key(tmp_path: P
     t.upsert(_batch(["a", "b"], "p1", 10, "old"), options=opts)
     t.upsert(_batch(["a"], "p2", 5, "new"), options=opts)
     assert _rows(t) == [("a", "p2", 5, "new", "w"), ("b", "p1", 10, "old", "w")]
+
+
+@BOTH_TYPES
+@pytest.mark.parametrize(
+    ("more", "moved"),
+    [
+        ({}, False),  # Hudi's record index keeps a key in its partition
+        ({"hoodie.record.index.update.partition.path": "true"}, True),
+        ({"hoodie.metadata.enable": "false"}, True),  # Hudi's falls back to GLOBAL_SIMPLE's rule
+        ({"hoodie.metadata.enable": "false", "hoodie.simple.index.update.partition.path": "false"}, False),
+    ],
+)
+def test_the_record_index_finds_keys_in_any_partition(
+    tmp_path: Path, table_type: str, more: dict[str, str], moved: bool
+) -> None:
+    """``hoodie.index.type=RECORD_INDEX`` (Hudi 0.14's record-level index) is global; whether a
+    key moves follows the record index's own option, or GLOBAL_SIMPLE's without a metadata table."""
+    t, opts = _table(tmp_path, table_type, "RECORD_INDEX", DEFAULT)
+    opts.update(more)
+    t.upsert(_batch(["a", "b", "c"], "p1", 1, "first"), options=opts)
+    t.upsert(_batch(["a", "d"], "p2", 2, "second"), options=opts)
+    t.delete(_batch(["b"], "p2", 3, None), options=opts)  # b is in p1: found there
+    assert _rows(t) == [
+        ("a", "p2", 2, "second", "w"),
+        ("c", "p1", 1, "first", "w"),
+        ("d", "p2", 2, "second", "w"),
+    ]
+    where = {
+        r["id"]: r["_hoodie_partition_path"]
+        for r in t.read(columns=["id", "_hoodie_partition_path"]).to_pylist()
+    }
+    assert where == {"a": "p2" if moved else "p1", "c": "p1", "d": "p2"}

@@ -38,7 +38,14 @@ from hudi_core.write.commit import OPERATION_TYPES, write_inflight
 from hudi_core.write.dedupe import check_ordering_values, combines, deduplicate, ordering_field
 from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket, write_in_input_order
 from hudi_core.write.handles.context import as_attempt
-from hudi_core.write.index import BUCKET_NUM, BucketIndex, drop_stored_keys, index_for, tag_locations
+from hudi_core.write.index import (
+    BUCKET_NUM,
+    BucketIndex,
+    checked_index_type,
+    drop_stored_keys,
+    index_for,
+    tag_locations,
+)
 from hudi_core.write.payload import payload_for
 from hudi_core.write.records import (
     BASE_INSTANT,
@@ -130,7 +137,7 @@ _BLOCK_FORMATS = ("avro", "parquet")
 
 def check_write_options(config: HoodieConfig) -> None:
     """Options naming a component or format are checked before a write starts, as Hudi does:
-    an unknown executor, log block format, parquet codec or bulk_insert sort mode is an error
+    an unknown executor, index, log block format, parquet codec or bulk_insert sort mode is an error
     even for a write that would not have used it (a MOR upsert writes no parquet file)."""
     from hudi_core.config.executor import ExecutorOptions
     from hudi_core.io.base_file import PARQUET_CODECS, parquet_codec
@@ -138,6 +145,7 @@ def check_write_options(config: HoodieConfig) -> None:
 
     get_plugin_manager().component("executor", str(config.get_str(ExecutorOptions.TYPE) or "SIMPLE"))
     check_concurrency_options(config)
+    checked_index_type(config)
     checks = (
         (WriteOptions.LOGFILE_DATA_BLOCK_FORMAT, _BLOCK_FORMATS, str.lower),
         (WriteOptions.PARQUET_COMPRESSION, tuple(sorted(PARQUET_CODECS)), str.lower),

@@ -7,6 +7,7 @@ from hudi_core.config.property import ConfigProperty
 from hudi_core.config.storage import StorageOptions  # re-exported: it used to live here
 
 __all__ = [
+    "GLOBAL_INDEX_TYPES",
     "IndexOptions",
     "StorageOptions",
     "WriteBehaviourOptions",
@@ -120,10 +121,26 @@ class WriteOptions:
     PARALLELISM = _w("hoodie.upsert.shuffle.parallelism", 0, "Tasks for a write; 0 = engine default.")
 
 
+#: index types that find a key in any partition (``hoodie.index.type``)
+GLOBAL_INDEX_TYPES = ("GLOBAL_SIMPLE", "GLOBAL_BLOOM", "RECORD_INDEX")
+
+
 class IndexOptions:
-    TYPE = _w("hoodie.index.type", "SIMPLE", "BUCKET, SIMPLE or GLOBAL_SIMPLE.", group="index")
+    TYPE = _w(
+        "hoodie.index.type",
+        "SIMPLE",
+        "SIMPLE, BLOOM, BUCKET, or a global index: GLOBAL_SIMPLE, GLOBAL_BLOOM, RECORD_INDEX.",
+        group="index",
+    )
     BUCKET_NUM = _w(
         "hoodie.bucket.index.num.buckets", 4, "Buckets (file groups) per partition.", group="index"
+    )
+    BUCKET_ENGINE = _w(
+        "hoodie.index.bucket.engine",
+        "SIMPLE",
+        "BUCKET: SIMPLE (a fixed number of buckets per partition) is the engine we write; "
+        "Hudi's CONSISTENT_HASHING (resizable buckets) is refused.",
+        group="index",
     )
     BUCKET_HASH_FIELD = _w(
         "hoodie.bucket.index.hash.field",
@@ -135,6 +152,21 @@ class IndexOptions:
         "hoodie.simple.index.update.partition.path",
         True,
         "GLOBAL_SIMPLE: a key whose partition changed moves to the new partition.",
+        group="index",
+    )
+    RECORD_INDEX_UPDATE_PARTITION_PATH = _w(
+        "hoodie.record.index.update.partition.path",
+        False,
+        "RECORD_INDEX: a key whose partition changed moves to the new partition (Hudi's "
+        "default: it stays, updated, in its partition).",
+        group="index",
+    )
+    METADATA_ENABLE = _w(
+        "hoodie.metadata.enable",
+        True,
+        "Apache Hudi's metadata table. Our writers write none (they drop it; Hudi's next writer "
+        "rebuilds it); false makes RECORD_INDEX move keys as Hudi's does without its record "
+        "index: as GLOBAL_SIMPLE, by hoodie.simple.index.update.partition.path.",
         group="index",
     )
 

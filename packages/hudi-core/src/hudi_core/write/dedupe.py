@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 from hudi_core.config.payload import java_order, position_keys
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
-from hudi_core.config.write import IndexOptions, WriteOptions
+from hudi_core.config.write import GLOBAL_INDEX_TYPES, IndexOptions, WriteOptions
 from hudi_core.errors import InvalidRecordError
 from hudi_core.schema.fields import field_values
 from hudi_core.write.payload import Payload, payload_for
@@ -85,7 +85,7 @@ def _check_positions(records: pa.Table, config: HoodieConfig) -> None:
 
 
 def is_global_index(config: HoodieConfig) -> bool:
-    return str(config.get_str(IndexOptions.TYPE)).upper().startswith("GLOBAL")
+    return str(config.get_str(IndexOptions.TYPE)).upper() in GLOBAL_INDEX_TYPES
 
 
 def deduplicate(data: pa.Table, config: HoodieConfig) -> pa.Table:

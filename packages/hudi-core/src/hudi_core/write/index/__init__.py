@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
-from hudi_core.config.write import IndexOptions, WriteBehaviourOptions
+from hudi_core.config.write import GLOBAL_INDEX_TYPES, IndexOptions, WriteBehaviourOptions
 from hudi_core.errors import ConfigError
 from hudi_core.write.dedupe import ordering_field
 from hudi_core.write.index.bucket import BucketIndex, bucket_file_id, bucket_id_of_file
@@ -35,6 +35,7 @@ __all__ = [
     "Index",
     "SimpleIndex",
     "bucket_file_id",
+    "checked_index_type",
     "drop_stored_keys",
     "file_group_locations",
     "index_for",
@@ -46,28 +47,52 @@ __all__ = [
 Index = BucketIndex | SimpleIndex
 #: stage 3 column of the BUCKET index: the hash bucket of the key
 BUCKET_NUM = "_hoodie_w_hash_bucket"
-KINDS = ("BUCKET", "SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "GLOBAL_BLOOM")
+KINDS = ("BUCKET", "SIMPLE", "BLOOM", *GLOBAL_INDEX_TYPES)
+#: the option that says whether a global index moves a key whose partition changed
+_UPDATE_PARTITION_PATH = {
+    "GLOBAL_SIMPLE": IndexOptions.GLOBAL_UPDATE_PARTITION_PATH,
+    "GLOBAL_BLOOM": WriteBehaviourOptions.BLOOM_INDEX_UPDATE_PARTITION_PATH,
+    "RECORD_INDEX": IndexOptions.RECORD_INDEX_UPDATE_PARTITION_PATH,
+}
+
+
+def checked_index_type(config: HoodieConfig) -> str:
+    """``hoodie.index.type``, upper case, once its options are known good (ConfigError): the
+    writers check it before an instant starts."""
+    kind = str(config.get_str(IndexOptions.TYPE)).upper()
+    if kind not in KINDS:
+        raise ConfigError(f"hoodie.index.type={kind!r} is not supported; use one of {', '.join(KINDS)}")
+    if kind == "BUCKET":
+        engine = str(config.get_str(IndexOptions.BUCKET_ENGINE)).upper()
+        if engine != "SIMPLE":
+            # its file groups are found through the hashing metadata under .hoodie/.bucket_index,
+            # which our writers do not keep: a key hashed as SIMPLE's would land in another group
+            raise ConfigError(f"hoodie.index.bucket.engine={engine!r} is not supported; only SIMPLE is")
+        n = int(config.get(IndexOptions.BUCKET_NUM))
+        if n <= 0:
+            raise ConfigError(f"hoodie.bucket.index.num.buckets={n} must be positive")
+    return kind
 
 
 def index_for(config: HoodieConfig, record_key_fields: list[str]) -> Index:
     """The index named by ``hoodie.index.type``."""
-    kind = str(config.get_str(IndexOptions.TYPE)).upper()
+    kind = checked_index_type(config)
     if kind == "BUCKET":
-        n = int(config.get(IndexOptions.BUCKET_NUM))
-        if n <= 0:
-            raise ConfigError(f"hoodie.bucket.index.num.buckets={n} must be positive")
         hash_fields = config.get_list(IndexOptions.BUCKET_HASH_FIELD) or list(record_key_fields)
-        return BucketIndex(n, tuple(hash_fields), tuple(record_key_fields))
+        return BucketIndex(
+            int(config.get(IndexOptions.BUCKET_NUM)), tuple(hash_fields), tuple(record_key_fields)
+        )
     # BLOOM and GLOBAL_BLOOM (Hudi Spark's default until 0.14, still in many jobs) find the same
     # locations as SIMPLE and GLOBAL_SIMPLE: the look-up probes each base file's bloom filter
     # and key range before it reads keys, so their answers and semantics are Hudi's.
     if kind in ("SIMPLE", "BLOOM"):
         return SimpleIndex(kind)
-    if kind in ("GLOBAL_SIMPLE", "GLOBAL_BLOOM"):
-        update = IndexOptions.GLOBAL_UPDATE_PARTITION_PATH if kind == "GLOBAL_SIMPLE" else (
-            WriteBehaviourOptions.BLOOM_INDEX_UPDATE_PARTITION_PATH)  # fmt: skip
-        return SimpleIndex(kind, True, bool(config.get(update)), payload_for(config), ordering_field(config))
-    raise ConfigError(f"hoodie.index.type={kind!r} is not supported; use one of {', '.join(KINDS)}")
+    # RECORD_INDEX keeps each key's location in the metadata table, which our writers drop (a
+    # Hudi writer rebuilds it); its answers are a global look-up's, which is what it does here.
+    # Without a metadata table Hudi's falls back to GLOBAL_SIMPLE, that index's partition rule too.
+    rule = kind if kind != "RECORD_INDEX" or config.get(IndexOptions.METADATA_ENABLE) else "GLOBAL_SIMPLE"
+    update = bool(config.get(_UPDATE_PARTITION_PATH[rule]))
+    return SimpleIndex(kind, True, update, payload_for(config), ordering_field(config))
 
 
 def tag_locations(
