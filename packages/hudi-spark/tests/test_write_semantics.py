@@ -196,6 +196,36 @@ def test_a_new_table_partitioned_by_a_date_gets_the_simple_key_generator(spark: 
     assert sorted(p.name for p in Path(path).iterdir() if not p.name.startswith(".")) == ["2024-01-05"]
 
 
+@pytest.mark.parametrize("pipeline", [True, False])
+def test_a_table_without_record_keys_gets_keys_made_up_per_task(
+    spark: Any, tmp_path: Path, pipeline: bool
+) -> None:
+    """No record key field: Hudi's datasource bulk-inserts when no operation is given, and each
+    task numbers its rows under the write's instant (``<instant>_<task>_<row>``); rows read back
+    keep their keys, so a delete of them finds them."""
+    import hudi_spark
+
+    path = str(tmp_path / "t")
+    opts = {"hoodie.table.name": "logs", "hoodie.datasource.write.partitionpath.field": "city",
+            "hoodie.datasource.write.table.type": "MERGE_ON_READ", **({} if pipeline else DATA_SOURCE)}  # fmt: skip
+    rows = pa.table({"city": ["sf", "la"] * 6, "v": list(range(12))})
+    df = spark.createDataFrame(rows).repartition(3)
+    df.write.format("hudi").options(**opts).mode("append").save(path)
+    hudi_spark.write(df, path, operation="insert" if pipeline else "bulk_insert", options=opts)
+    table = HudiTable.open(path)
+    commits = [i.timestamp for i in table.timeline.completed_commits()]
+    assert [i.action for i in table.timeline.completed_commits()] == ["deltacommit", "deltacommit"]
+    assert "recordkey" not in (Path(path) / ".hoodie/hoodie.properties").read_text()
+    stored = table.read().to_pylist()
+    keys = [r["_hoodie_record_key"] for r in stored]
+    assert len(keys) == len(set(keys)) == 24 and sorted(r["v"] for r in stored) == sorted(list(range(12)) * 2)
+    made = [k.split("_") for k in keys]
+    assert {c for c, _, _ in made} == set(commits) and len({(c, task) for c, task, _ in made}) == 6
+    gone = hudi_spark.read(spark, path).filter("v < 3")
+    hudi_spark.write(gone, path, operation="delete", options=opts)
+    assert sorted(r["v"] for r in HudiTable.open(path).read().to_pylist()) == sorted(list(range(3, 12)) * 2)
+
+
 def test_delete_partition_by_option_and_by_rows(spark: Any, tmp_path: Path) -> None:
     import hudi_spark
 

@@ -52,8 +52,8 @@ def test_missing_table_and_bad_arguments_are_one_line_errors(tmp_path: Path) -> 
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "no Hudi table" in proc.stderr
     assert "Traceback" not in proc.stderr
-    proc = run("create", str(tmp_path / "x"), "--name", "x")
-    assert proc.returncode == 2 and "--record-key" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run("create", str(tmp_path / "x"), "--record-key", "id")
+    assert proc.returncode == 2 and "--name" in proc.stderr and "Traceback" not in proc.stderr
     proc = run("create", str(tmp_path / "y"), "--name", "y", "--record-key", "id", "--option", "novalue")
     assert proc.returncode == 1 and "KEY=VALUE" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -93,3 +93,21 @@ def test_a_refused_argument_never_echoes_a_credential() -> None:
     assert "unrecognized arguments" in res.stderr
     assert "s3cr3t" not in res.stderr and "tok3n" not in res.stderr
     assert "hoodie.storage.s3.secret.key=***" in res.stderr
+
+
+def test_create_without_a_record_key_makes_a_table_whose_writes_make_keys_up(tmp_path: Path) -> None:
+    import pyarrow as pa
+    from hudi_core import HudiTable
+
+    base = str(tmp_path / "logs")
+    assert main(["create", base, "--name", "logs", "--partition-by", "p"]) == 0
+    assert "recordkey" not in (tmp_path / "logs/.hoodie/hoodie.properties").read_text()
+    HudiTable.open(base).insert(pa.table({"p": ["a", "b"], "v": [1, 2]}))
+    HudiTable.open(base).insert(pa.table({"p": ["a"], "v": [3]}))
+    rows = HudiTable.open(base).read().to_pylist()
+    commits = [i.timestamp for i in HudiTable.open(base).timeline.completed_commits()]
+    assert sorted((r["_hoodie_record_key"], r["v"]) for r in rows) == [
+        (f"{commits[0]}_0_0", 1),
+        (f"{commits[0]}_0_1", 2),
+        (f"{commits[1]}_0_0", 3),
+    ]

@@ -31,9 +31,16 @@ def test_record_key_option_is_used_without_a_primary_key() -> None:
     assert cfg.get_str(TableOptions.RECORDKEY_FIELDS) == "id"
 
 
-def test_missing_record_key_is_a_clear_error() -> None:
-    with pytest.raises(ConfigError, match="record key"):
-        resolve_table_options(record_key_fields=None, partition_fields=None, ordering_field=None, options={})
+@pytest.mark.parametrize(
+    ("parts", "keygen"), [(None, "NonpartitionedKeyGenerator"), ("p", "SimpleKeyGenerator")]
+)
+def test_without_a_record_key_the_table_names_none(parts: str | None, keygen: str) -> None:
+    """Hudi 0.14's tables with auto-generated keys: no key field, the generator for the partitions."""
+    cfg = resolve_table_options(
+        record_key_fields=None, partition_fields=parts, ordering_field=None, options={}
+    )
+    assert not cfg.get_list(TableOptions.RECORDKEY_FIELDS)
+    assert cfg.get_str(TableOptions.KEYGEN_CLASS) == f"org.apache.hudi.keygen.{keygen}"
 
 
 def test_explicit_partition_fields_beat_the_partition_option() -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 from hudi_core.errors import ConfigError
+from hudi_core.keygen.auto import default_operation
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 from hudi_spark.compat import arrow_schema
@@ -56,6 +57,8 @@ class HudiArrowWriter(DataSourceArrowWriter):
         op = str(given or "upsert").lower()  # Hudi's default
         if overwrite and op in ("delete", "delete_partition"):
             raise ConfigError(f"mode('append') is the only save mode for operation {op!r}, as in Hudi")
+        if not given:  # bulk_insert where the table makes up its keys, as Hudi chooses
+            op = default_operation(op, given, _write_config(base, opts), arrow_schema(schema).names)
         if op not in _SUPPORTED:
             default = "" if given else " (Hudi's default)"
             raise ConfigError(refusal(f"operation {op!r}{default}", base, op, opts))
@@ -132,8 +135,9 @@ class HudiArrowWriter(DataSourceArrowWriter):
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
         import pyarrow.compute as pc
+        from hudi_core.config.keygen import KeyGenOptions
         from hudi_core.config.property import HoodieConfig
-        from hudi_core.keygen import key_generator_for
+        from hudi_core.keygen import write_key_generator
         from hudi_core.table.file_names import new_file_id
         from hudi_core.write.bucket_assigner import CREATE, BucketInfo
         from hudi_core.write.handles import write_bucket
@@ -144,10 +148,9 @@ class HudiArrowWriter(DataSourceArrowWriter):
         data = table_of(iterator)
         statuses: list[Any] = []
         if data is not None:
-            conf = HoodieConfig(self.ctx.options)
-            records = conform_to_schema(
-                prepare(data, key_generator_for(conf), conf, operation=self.op), self.schema_
-            )
+            conf = HoodieConfig({**self.ctx.options, KeyGenOptions.AUTO_KEY_INSTANT.key: self.instant})
+            keygen = write_key_generator(conf, task=task_info().partition_id)
+            records = conform_to_schema(prepare(data, keygen, conf, operation=self.op), self.schema_)
             attempt = task_info().attempt
             for part in pc.unique(records.column(PARTITION_PATH)).to_pylist():
                 rows = records.filter(pc.equal(records.column(PARTITION_PATH), part))
@@ -204,6 +207,16 @@ class HudiArrowWriter(DataSourceArrowWriter):
             job.abort()
         if self.created:
             forget_new_table(self.base, self.options)
+
+
+def _write_config(base: str, options: dict[str, str]) -> Any:
+    """The write's config: the table's properties under ``options``, or ``options`` alone."""
+    from hudi_core import HudiTable
+    from hudi_core.config.property import HoodieConfig
+
+    if HudiTable.exists(base, options=options):
+        return HudiTable.open(base, options=options).write_config(options)
+    return HoodieConfig(options)
 
 
 def _take_lease(table: Any, cfg: Any) -> Any:

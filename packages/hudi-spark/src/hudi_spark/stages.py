@@ -109,12 +109,12 @@ def prepare_task(
     row gets its input position."""
     import numpy as np
     from hudi_core.config.property import HoodieConfig
-    from hudi_core.keygen import key_generator_for
+    from hudi_core.keygen import write_key_generator
     from hudi_core.write.dedupe import check_ordering_values
     from hudi_core.write.records import conform_to_schema, prepare
 
     conf = HoodieConfig(config)
-    keygen = key_generator_for(conf)
+    keygen = write_key_generator(conf, task=task_info().partition_id)
     with_seq = INPUT_SEQ in out_schema.names
     row = task_info().partition_id << _SEQ_SHIFT
     for batch in batches:

@@ -46,11 +46,8 @@ def open_or_create(base_uri: str, options: Mapping[str, str], schema: pa.Schema)
         return HudiTable.open(base_uri, options=options), False
     name = _opt(options, "hoodie.table.name", WriteOptions.TABLE_NAME.key)
     keys = _opt(options, WriteOptions.RECORDKEY_FIELD.key, "hoodie.table.recordkey.fields")
-    if not name or not keys:
-        raise ConfigError(
-            f"no Hudi table at {base_uri!r}: to create it pass hoodie.table.name and "
-            f"{WriteOptions.RECORDKEY_FIELD.key} (got name={name!r}, record key={keys!r})"
-        )
+    if not name:  # (without record key fields the table's writes make the keys up, as Hudi's do)
+        raise ConfigError(f"no Hudi table at {base_uri!r}: to create it pass hoodie.table.name")
     parts = _opt(options, WriteOptions.PARTITIONPATH_FIELD.key, "hoodie.table.partition.fields")
     if not _opt(
         options,

@@ -22,9 +22,11 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+from hudi_core.config.keygen import KeyGenOptions
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import ConfigError
+from hudi_core.keygen.auto import default_operation, generates_keys
 from hudi_core.write.transaction import retrying, writing
 
 from hudi_spark import compat, simple_index, stages, table_ops, write_tasks
@@ -95,6 +97,7 @@ def write(
     table, created = table_ops.open_or_create(base_uri, opts, data_schema)
     try:
         cfg = table.write_config(opts)
+        op = default_operation(op, operation or opts.get(WriteOptions.OPERATION.key), cfg, input_schema.names)
         with writing(table, cfg):  # single writer: the table's lease, one timeline load
             result, action, seen = retrying(
                 lambda: _write(df, table, op, opts, input_schema, extra_metadata), cfg
@@ -159,6 +162,8 @@ def _run_pipeline(
     from pyspark.sql import functions as F
 
     conf = cfg.to_dict()
+    if generates_keys(cfg):  # the tasks make keys up with the instant
+        conf[KeyGenOptions.AUTO_KEY_INSTANT.key] = job.instant
     sc = df.sparkSession.sparkContext
     parallelism = int(cfg.get(SparkOptions.WRITE_PARALLELISM) or 0) or sc.defaultParallelism
     is_delete = op == "delete"
@@ -563,10 +568,10 @@ def _nullable(schema: pa.Schema) -> pa.Schema:
 def _keyed_schema(
     input_schema: pa.Schema, cfg: HoodieConfig, schema: pa.Schema | None, is_delete: bool
 ) -> pa.Schema:
-    from hudi_core.keygen import key_generator_for
+    from hudi_core.keygen import write_key_generator
     from hudi_core.write.records import conform_to_schema, prepare
 
-    records = prepare(input_schema.empty_table(), key_generator_for(cfg), cfg, all_deletes=is_delete)
+    records = prepare(input_schema.empty_table(), write_key_generator(cfg), cfg, all_deletes=is_delete)
     if schema is not None:
         records = conform_to_schema(records, schema)
     return _nullable(records.schema)

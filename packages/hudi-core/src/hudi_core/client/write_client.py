@@ -19,7 +19,8 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import ConfigError, SchemaMismatchError, WriteConflictError
-from hudi_core.keygen import key_generator_for
+from hudi_core.keygen import AutoRecordKeys, write_key_generator
+from hudi_core.keygen.auto import check_auto_key_options, stamp_instant
 from hudi_core.schema.avro_schema import arrow_to_avro
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Action
@@ -54,6 +55,7 @@ from hudi_core.write.records import (
     LOCATION_PARTITION,
     PARTITION_PATH,
     RECORD_KEY,
+    KeyGen,
     conform_to_schema,
     evolve_schema,
     prepare,
@@ -146,6 +148,7 @@ def check_write_options(config: HoodieConfig) -> None:
     get_plugin_manager().component("executor", str(config.get_str(ExecutorOptions.TYPE) or "SIMPLE"))
     check_concurrency_options(config)
     checked_index_type(config)
+    check_auto_key_options(config)
     checks = (
         (WriteOptions.LOGFILE_DATA_BLOCK_FORMAT, _BLOCK_FORMATS, str.lower),
         (WriteOptions.PARQUET_COMPRESSION, tuple(sorted(PARQUET_CODECS)), str.lower),
@@ -277,12 +280,12 @@ class WriteClient:
             return table_schema
         return evolve_schema(table_schema, data.schema, required=required, config=self.config)
 
-    def _prepare(self, data: pa.Table, op: str, schema: pa.Schema) -> pa.Table:
+    def _prepare(self, data: pa.Table, op: str, schema: pa.Schema, keygen: KeyGen) -> pa.Table:
         """Stages 1-2: keys, schema conformance, dedupe (and bulk_insert's sort)."""
         cfg = self.config
         is_delete = op == "delete"
         payload_for(cfg)
-        records = prepare(data, key_generator_for(cfg), cfg, all_deletes=is_delete, operation=op)
+        records = prepare(data, keygen, cfg, all_deletes=is_delete, operation=op)
         check_ordering_values(records, cfg, op)
         if not is_delete:
             records = conform_to_schema(records, schema)
@@ -305,7 +308,8 @@ class WriteClient:
         schema = self._schema_for(data, op, table.schema(timeline=seen))
         if schema is None:
             return WriteResult("", op)
-        records = self._prepare(data, op, schema)
+        keygen = write_key_generator(cfg)
+        records = self._prepare(data, op, schema, keygen)
         index = index_for(cfg, key_fields)
         avro = arrow_to_avro(schema, table.config.name)
 
@@ -313,6 +317,7 @@ class WriteClient:
         with WriteTransaction(table, cfg) as txn:
             requested = txn.start(op, seen=seen)
             t = requested.timestamp
+            records = _stamped(records, keygen, t)
             # the planning reads the load of the timeline that the instant was created on (other
             # writers' commits since are the conflict check's to find): no listing of .hoodie,
             # a request on S3, for any of its looks
@@ -436,11 +441,13 @@ class WriteClient:
         schema = self._schema_for(first, op, table_schema)
         if schema is None:
             return WriteResult("", op)
-        records = self._prepare(first, op, schema)  # the first chunk is checked before the instant
+        keygen = write_key_generator(cfg)  # one for every chunk: made-up keys number on
+        records = self._prepare(first, op, schema, keygen)  # the first chunk is checked before the instant
         index = index_for(cfg, table.config.record_key_fields)
         avro = arrow_to_avro(schema, table.config.name)
         txn = WriteTransaction(table, cfg)
         requested = txn.start(op, seen=seen)
+        records = _stamped(records, keygen, requested.timestamp)
         try:
             with table.pinned_timeline(txn.timeline):  # the setup's looks: the instant's load
                 inflight = write_inflight(table, requested, WorkloadProfile(), op)
@@ -469,7 +476,7 @@ class WriteClient:
                         f"streamed chunk {n} has columns/types {chunk.schema} that change the write's "
                         f"schema {schema}; give every batch of one write the same schema"
                     )
-                prepared = self._prepare(chunk, op, schema)
+                prepared = self._prepare(chunk, op, schema, keygen)
                 writer.add(drop_stored_keys(prepared, index, view) if drop else prepared)
             statuses = writer.finish()
         except BaseException as e:
@@ -514,6 +521,16 @@ class WriteClient:
 
 #: rows below which a share of a rolling bulk_insert is not split off for another thread
 _MIN_ROLLING_ROWS = 65536
+
+
+def _stamped(records: pa.Table, keygen: KeyGen, instant: str) -> pa.Table:
+    """``records`` whose made-up keys carry ``instant`` (they were made before it existed); the
+    keygen's later keys carry it from the start."""
+    if not isinstance(keygen, AutoRecordKeys):
+        return records
+    keygen.instant = instant
+    at = records.schema.get_field_index(RECORD_KEY)
+    return records.set_column(at, RECORD_KEY, stamp_instant(records.column(RECORD_KEY), instant))
 
 
 def _write_share(args: tuple[WriteContext, int, pa.Table]) -> list[WriteStatus]:

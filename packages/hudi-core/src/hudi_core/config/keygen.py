@@ -25,6 +25,12 @@ class KeyGenOptions:
         False,
         "Render timestamp key fields as java.sql.Timestamp text instead of raw epoch numbers.",
     )
+    AUTO_KEY_INSTANT = _k(
+        "_hoodie.record.key.gen.instant",
+        None,
+        "Internal: the instant of the record keys a write makes up for a table without record key "
+        "fields (set by the writer for its tasks).",
+    )
     COMPLEX_BARE_SINGLE_FIELD = _k(
         "hoodie.write.complex.keygen.new.encoding",
         False,

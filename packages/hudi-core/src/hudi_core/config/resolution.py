@@ -84,10 +84,8 @@ def resolve_table_options(
         or cfg.get_list(WriteOptions.RECORDKEY_FIELD)
         or cfg.get_list(TableOptions.RECORDKEY_FIELDS)
     )
-    if not keys:
-        raise ConfigError(
-            "no record key: pass record_key_fields or set hoodie.datasource.write.recordkey.field"
-        )
+    # no record key fields: the writes make keys up (Hudi 0.14's auto-generated keys,
+    # hudi_core.keygen.auto); hoodie.properties then names none, as Hudi's does
     parts = _split(partition_fields)
     if not parts:
         parts = cfg.get_list(WriteOptions.PARTITIONPATH_FIELD) or cfg.get_list(TableOptions.PARTITION_FIELDS)

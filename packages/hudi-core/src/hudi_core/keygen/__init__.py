@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hudi_core.config.keygen import KeyGenOptions
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError
+from hudi_core.keygen.auto import PENDING_INSTANT, AutoRecordKeys, generates_keys
 from hudi_core.keygen.base import KeyGenerator
 from hudi_core.keygen.custom import CustomKeyGenerator
 from hudi_core.keygen.partition import DEFAULT_PARTITION_PATH, escape_path_name
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_PARTITION_PATH",
+    "AutoRecordKeys",
     "ComplexKeyGenerator",
     "CustomKeyGenerator",
     "KeyGenerator",
@@ -37,6 +40,7 @@ __all__ = [
     "escape_path_name",
     "key_generator_for",
     "key_generator_name",
+    "write_key_generator",
 ]
 
 
@@ -77,3 +81,14 @@ def key_generator_for(config: HoodieConfig, *, manager: PluginManager | None = N
     pm = manager or get_plugin_manager()
     kg: KeyGenerator = pm.create("key_generator", key_generator_name(config, pm), config)
     return kg
+
+
+def write_key_generator(config: HoodieConfig, *, task: int = 0) -> KeyGenerator | AutoRecordKeys:
+    """The key generator of a write's records: the table's, or, when neither the table nor the
+    write names a record key field, one that makes the keys up (:mod:`hudi_core.keygen.auto`)
+    for the instant in ``_hoodie.record.key.gen.instant`` (else one to stamp later), ``task``
+    numbering the write's tasks."""
+    keygen = key_generator_for(config)
+    if not generates_keys(config):
+        return keygen
+    return AutoRecordKeys(keygen, config.get_str(KeyGenOptions.AUTO_KEY_INSTANT) or PENDING_INSTANT, task)

@@ -68,13 +68,14 @@ class MetaClient:
         *,
         name: str,
         table_type: str = "COPY_ON_WRITE",
-        record_key_fields: str | Sequence[str],
+        record_key_fields: str | Sequence[str] | None = None,
         partition_fields: str | Sequence[str] | None = None,
         ordering_field: str | None = None,
         options: Mapping[str, Any] | None = None,
         schema: pa.Schema | None = None,
     ) -> M:
-        """Create a new, empty table (``hoodie.properties`` and the ``.hoodie`` skeleton)."""
+        """Create a new, empty table (``hoodie.properties`` and the ``.hoodie`` skeleton). Without
+        record key fields its writes make the keys up, as Hudi 0.14+ does (``keygen.auto``)."""
         base = normalize_uri(base_uri)
         opts = dict(options or {})
         ttype = _TABLE_TYPES.get(str(table_type).upper())
@@ -123,6 +124,8 @@ class MetaClient:
                 if why is not None and value.lower() == "true":
                     raise ConfigError(f"{key}=true is not supported: {why}")
                 props[key] = value
+        if not props.get(TableOptions.RECORDKEY_FIELDS.key):
+            props.pop(TableOptions.RECORDKEY_FIELDS.key, None)  # no key fields: Hudi writes none
         if HoodieConfig(props).get(TableOptions.POPULATE_META_FIELDS):
             props.pop(TableOptions.POPULATE_META_FIELDS.key, None)  # only written when false
         if ttype == "MERGE_ON_READ":

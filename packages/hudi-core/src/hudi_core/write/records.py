@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import WriteOptions
 from hudi_core.errors import InvalidRecordKeyError, SchemaMismatchError
+from hudi_core.keygen.auto import AutoRecordKeys
 from hudi_core.keygen.base import KeyGenerator
 from hudi_core.keygen.partition import check_partition_paths
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD, refuse_naive_timestamps
@@ -34,6 +35,7 @@ __all__ = [
     "NATURAL_DELETE",
     "PARTITION_PATH",
     "RECORD_KEY",
+    "KeyGen",
     "conform_to_schema",
     "data_columns",
     "evolve_schema",
@@ -92,14 +94,19 @@ def prepare(
     ``hoodie.datasource.write.row.writer.enable`` is false.
 
     Meta columns already in ``data`` (e.g. rows read back from a Hudi table) are dropped: the
-    keys are always recomputed by the table's key generator. Raises ``InvalidRecordKeyError``
+    keys are always recomputed by the table's key generator, but for a table without record key
+    fields, where rows read back keep their ``_hoodie_record_key`` (:mod:`hudi_core.keygen.auto`). Raises ``InvalidRecordKeyError``
     naming the first null or empty key, ``UnsafePathError`` for a partition value that would
     leave the table.
     """
-    data = data.drop_columns([c for c in _META if c in data.column_names])
     if isinstance(data, pa.RecordBatch):  # pragma: no cover - defensive
         data = pa.Table.from_batches([data])
-    keys = _as_string_array(keygen.record_keys(data))
+    if isinstance(keygen, AutoRecordKeys):  # made-up keys, or the ones read rows carry
+        keys = keygen.stored_keys(data) if all_deletes else keygen.record_keys(data)
+        data = data.drop_columns([c for c in _META if c in data.column_names])
+    else:
+        data = data.drop_columns([c for c in _META if c in data.column_names])
+        keys = _as_string_array(keygen.record_keys(data))
     partitions = _as_string_array(keygen.partition_paths(data))
     _check_keys(keys)
     if getattr(type(keygen), "partition_paths", None) is not KeyGenerator.partition_paths:

@@ -23,7 +23,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--name", required=True, help="table name (hoodie.table.name)")
     p.add_argument("--type", default="COPY_ON_WRITE", choices=["COPY_ON_WRITE", "MERGE_ON_READ", "cow", "mor"],
                    help="table type (default COPY_ON_WRITE)")  # fmt: skip
-    p.add_argument("--record-key", required=True, help="record key field(s), comma separated")
+    p.add_argument("--record-key", default=None,
+                   help="record key field(s), comma separated; without one, each write makes its keys up "
+                        "(<instant>_<task>_<row>, Hudi 0.14's auto-generated keys)")  # fmt: skip
     p.add_argument("--partition-by", default=None, help="partition field(s), comma separated")
     p.add_argument("--ordering-field", default=None, help="precombine / ordering field")
     p.add_argument("--schema-from", default=None, metavar="FILE.parquet",
