@@ -84,6 +84,7 @@ class HudiArrowWriter(DataSourceArrowWriter):
         from hudi_core.client.write_client import check_option_conflicts, check_write_options
         from hudi_core.config.write import IndexOptions, WriteOptions
         from hudi_core.write.bucket_assigner import WorkloadProfile
+        from hudi_core.write.commit import check_schema_on_read
         from hudi_core.write.records import evolve_schema
 
         from hudi_spark.commit import SparkCommit
@@ -113,7 +114,9 @@ class HudiArrowWriter(DataSourceArrowWriter):
         if need:
             raise ConfigError(refusal(need, base, op, opts))
         required = required_columns(table, cfg, op)
-        commit_schema = evolve_schema(table.schema(), arrow, required=required, config=cfg)
+        table_schema = table.schema()
+        commit_schema = evolve_schema(table_schema, arrow, required=required, config=cfg)
+        check_schema_on_read(table, table_schema, commit_schema)
         job = SparkCommit(table, cfg, op, commit_schema, {})
         # single writer: the lease is taken here and kept (renewed by this driver-side worker)
         # until the commit or abort, which run in another worker and adopt it

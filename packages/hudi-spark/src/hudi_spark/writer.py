@@ -118,6 +118,7 @@ def _write(
     """The write, its action, and (optimistic concurrency control) the load of the timeline its
     commit was made on, for the services after it."""
     from hudi_core.client.write_client import check_option_conflicts, check_write_options, drops_duplicates
+    from hudi_core.write.commit import check_schema_on_read
     from hudi_core.write.records import evolve_schema
 
     from hudi_spark.commit import SparkCommit
@@ -137,6 +138,7 @@ def _write(
         schema = table_schema
     else:
         schema = evolve_schema(table_schema, input_schema, required=required, config=cfg)
+        check_schema_on_read(table, table_schema, schema)
     job = SparkCommit(table, cfg, op, schema, dict(extra_metadata or {}))
     if job.already_committed():
         return SparkWriteResult(None, op, skipped=True), "", None

@@ -35,7 +35,7 @@ from hudi_core.write.bucket_assigner import (
     profile_of,
 )
 from hudi_core.write.clustering import clustered_file_groups, reject_clustered_updates
-from hudi_core.write.commit import OPERATION_TYPES, write_inflight
+from hudi_core.write.commit import OPERATION_TYPES, check_schema_on_read, write_inflight
 from hudi_core.write.dedupe import check_ordering_values, combines, deduplicate, ordering_field
 from hudi_core.write.handles import WriteContext, WriteStatus, write_bucket, write_in_input_order
 from hudi_core.write.handles.context import as_attempt
@@ -278,7 +278,9 @@ class WriteClient:
         if op == "delete":
             evolve_schema(None, data.schema, required=required)  # keys must be there
             return table_schema
-        return evolve_schema(table_schema, data.schema, required=required, config=self.config)
+        schema = evolve_schema(table_schema, data.schema, required=required, config=self.config)
+        check_schema_on_read(self.table, table_schema, schema)
+        return schema
 
     def _prepare(self, data: pa.Table, op: str, schema: pa.Schema, keygen: KeyGen) -> pa.Table:
         """Stages 1-2: keys, schema conformance, dedupe (and bulk_insert's sort)."""

@@ -28,6 +28,7 @@ from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import CommitConflictError
 from hudi_core.lock.heartbeat import Heartbeat, heartbeat_path, inflight_abandoned
+from hudi_core.schema.internal import LATEST_SCHEMA
 from hudi_core.table.file_names import BaseFileName, write_token
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
@@ -360,6 +361,9 @@ def _execute(
         )
     meta = CommitMetadata(compacted=True, operation_type="COMPACT",
                           extra_metadata={"schema": json.dumps(avro)})  # fmt: skip
+    internal = table.internal_schema(timeline=tl)
+    if internal:  # the table's internal schema (schema on read) goes on, as Hudi's compaction does
+        meta.extra_metadata[LATEST_SCHEMA] = internal
     for r in results:
         meta.add_write_stat(_write_stat(r))
     if not results:

@@ -16,13 +16,14 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.resolution import resolve_table_options
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
-from hudi_core.errors import ConfigError
+from hudi_core.errors import ConfigError, SchemaMismatchError
 from hudi_core.schema.avro_schema import (
     arrow_to_avro,
     avro_to_arrow,
     refuse_naive_timestamps,
     to_create_schema_json,
 )
+from hudi_core.schema.internal import LATEST_SCHEMA, renamed_fields, versions
 from hudi_core.storage import normalize_uri, storage_for
 from hudi_core.storage.base import Storage
 from hudi_core.table.config import UNWRITABLE_FEATURES, TableConfig
@@ -58,6 +59,10 @@ class MetaClient:
         self.options = HoodieConfig(options or {})
         self._timeline: ActiveTimeline | None = None
         self._pinned: ActiveTimeline | None = None
+        #: the internal schema (schema on read) last found free of renamed columns
+        self._checked_schema: str | None = None
+        #: (schema, latest_schema) of the commits read for their schema, by (instant, action)
+        self._schemas: dict[tuple[str, str], tuple[str | None, str | None]] = {}
 
     # -- create / open ---------------------------------------------------------------------------
 
@@ -231,18 +236,62 @@ class MetaClient:
         """The table's Avro schema (no meta fields): latest completed commit's, else creation's.
 
         Pass the ``timeline`` a caller already loaded to avoid listing ``.hoodie`` again."""
-        tl = timeline if timeline is not None else self.timeline
-        for inst in reversed(list(tl.completed_commits())):
-            if as_of is not None and inst.timestamp > as_of:
-                continue
-            schema = CommitMetadata.from_json(tl.read_details(inst)).schema
-            if schema:
-                parsed: dict[str, Any] = json.loads(schema)
-                return parsed
+        schema, internal = self._schema_commit(as_of, timeline)
+        if internal:
+            self._refuse_renamed_columns(internal)
+        if schema:
+            parsed: dict[str, Any] = json.loads(schema)
+            return parsed
         if self.config.create_schema:
             parsed = json.loads(self.config.create_schema)
             return parsed
         return None
+
+    def internal_schema(self, *, timeline: ActiveTimeline | None = None) -> str | None:
+        """The internal schema (``latest_schema``, Hudi's schema on read) the table's latest
+        schema comes with, or None: every write commits it again (:mod:`hudi_core.schema.internal`)."""
+        return self._schema_commit(None, timeline)[1]
+
+    def _schema_commit(
+        self, as_of: str | None, timeline: ActiveTimeline | None
+    ) -> tuple[str | None, str | None]:
+        """(schema, latest_schema) of the latest completed commit (up to ``as_of``) that stores a
+        schema; what a commit file says is read once (its instant's files never change)."""
+        tl = timeline if timeline is not None else self.timeline
+        for inst in reversed(list(tl.completed_commits())):
+            if as_of is not None and inst.timestamp > as_of:
+                continue
+            key = (inst.timestamp, inst.action)
+            found = self._schemas.get(key)
+            if found is None:
+                extra = CommitMetadata.from_json(tl.read_details(inst)).extra_metadata
+                found = self._schemas[key] = (extra.get("schema") or None, extra.get(LATEST_SCHEMA) or None)
+            if found[0]:
+                return found
+        return None, None
+
+    def _refuse_renamed_columns(self, latest: str) -> None:
+        """A table whose columns Hudi's schema on read renamed is refused (SchemaMismatchError):
+        files written before the rename hold the old names, and we match columns by name."""
+        if self._checked_schema == latest:
+            return
+        history = sorted(f.name for f in self.storage.list(f"{self.meta_path}/.schema")
+                         if f.name.endswith(".schemacommit"))  # fmt: skip
+        current = json.loads(latest)
+        schemas = [current]
+        if history:  # the versions up to this one (a time travel before a rename reads right)
+            upto = int(current.get("version_id") or 0)
+            text = self.storage.read_text(f"{self.meta_path}/.schema/{history[-1]}")
+            schemas += [v for v in versions(text) if int(v.get("version_id") or 0) <= upto]
+        renamed = renamed_fields(schemas)
+        if renamed:
+            raise SchemaMismatchError(
+                f"the table at {self.base_uri} renamed columns through Hudi's schema on read "
+                f"(hoodie.schema.on.read.enable, ALTER TABLE ... RENAME COLUMN): {', '.join(renamed)}. The "
+                "files written before keep the old names and hudi-py matches columns by name, so it would "
+                "read them wrong: reading and writing this table are refused (read it with Apache Hudi)"
+            )
+        self._checked_schema = latest
 
     def schema(self, as_of: str | None = None, *, timeline: ActiveTimeline | None = None) -> pa.Schema | None:
         """The table's Arrow schema without meta fields, or None for a table with no schema yet."""

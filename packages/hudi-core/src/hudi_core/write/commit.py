@@ -8,7 +8,11 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
 from hudi_core.config.table import TableOptions
+from hudi_core.errors import SchemaMismatchError
+from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD
+from hudi_core.schema.internal import LATEST_SCHEMA
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.write.bucket_assigner import WorkloadProfile
@@ -21,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OPERATION_TYPES",
     "action_for",
+    "check_schema_on_read",
     "commit",
     "remove_stale_metadata_table",
     "write_inflight",
@@ -72,6 +77,28 @@ def workload_metadata(profile: WorkloadProfile, operation: str) -> CommitMetadat
     return meta
 
 
+def check_schema_on_read(table: MetaClient, table_schema: pa.Schema | None, schema: pa.Schema | None) -> None:
+    """A write to a table whose schema Hudi's schema on read keeps (an internal schema, with ids)
+    must not change that schema: our commits carry the table's internal schema on as Hudi's do,
+    and a column it does not know would stay invisible to Hudi. SchemaMismatchError before the
+    write starts, naming the change."""
+    if table_schema is None or schema is None:
+        return
+    meta = {*META_FIELDS, OPERATION_FIELD}  # (Hudi's ALTER TABLE commits store them in the schema)
+    before = {f.name: f.type for f in table_schema if f.name not in meta}
+    after = {f.name: f.type for f in schema if f.name not in meta}
+    if before == after or not table.internal_schema():
+        return
+    changed = sorted(n for n in after if before.get(n) != after[n]) + sorted(
+        f"-{n}" for n in before if n not in after
+    )
+    raise SchemaMismatchError(
+        f"the table at {table.base_uri} keeps its schema through Hudi's schema on read "
+        f"(hoodie.schema.on.read.enable) and this write changes it ({', '.join(changed)}): change the "
+        "table's schema with ALTER TABLE in Spark first, then write"
+    )
+
+
 def write_inflight(
     table: MetaClient, requested: Instant, profile: WorkloadProfile, operation: str
 ) -> Instant:
@@ -101,10 +128,13 @@ def commit(
     for s in statuses:
         meta.add_write_stat(s.stat)
     meta.extra_metadata["schema"] = json.dumps(schema, separators=(",", ":"))
+    tl = table.timeline
+    internal = table.internal_schema(timeline=tl)
+    if internal:  # (the write kept the table's schema: check_schema_on_read)
+        meta.extra_metadata[LATEST_SCHEMA] = internal
     meta.extra_metadata.update(extra_metadata or {})
     if instant.action == Action.REPLACE_COMMIT:
         meta.partition_to_replace_file_ids = {p: list(ids) for p, ids in (replaced or {}).items()}
-    tl = table.timeline
     tl.complete(instant.with_state(State.INFLIGHT), meta.to_bytes())
     MarkerFiles(table.storage, table.meta_path, instant.timestamp).delete_all()
     return meta
