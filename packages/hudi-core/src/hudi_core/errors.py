@@ -20,6 +20,7 @@ __all__ = [
     "TimelineError",
     "UnknownComponentError",
     "UnsafePathError",
+    "UnsupportedTableError",
     "UnsupportedTableVersionError",
     "WriteConflictError",
     "WriterBusyError",
@@ -40,6 +41,11 @@ class TableNotFoundError(HudiError):
 
 class UnsupportedTableVersionError(HudiError):
     """The table was written in a table version this library cannot handle."""
+
+
+class UnsupportedTableError(HudiError):
+    """The table uses an Apache Hudi feature this library does not read or write (and would
+    answer wrongly for): a METADATA_ONLY bootstrap's skeleton files."""
 
 
 class TimelineError(HudiError):

@@ -118,6 +118,7 @@ def _write(
     """The write, its action, and (optimistic concurrency control) the load of the timeline its
     commit was made on, for the services after it."""
     from hudi_core.client.write_client import check_option_conflicts, check_write_options, drops_duplicates
+    from hudi_core.fs_view import refuse_bootstrap_skeletons
     from hudi_core.write.commit import check_schema_on_read
     from hudi_core.write.records import evolve_schema
 
@@ -127,6 +128,7 @@ def _write(
     cfg = table.write_config(opts)
     check_write_options(cfg)
     drops_duplicates(cfg, op)  # refused combinations fail before the instant
+    refuse_bootstrap_skeletons(table)
     if op == "delete_partition":
         return table_ops.delete_partitions(df, table, cfg), "", None
     required = table_ops.required_columns(table, cfg, op)

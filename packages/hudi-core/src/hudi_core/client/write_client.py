@@ -19,6 +19,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import ConfigError, SchemaMismatchError, WriteConflictError
+from hudi_core.fs_view import refuse_bootstrap_skeletons
 from hudi_core.keygen import AutoRecordKeys, write_key_generator
 from hudi_core.keygen.auto import check_auto_key_options, stamp_instant
 from hudi_core.schema.avro_schema import arrow_to_avro
@@ -226,6 +227,7 @@ class WriteClient:
         if op not in OPERATION_TYPES or op == "delete_partition":
             raise ConfigError(f"operation {operation!r} is not one of {', '.join(sorted(OPERATION_TYPES))}")
         drops_duplicates(self.config, op)  # refused combinations fail before anything starts
+        refuse_bootstrap_skeletons(self.table)
         if isinstance(data, pa.RecordBatch):
             data = pa.Table.from_batches([data])
         with writing(self.table, self.config):

@@ -37,6 +37,12 @@ class TableOptions:
         False,
         "Apache Hudi writes CDC log files beside each write (not this writer).",
     )
+    BOOTSTRAP_BASE_PATH = _t(
+        "hoodie.bootstrap.base.path",
+        None,
+        "The source table a bootstrap (Hudi's run_bootstrap) took its data from: a METADATA_ONLY "
+        "bootstrap's skeleton files hold the meta columns only (not read here).",
+    )
     DROP_PARTITION_COLUMNS = _t(
         "hoodie.datasource.write.drop.partition.columns", False, "Must stay false for hudi-rs."
     )

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from hudi_core.fs_view.model import BaseFile, FileGroup, FileSlice, LogFile
 from hudi_core.fs_view.partitions import list_partitions, partition_values
-from hudi_core.fs_view.view import CommitSet, CompactionOperation, FileSystemView, VisibleTimeline
+from hudi_core.fs_view.view import (
+    CommitSet,
+    CompactionOperation,
+    FileSystemView,
+    VisibleTimeline,
+    refuse_bootstrap_skeletons,
+)
 
 __all__ = [
     "BaseFile",
@@ -17,4 +23,5 @@ __all__ = [
     "VisibleTimeline",
     "list_partitions",
     "partition_values",
+    "refuse_bootstrap_skeletons",
 ]

@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hudi_core.errors import TimelineError
+from hudi_core.config.table import TableOptions
+from hudi_core.errors import TimelineError, UnsupportedTableError
 from hudi_core.fs_view.model import BaseFile, FileGroup, FileSlice, LogFile
 from hudi_core.fs_view.partitions import is_ignored_name, partition_listings
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -19,7 +20,13 @@ if TYPE_CHECKING:
     from hudi_core.storage.base import FileInfo
     from hudi_core.table.meta_client import MetaClient
 
-__all__ = ["CommitSet", "CompactionOperation", "FileSystemView", "VisibleTimeline"]
+__all__ = [
+    "CommitSet",
+    "CompactionOperation",
+    "FileSystemView",
+    "VisibleTimeline",
+    "refuse_bootstrap_skeletons",
+]
 
 log = logging.getLogger(__name__)
 
@@ -221,6 +228,8 @@ class FileSystemView:
             slices_ = [s for s in slices_ if not s.is_empty or s.base_instant in pending]
             if slices_:
                 out.append(FileGroup(partition, fid, slices_))
+        if self.table.config.get_str(TableOptions.BOOTSTRAP_BASE_PATH):
+            _refuse_skeletons(self.table.base_uri, out)
         return out
 
     def all_file_groups(
@@ -275,6 +284,33 @@ class FileSystemView:
                     out.append(s.base_file)
                     break
         return out
+
+
+def refuse_bootstrap_skeletons(table: MetaClient) -> None:
+    """UnsupportedTableError before a write starts, for a table bootstrapped METADATA_ONLY whose
+    skeleton files are still its latest (no listing for any other table)."""
+    if table.config.get_str(TableOptions.BOOTSTRAP_BASE_PATH):
+        FileSystemView(table).all_file_groups()
+
+
+#: the instant of the skeleton files Apache Hudi's METADATA_ONLY bootstrap writes
+METADATA_BOOTSTRAP_INSTANT = "00000000000001"
+
+
+def _refuse_skeletons(base_uri: str, groups: list[FileGroup]) -> None:
+    """A file group whose latest base file is a bootstrap's skeleton (its data columns live in
+    the source table, found through Hudi's HFile bootstrap index) would read as nulls and be
+    rewritten without its data: UnsupportedTableError. Once Hudi rewrote a group (an update,
+    a compaction, a clustering) its files hold every column."""
+    for g in groups:
+        base = next((s.base_file for s in reversed(g.slices) if s.base_file is not None), None)
+        if base is not None and base.instant == METADATA_BOOTSTRAP_INSTANT:
+            raise UnsupportedTableError(
+                f"{base_uri} was bootstrapped by Apache Hudi (METADATA_ONLY) and {base.path} is a "
+                "skeleton file: its data columns are in the source table, which hudi-py does not read "
+                "through Hudi's bootstrap index. Read it with Apache Hudi, or have Hudi rewrite it "
+                "(a FULL_RECORD bootstrap, or a clustering of the table)"
+            )
 
 
 def _read_details(timeline: Timeline, inst: Instant) -> bytes:
