@@ -102,6 +102,29 @@ def test_every_path_answers_as_core(
     assert hudi_spark.read(spark, path, {**options, **DELTA}).count() == expected.num_rows
 
 
+@pytest.mark.parametrize("more", [{}, DELTA, OFF], ids=["default", "delta", "python"])
+def test_skip_merge_gives_base_rows_and_log_records_as_core(
+    spark: Any, mixed_table: tuple[str, str], more: dict[str, str], collected: Any
+) -> None:
+    """``hoodie.datasource.merge.type=skip_merge``: base files read as stored (in the JVM where
+    it may), the log files' merged records beside them (in Python), on every path."""
+    import hudi_spark
+
+    path, _ = mixed_table
+    options = {"hoodie.datasource.merge.type": "skip_merge", **more}
+    expected = HudiTable.open(path).read(merge_type="skip_merge")
+    merged = HudiTable.open(path).read()
+    assert expected.num_rows > merged.num_rows  # the logs' keys twice, the deleted keys' base rows
+    plain, delta, whole = _paths(path, options)
+    assert delta == 0 and whole > 0  # no slice has a base file and logs to merge
+    assert plain == 0 if more is OFF else plain > 0
+    got = collected(hudi_spark.read(spark, path, options))
+    assert _rows(got) == _rows(expected.cast(got.schema))
+    assert hudi_spark.read(spark, path, options).count() == expected.num_rows
+    via_format = spark.read.format("hudi").options(**options).load(path)
+    assert via_format.count() == expected.num_rows
+
+
 def test_delta_path_merges_as_core(spark: Any, mixed_table: tuple[str, str]) -> None:
     """The values the merge decides: newer log rows, older ones losing to the base, deletes, the
     duplicated key merged into its first copy only; and time travel before any log."""

@@ -47,13 +47,16 @@ class HudiTable(MetaClient):
         end: str | None = None,
         columns: Sequence[str] | None = None,
         filters: Sequence[tuple[str, str, Any]] | None = None,
+        merge_type: str = "payload_combine",
     ) -> pa.Table:
         """Query the table: ``snapshot`` (optionally ``as_of`` an instant), ``read_optimized``,
-        or ``incremental`` over ``(start, end]``; returns a ``pyarrow.Table``, meta columns first."""
+        or ``incremental`` over ``(start, end]``; returns a ``pyarrow.Table``, meta columns first.
+        ``merge_type="skip_merge"`` (Hudi's ``hoodie.datasource.merge.type``) gives a snapshot's
+        base rows as stored and its log files' records beside them, unmerged."""
         from hudi_core.read import read_table
 
         return read_table(self, query_type=query_type, as_of=as_of, start=start, end=end,
-                          columns=columns, filters=filters)  # fmt: skip
+                          columns=columns, filters=filters, merge_type=merge_type)  # fmt: skip
 
     def read_batches(
         self,
@@ -64,12 +67,13 @@ class HudiTable(MetaClient):
         end: str | None = None,
         columns: Sequence[str] | None = None,
         filters: Sequence[tuple[str, str, Any]] | None = None,
+        merge_type: str = "payload_combine",
     ) -> Iterator[pa.RecordBatch]:
         """Like :meth:`read`, as record batches produced one file slice at a time."""
         from hudi_core.read import iter_batches
 
         return iter_batches(self, query_type=query_type, as_of=as_of, start=start, end=end,
-                            columns=columns, filters=filters)  # fmt: skip
+                            columns=columns, filters=filters, merge_type=merge_type)  # fmt: skip
 
     def file_slices(self, *, as_of: str | None = None) -> list[FileSlice]:
         """The latest file slice of every visible file group (as of an instant)."""

@@ -17,6 +17,11 @@ class ReadOptions:
     BEGIN_INSTANT = _r("hoodie.datasource.read.begin.instanttime", None, "Incremental: start (exclusive).")
     END_INSTANT = _r("hoodie.datasource.read.end.instanttime", None, "Incremental: end (inclusive).")
     COLUMNS = _r("hoodie.datasource.read.columns", None, "Comma-separated columns to read (pruning).")
+    MERGE_TYPE = _r(
+        "hoodie.datasource.merge.type", "payload_combine",
+        "Snapshot of a merge-on-read table: payload_combine merges the log records into the base "
+        "rows; skip_merge gives the base rows as stored and the logs' records beside them.",
+    )  # fmt: skip
     STREAMING_START = _r(
         "hoodie.datasource.streaming.startOffset", "earliest",
         "readStream: where a new query starts, earliest, latest or an instant time (exclusive).",

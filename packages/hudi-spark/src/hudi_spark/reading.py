@@ -170,9 +170,9 @@ def plan(spec: ReadSpec, columns: Sequence[str], *, start: str | None = None, en
     if start is not None:
         return plan_splits(table, "incremental", None, start=start, end=end, columns=cols, filters=filters)
     as_of = None if spec.query_type == "incremental" else spec.as_of
-    return plan_splits(
-        table, spec.query_type, as_of, start=spec.start, end=spec.end, columns=cols, filters=filters
-    )
+    merge_type = str(HoodieConfig(spec.options).get(ReadOptions.MERGE_TYPE)).strip().lower()
+    return plan_splits(table, spec.query_type, as_of, start=spec.start, end=spec.end, columns=cols,
+                       filters=filters, merge_type=merge_type)  # fmt: skip
 
 
 def plan_groups(spec: ReadSpec, columns: Sequence[str], *, start: str | None = None, end: str | None = None,

@@ -45,6 +45,9 @@ __all__ = [
 ]
 
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
+#: ``hoodie.datasource.merge.type``: a snapshot's base rows merged with the log records
+#: (payload_combine), or given beside them unmerged (skip_merge, Hudi's REALTIME_SKIP_MERGE)
+MERGE_TYPES = ("payload_combine", "skip_merge")
 
 
 class QueryError(HudiError):
@@ -189,8 +192,13 @@ def _plan(
     end: str | None,
     columns: Sequence[str] | None,
     filters: Sequence[Sequence[Any]] | None,
+    merge_type: str = "payload_combine",
 ) -> _Plan:
     qt = (query_type or "snapshot").strip().lower().replace("-", "_")
+    if merge_type not in MERGE_TYPES:
+        raise QueryError(
+            f"hoodie.datasource.merge.type={merge_type!r} is not one of {', '.join(MERGE_TYPES)}"
+        )
     if qt in ("ro", "read-optimized"):
         qt = "read_optimized"
     if qt not in QUERY_TYPES:
@@ -238,6 +246,8 @@ def _plan(
         plan.slices = [_base_only(table, view, b) for b in bases]
     elif qt == "snapshot":
         plan.slices = view.latest_merged_file_slices(as_of=as_of, partitions=partitions)
+        if merge_type == "skip_merge":  # each base file's rows as stored, its logs' merged records beside
+            plan.slices = [part for s in plan.slices for part in _unmerged(s)]
     else:
         plan.slices = _incremental_slices(plan, partitions)
     # a filter on a partition column of a kind the paths say was decided by them: every row of a
@@ -252,6 +262,15 @@ def _plan(
 def _path_decides(f: Filter) -> bool:
     values = f[2] if f[1] in ("in", "not in") else [f[2]]
     return all(path_says(v) for v in values)
+
+
+def _unmerged(s: FileSlice) -> list[FileSlice]:
+    """A slice as skip_merge reads it: its base file alone, and its log files as a slice of
+    their own (their records merged with each other, deletes dropped, as Hudi's log scanner gives them)."""
+    if s.base_file is None or not s.log_files:
+        return [s]
+    base = FileSlice(s.partition_path, s.file_id, s.base_instant, s.base_file)
+    return [base, FileSlice(s.partition_path, s.file_id, s.base_instant, None).with_logs(s.log_files)]
 
 
 def _base_only(table: MetaClient, view: FileSystemView, base: Any) -> FileSlice:
@@ -355,13 +374,13 @@ def plan_splits(
     end: str | None = None,
     columns: Sequence[str] | None = None,
     filters: Sequence[Sequence[Any]] | None = None,
+    merge_type: str = "payload_combine",
 ) -> list[Split]:
     """The splits of a query, one per file slice, in plan order; read each with
     :func:`hudi_core.read.read_split` (anywhere: splits pickle). The timeline is read once
     here: snapshot slices already merge across a pending compaction."""
-    plan = _plan(
-        table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns, filters=filters
-    )
+    plan = _plan(table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns,
+                 filters=filters, merge_type=merge_type)  # fmt: skip
     ctx = plan.context()
     return [Split(s, ctx) for s in plan.slices]
 
@@ -376,11 +395,13 @@ def iter_batches(
     columns: Sequence[str] | None = None,
     filters: Sequence[Sequence[Any]] | None = None,
     parallelism: int | None = None,
+    merge_type: str = "payload_combine",
 ) -> Iterator[pa.RecordBatch]:
     """Record batches of a query, file slice by file slice, in plan order. Memory stays bounded:
     ``parallelism`` (default ``hoodie.read.parallelism``) slices are read ahead on threads,
     besides the one being yielded; ``parallelism=1`` reads one slice at a time."""
-    splits = plan_splits(table, query_type, as_of, start=start, end=end, columns=columns, filters=filters)
+    splits = plan_splits(table, query_type, as_of, start=start, end=end, columns=columns, filters=filters,
+                         merge_type=merge_type)  # fmt: skip
     workers = read_parallelism(table.options, parallelism, total_bytes=sum(s.size for s in splits))
     copies = copied_columns(table.config, splits[0].context.output) if splits else []
     for data in ordered_map(lambda s: share_copies(read_split(table, s), copies), splits, workers):
@@ -397,6 +418,7 @@ def read_table(
     columns: Sequence[str] | None = None,
     filters: Sequence[Sequence[Any]] | None = None,
     parallelism: int | None = None,
+    merge_type: str = "payload_combine",
 ) -> pa.Table:
     """A query's result as one ``pyarrow.Table``, meta columns first (when the table has them).
 
@@ -405,9 +427,8 @@ def read_table(
     order. Each slice is read whole: the result holds its rows anyway, and
     pyarrow decodes a whole file faster than in batches (``iter_split`` streams a slice where
     memory must stay bounded, as in a Spark task)."""
-    plan = _plan(
-        table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns, filters=filters
-    )
+    plan = _plan(table, query_type=query_type, as_of=as_of, start=start, end=end, columns=columns,
+                 filters=filters, merge_type=merge_type)  # fmt: skip
     ctx = plan.context()
     splits = [Split(s, ctx) for s in plan.slices]
     workers = read_parallelism(table.options, parallelism, total_bytes=sum(s.size for s in splits))
