@@ -51,8 +51,7 @@ def _changed(table: pa.Table, v: int, new: int) -> pa.Table:
     return row.set_column(row.schema.get_field_index("v"), "v", pa.array([new], pa.int64()))
 
 
-@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
-@pytest.mark.parametrize("first", ["hudi", "ours"])
+@pytest.mark.parametrize(("first", "table_type"), [("hudi", "MERGE_ON_READ"), ("ours", "COPY_ON_WRITE")])
 def test_writers_taking_turns_on_a_table_without_record_keys(
     hudi, tmp_path: Path, table_type: str, first: str
 ) -> None:

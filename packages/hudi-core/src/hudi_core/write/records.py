@@ -95,9 +95,9 @@ def prepare(
 
     Meta columns already in ``data`` (e.g. rows read back from a Hudi table) are dropped: the
     keys are always recomputed by the table's key generator, but for a table without record key
-    fields, where rows read back keep their ``_hoodie_record_key`` (:mod:`hudi_core.keygen.auto`). Raises ``InvalidRecordKeyError``
-    naming the first null or empty key, ``UnsafePathError`` for a partition value that would
-    leave the table.
+    fields, where rows read back keep their ``_hoodie_record_key`` (:mod:`hudi_core.keygen.auto`).
+    Raises ``InvalidRecordKeyError`` naming the first null or empty key, ``UnsafePathError`` for a
+    partition value that would leave the table.
     """
     if isinstance(data, pa.RecordBatch):  # pragma: no cover - defensive
         data = pa.Table.from_batches([data])
