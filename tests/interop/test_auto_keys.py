@@ -13,19 +13,17 @@ import pytest
 from hudi_core import HudiTable
 from hudi_core.errors import ConfigError, InvalidRecordKeyError
 from hudi_spark.table_ops import open_or_create
+from workloads import table_options
 
 pytestmark = pytest.mark.interop
 
 
 def _options(table_type: str) -> dict[str, str]:
-    return {
-        "hoodie.table.name": "t",
-        "hoodie.datasource.write.table.type": table_type,
-        "hoodie.datasource.write.partitionpath.field": "p",
-        "hoodie.datasource.write.hive_style_partitioning": "false",
-        "hoodie.metadata.enable": "false",
-        "hoodie.compact.inline": "false",
-    }
+    """The harness's options of a test table, without a record key or ordering field."""
+    options = table_options("t", table_type)
+    for key in ("hoodie.datasource.write.recordkey.field", "hoodie.datasource.write.precombine.field"):
+        del options[key]
+    return options
 
 
 def _rows(values: list[int]) -> pa.Table:
