@@ -44,12 +44,11 @@ from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.lock.heartbeat import Heartbeat, heartbeat_path, inflight_abandoned
 from hudi_core.lock.providers import table_lock
-from hudi_core.schema.internal import LATEST_SCHEMA
 from hudi_core.table.file_names import BaseFileName, new_file_id, write_token
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.timeline.timeline import Timeline
-from hudi_core.write.commit import remove_stale_metadata_table
+from hudi_core.write.commit import carry_internal_schema, remove_stale_metadata_table
 from hudi_core.write.handles.context import constant_strings
 from hudi_core.write.markers import MarkerFiles, delete_marked_files
 
@@ -350,9 +349,7 @@ def _execute(
         )
     meta = CommitMetadata(operation_type="CLUSTER", partition_to_replace_file_ids=plan.replaced_file_ids(),
                           extra_metadata={"schema": json.dumps(avro, separators=(",", ":"))})  # fmt: skip
-    internal = table.internal_schema(timeline=tl)
-    if internal:  # the table's internal schema (schema on read) goes on, as Hudi's clustering does
-        meta.extra_metadata[LATEST_SCHEMA] = internal
+    carry_internal_schema(table, meta, tl)
     for r in results:
         for w in r.written:
             meta.add_write_stat(WriteStat(

@@ -28,11 +28,11 @@ from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import CommitConflictError
 from hudi_core.lock.heartbeat import Heartbeat, heartbeat_path, inflight_abandoned
-from hudi_core.schema.internal import LATEST_SCHEMA
 from hudi_core.table.file_names import BaseFileName, write_token
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.timeline.timeline import Timeline
+from hudi_core.write.commit import carry_internal_schema
 from hudi_core.write.handles.context import constant_strings
 from hudi_core.write.handles.parquet_out import GrowingFooter
 from hudi_core.write.markers import MarkerFiles, delete_marked_files
@@ -361,9 +361,7 @@ def _execute(
         )
     meta = CommitMetadata(compacted=True, operation_type="COMPACT",
                           extra_metadata={"schema": json.dumps(avro)})  # fmt: skip
-    internal = table.internal_schema(timeline=tl)
-    if internal:  # the table's internal schema (schema on read) goes on, as Hudi's compaction does
-        meta.extra_metadata[LATEST_SCHEMA] = internal
+    carry_internal_schema(table, meta, tl)
     for r in results:
         meta.add_write_stat(_write_stat(r))
     if not results:

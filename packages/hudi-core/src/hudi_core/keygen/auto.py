@@ -83,25 +83,27 @@ class AutoRecordKeys:
         rows = pa.array(np.arange(self._next, self._next + n, dtype=np.int64)).cast(pa.string())
         self._next += n
         made = pc.binary_join_element_wise(f"{self.instant}_{self.task}_", rows, "")
-        if _KEY not in data.column_names:
-            return made
-        given = data.column(_KEY)
-        given = given.combine_chunks() if isinstance(given, pa.ChunkedArray) else given
-        return pc.coalesce(given.cast(pa.string()), made)
+        return made if _KEY not in data.column_names else pc.coalesce(_given(data), made)
 
     def partition_paths(self, data: Data) -> pa.Array:
         return self.keygen.partition_paths(data)
 
     def stored_keys(self, data: Data) -> pa.Array:
         """The keys of a delete: every row must carry the ``_hoodie_record_key`` it was read with."""
-        given = data.column(_KEY) if _KEY in data.column_names else pa.nulls(data.num_rows, pa.string())
-        given = given.combine_chunks() if isinstance(given, pa.ChunkedArray) else given
-        if given.null_count:
+        given = _given(data) if _KEY in data.column_names else None
+        if given is None or given.null_count:
             raise InvalidRecordKeyError(
                 "a delete from a table without record key fields finds rows by their "
                 "_hoodie_record_key: give the rows as read from the table (with that column)"
             )
-        return given.cast(pa.string())
+        return given
+
+
+def _given(data: Data) -> pa.Array:
+    """The ``_hoodie_record_key`` rows of ``data`` carry, as one string array."""
+    column = data.column(_KEY)
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    return column.cast(pa.string())
 
 
 def stamp_instant(keys: pa.Array, instant: str) -> pa.Array:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OPERATION_TYPES",
     "action_for",
+    "carry_internal_schema",
     "check_schema_on_read",
     "commit",
     "remove_stale_metadata_table",
@@ -75,6 +76,15 @@ def workload_metadata(profile: WorkloadProfile, operation: str) -> CommitMetadat
                 stats.append(WriteStat(file_id=fid, path=None, partition_path=None, prev_commit=base,
                                        num_update_writes=upd))  # fmt: skip
     return meta
+
+
+def carry_internal_schema(table: MetaClient, meta: CommitMetadata, timeline: Any) -> None:
+    """Put the table's internal schema (Hudi's schema on read, :mod:`hudi_core.schema.internal`)
+    into ``meta``'s extra metadata, where the table has one: every commit of Hudi's writers,
+    compactions and clusterings carries it on, and Hudi's reads and ``ALTER TABLE`` need it."""
+    internal = table.internal_schema(timeline=timeline)
+    if internal:
+        meta.extra_metadata[LATEST_SCHEMA] = internal
 
 
 def check_schema_on_read(table: MetaClient, table_schema: pa.Schema | None, schema: pa.Schema | None) -> None:
@@ -129,9 +139,7 @@ def commit(
         meta.add_write_stat(s.stat)
     meta.extra_metadata["schema"] = json.dumps(schema, separators=(",", ":"))
     tl = table.timeline
-    internal = table.internal_schema(timeline=tl)
-    if internal:  # (the write kept the table's schema: check_schema_on_read)
-        meta.extra_metadata[LATEST_SCHEMA] = internal
+    carry_internal_schema(table, meta, tl)  # (the write kept the table's schema: check_schema_on_read)
     meta.extra_metadata.update(extra_metadata or {})
     if instant.action == Action.REPLACE_COMMIT:
         meta.partition_to_replace_file_ids = {p: list(ids) for p, ids in (replaced or {}).items()}

@@ -101,12 +101,11 @@ def prepare(
     """
     if isinstance(data, pa.RecordBatch):  # pragma: no cover - defensive
         data = pa.Table.from_batches([data])
+    made = None
     if isinstance(keygen, AutoRecordKeys):  # made-up keys, or the ones read rows carry
-        keys = keygen.stored_keys(data) if all_deletes else keygen.record_keys(data)
-        data = data.drop_columns([c for c in _META if c in data.column_names])
-    else:
-        data = data.drop_columns([c for c in _META if c in data.column_names])
-        keys = _as_string_array(keygen.record_keys(data))
+        made = keygen.stored_keys(data) if all_deletes else keygen.record_keys(data)
+    data = data.drop_columns([c for c in _META if c in data.column_names])
+    keys = made if made is not None else _as_string_array(keygen.record_keys(data))
     partitions = _as_string_array(keygen.partition_paths(data))
     _check_keys(keys)
     if getattr(type(keygen), "partition_paths", None) is not KeyGenerator.partition_paths:
