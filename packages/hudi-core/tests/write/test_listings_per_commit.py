@@ -113,3 +113,27 @@ def test_rolling_back_a_failed_write_lists_each_partition_once(
     # finding the partitions lists them; the dead writer's leftovers are looked for in those
     # listings (twice each before)
     assert {p: listed[p] for p in PARTITIONS} == {p: 1 for p in PARTITIONS}
+
+
+def test_an_upsert_merging_several_file_groups_of_a_partition_lists_it_once_for_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each merged file group looked its base file up in a listing of its own: on S3 a LIST of
+    the whole partition per group. The merges share the write's listing now."""
+    base = str(tmp_path / "t")
+    HudiTable.create(base, name="t", table_type="COPY_ON_WRITE", record_key_fields="id",
+                     partition_fields="part", ordering_field="ts")  # fmt: skip
+    keys = [f"k{i:03d}" for i in range(30)]
+    no_small_files = {"hoodie.parquet.small.file.limit": "0"}
+    for g in range(3):  # three inserts, three file groups
+        batch = pa.table({"id": keys[g * 10 : g * 10 + 10], "ts": [0] * 10, "part": ["p0"] * 10})
+        HudiTable.open(base).insert(batch, options=no_small_files)
+    listed = _listings(monkeypatch, base)
+    HudiTable.open(base).upsert(pa.table({"id": keys, "ts": [1] * 30, "part": ["p0"] * 30}))
+    monkeypatch.undo()
+
+    rows = HudiTable.open(base).read(columns=["id", "ts", "_hoodie_file_name"])
+    assert sorted(rows.column("id").to_pylist()) == keys and set(rows.column("ts").to_pylist()) == {1}
+    assert len({name.split("_")[0] for name in rows.column("_hoodie_file_name").to_pylist()}) == 3
+    # the planning's view, then one listing for the three merges (one per merged group before)
+    assert listed["p0"] == 2

@@ -48,13 +48,13 @@ __all__ = ["merge_file_group"]
 
 
 def _base_file_path(ctx: WriteContext, partition: str, file_id: str, base_instant: str) -> str | None:
-    prefix = f"{file_id}_"
-    suffix = f"_{base_instant}.parquet"
-    best = None
-    for info in ctx.storage.list(ctx.partition_uri(partition)):
-        if info.name.startswith(prefix) and info.name.endswith(suffix):
-            best = info.path if best is None or info.path > best else best
-    return best
+    """The group's base file at ``base_instant``, found in the write's listing of the partition
+    (one listing per partition and write, shared with the append handles, where each merged
+    group listed the partition again: on S3 a LIST request per group)."""
+    prefix, suffix = f"{file_id}_", f"_{base_instant}.parquet"
+    uri = ctx.partition_uri(partition)
+    names = [n for n in ctx.listings.names(uri) if n.startswith(prefix) and n.endswith(suffix)]
+    return f"{uri}/{max(names)}" if names else None
 
 
 #: rows of the old base file merged at a time (memory: one batch, not the whole file)
