@@ -43,7 +43,10 @@ HUDI_SESSION_CONF = {
     "spark.ui.enabled": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.driver.memory": "2g",
-    "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+    # C2 on (no TieredStopAtLevel=1, unlike our quick-start sessions): the session lives for the
+    # whole tier and Hudi's writes get a third faster once compiled (layout 7's writes and queries
+    # the fourth time in one JVM: 29 s against 42 s on C1 alone; the tier 848 s against 940 s)
+    "spark.driver.extraJavaOptions": "-XX:+UseSerialGC",
 }
 
 
