@@ -1,8 +1,9 @@
-"""What one OCC upsert lists: each listing is a LIST request on S3, priced and slow, and the
-timeline's grows with the table. The write reads the table's schema and looks for failed writes
-in one load, its planning reads the timeline its instant was created on, the clean plans and
-runs on one load under the lock, and the files of a partition are listed once per file system
-view (finding the partitions lists them already). A rollback lists each partition once too."""
+"""What one OCC upsert lists, and which commit files it reads: each is a request on S3, priced
+and slow, and the timeline's listing grows with the table. The write reads the table's schema and
+looks for failed writes in one load, its planning reads the timeline its instant was created on,
+the clean plans and runs on one load under the lock, and the files of a partition are listed once
+per file system view (finding the partitions lists them already). A rollback lists each partition
+once too. A process reads a completed commit's file once for each thing it looks up there."""
 
 from __future__ import annotations
 
@@ -137,3 +138,40 @@ def test_an_upsert_merging_several_file_groups_of_a_partition_lists_it_once_for_
     assert len({name.split("_")[0] for name in rows.column("_hoodie_file_name").to_pylist()}) == 3
     # the planning's view, then one listing for the three merges (one per merged group before)
     assert listed["p0"] == 2
+
+
+def test_a_process_reads_each_completed_commit_once_for_the_writes_that_follow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each write looked for the table's schema in the latest commit and for the average record
+    size in up to ten recent ones (small commits, a stream's micro-batches, never write enough
+    bytes for one to settle it), reading them again at every write: a GET request each on S3.
+    A completed instant's file never changes: a process reads each once for each of those looks
+    (and the clean's, which already did so)."""
+    base = str(tmp_path / "t")
+    HudiTable.create(base, name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                     partition_fields="part", ordering_field="ts", options=OCC)  # fmt: skip
+    for i in range(5):
+        HudiTable.open(base, options=OCC).upsert(_rows(i), options=OCC)
+    read: Counter[str] = Counter()
+    original = LocalStorage.read_bytes
+
+    def counting(self: LocalStorage, path: str) -> bytes:
+        read[path.rsplit("/", 1)[-1]] += 1
+        return original(self, path)
+
+    monkeypatch.setattr(LocalStorage, "read_bytes", counting)
+    HudiTable.open(base, options=OCC).upsert(_rows(5), options=OCC)
+    monkeypatch.undo()
+
+    commits = [f"{i.timestamp}.deltacommit" for i in HudiTable.open(base).timeline.completed_commits()]
+    assert len(commits) == 6 and read[commits[-1]] == 0  # (the upsert's own commit, written not read)
+    # the commit before it, new to this process's looks: once for the schema, once for the sizes;
+    # the one before that once, by the clean's plan (the commit leaving the retained window); the
+    # others not at all (before: [1, 1, 1, 2, 2], every write read each for the sizes, the latest
+    # for the schema too)
+    assert [read[c] for c in commits[:-1]] == [0, 0, 0, 1, 2]
+    # every record of the six upserts is there (a key lives once per partition it was written to)
+    stored = HudiTable.open(base).read(columns=["id", "part"]).to_pylist()
+    written = {(r["id"], r["part"]) for i in range(6) for r in _rows(i).to_pylist()}
+    assert len(stored) == len(written) and {(r["id"], r["part"]) for r in stored} == written

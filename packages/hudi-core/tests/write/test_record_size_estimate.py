@@ -9,11 +9,10 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
-from hudi_core.client.write_client import recent_commits
 from hudi_core.config.property import HoodieConfig
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.timeline import ActiveTimeline
-from hudi_core.write.bucket_assigner import average_record_size
+from hudi_core.write.bucket_assigner import average_record_size, recent_record_sizes
 
 
 def _rows(start: int, n: int, width: int) -> pa.Table:
@@ -44,6 +43,6 @@ def test_the_newest_qualifying_commit_decides_and_older_ones_are_not_read(
 
     monkeypatch.setattr(ActiveTimeline, "read_details", counting)
     cfg = HoodieConfig(table.write_config(opts))
-    size = average_record_size(recent_commits(HudiTable.open(table.base_uri)), cfg)
+    size = average_record_size(recent_record_sizes(HudiTable.open(table.base_uri).timeline), cfg)
     assert size == expected > 1000  # the 1000-character rows, not the older narrower ones
     assert len(reads) == 1

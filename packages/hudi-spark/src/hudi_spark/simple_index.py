@@ -80,9 +80,14 @@ def plan_buckets(
     """Workload profile from counts (one aggregation, collected), core's bucket plan, and each
     task's insert offset within every partition path. Updates of ``clustered`` file groups (a
     pending clustering's) refuse the write, as core's."""
-    from hudi_core.client.write_client import recent_commits, small_files
+    from hudi_core.client.write_client import small_files
     from hudi_core.fs_view import FileSystemView
-    from hudi_core.write.bucket_assigner import WorkloadProfile, assign, average_record_size
+    from hudi_core.write.bucket_assigner import (
+        WorkloadProfile,
+        assign,
+        average_record_size,
+        recent_record_sizes,
+    )
     from hudi_core.write.clustering import reject_clustered_updates
     from hudi_core.write.records import BASE_INSTANT, DELETE_FLAG, FILE_ID, PARTITION_PATH
     from pyspark.sql import functions as F
@@ -110,7 +115,7 @@ def plan_buckets(
         smalls = small_files(FileSystemView(table), list(prof.inserts), cfg, is_mor=table.config.is_mor)
     plan = assign(
         prof, smalls, cfg, is_mor=table.config.is_mor,
-        avg_record_size=average_record_size(recent_commits(table), cfg), pack_small_files=pack,
+        avg_record_size=average_record_size(recent_record_sizes(table.timeline), cfg), pack_small_files=pack,
     )  # fmt: skip
     # assign_task packs new records positionally: a task's records start after those of the
     # tasks before it (by partition id) in the same partition path

@@ -11,12 +11,10 @@ than the active timeline (archived: its successors' metadata is gone with it).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from hudi_core.clean.metadata import CleanMetadata
 from hudi_core.fs_view.view import FileSystemView
 from hudi_core.timeline.commit_metadata import CommitMetadata
+from hudi_core.timeline.completed import CompletedDetails
 from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
@@ -62,38 +60,16 @@ def _written_between(timeline: ActiveTimeline, start: str, end: str) -> list[str
     out: set[str] = set()
     for inst in timeline.completed_commits():
         if start <= inst.timestamp < end:
-            out.update(_WRITTEN.partitions(timeline, inst))
+            out.update(_WRITTEN.get(timeline, inst))
     return sorted(out)
 
 
-class _WrittenPartitions:
-    """The partitions of completed commits, remembered by file and modification time: a
-    completed instant's file never changes, and between two cleans that delete files (once a
-    compaction cycle on a MOR table) every commit would otherwise parse the same few JSON
-    documents again."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._seen: OrderedDict[tuple[str, float], frozenset[str]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def partitions(self, timeline: ActiveTimeline, inst: Instant) -> frozenset[str]:
-        mtime = timeline.state_transition_time(inst)
-        key = (timeline.path_of(inst), mtime) if mtime is not None else None
-        if key is not None:
-            with self._lock:
-                hit = self._seen.get(key)
-                if hit is not None:
-                    self._seen.move_to_end(key)
-                    return hit
-        meta = CommitMetadata.from_json(timeline.read_details(inst))
-        found = frozenset(meta.partition_to_write_stats) | frozenset(meta.partition_to_replace_file_ids or ())
-        if key is not None:
-            with self._lock:
-                self._seen[key] = found
-                while len(self._seen) > self._size:
-                    self._seen.popitem(last=False)
-        return found
+def _partitions_written(raw: bytes) -> frozenset[str]:
+    meta = CommitMetadata.from_json(raw)
+    return frozenset(meta.partition_to_write_stats) | frozenset(meta.partition_to_replace_file_ids or ())
 
 
-_WRITTEN = _WrittenPartitions(4096)
+#: the partitions each completed commit wrote or replaced: between two cleans that delete files
+#: (once a compaction cycle on a MOR table) every commit would otherwise parse the same few JSON
+#: documents again
+_WRITTEN = CompletedDetails(_partitions_written)

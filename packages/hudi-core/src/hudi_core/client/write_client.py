@@ -23,7 +23,6 @@ from hudi_core.fs_view import refuse_bootstrap_skeletons
 from hudi_core.keygen import AutoRecordKeys, write_key_generator
 from hudi_core.keygen.auto import check_auto_key_options, stamp_instant
 from hudi_core.schema.avro_schema import arrow_to_avro
-from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Action
 from hudi_core.write.bucket_assigner import (
     BucketInfo,
@@ -34,6 +33,7 @@ from hudi_core.write.bucket_assigner import (
     average_record_size,
     partition_codes,
     profile_of,
+    recent_record_sizes,
 )
 from hudi_core.write.clustering import clustered_file_groups, reject_clustered_updates
 from hudi_core.write.commit import OPERATION_TYPES, check_schema_on_read, write_inflight
@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from hudi_core.fs_view import FileSystemView
     from hudi_core.table.meta_client import MetaClient
 
-__all__ = ["WriteClient", "WriteResult", "file_groups_of", "recent_commits", "small_files"]
+__all__ = ["WriteClient", "WriteResult", "file_groups_of", "small_files"]
 
 
 @dataclass
@@ -375,7 +375,7 @@ class WriteClient:
                     pack = op in ("insert", "upsert") and not isinstance(index, BucketIndex)
                     if pack and profile.inserts and has_data:
                         small = _small_files(view, list(profile.inserts), cfg, is_mor=table.config.is_mor)
-                    avg = average_record_size(_recent_commits(table), cfg)
+                    avg = average_record_size(recent_record_sizes(table.timeline), cfg)
                     plan = assign(
                         profile,
                         small,
@@ -459,7 +459,7 @@ class WriteClient:
                 view = FileSystemView(table) if has_data else None
                 # new records go into small files first, as in _run (listed per partition on demand)
                 pack = view is not None and op in ("insert", "upsert") and not isinstance(index, BucketIndex)
-                avg = average_record_size(_recent_commits(table), cfg) if pack else 0
+                avg = average_record_size(recent_record_sizes(table.timeline), cfg) if pack else 0
             ctx = WriteContext(
                 base_uri=table.base_uri, instant=requested.timestamp, is_mor=table.config.is_mor,
                 avro_schema=avro, schema=schema, options=dict(cfg.to_dict()), ordering_field=ordering_field(cfg),
@@ -654,23 +654,9 @@ def _small_files(
     return out
 
 
-def _recent_commits(table: MetaClient) -> Iterator[CommitMetadata]:
-    """The last 10 completed commits' metadata, newest first, each read only when asked for:
-    :func:`average_record_size` stops at the first that wrote enough bytes (a read less per
-    commit it skips, ~30 ms each on S3). An unreadable one is skipped."""
-    tl = table.timeline
-    for inst in reversed(list(tl.completed_commits())[-10:]):
-        try:
-            meta = CommitMetadata.from_json(tl.read_details(inst))
-        except Exception:
-            continue
-        yield meta
-
-
 #: stage 3's location columns: the bucket label (BUCKET) carries what the handles need
 _LOCATION_COLUMNS = (FILE_ID, BASE_INSTANT, LOCATION_PARTITION, BUCKET_NUM, BUCKET)
 
 #: public names for other engines (hudi_spark); the underscored names are kept as aliases
 file_groups_of = _file_groups_of
 small_files = _small_files
-recent_commits = _recent_commits

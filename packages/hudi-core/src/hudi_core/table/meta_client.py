@@ -29,6 +29,7 @@ from hudi_core.storage.base import Storage
 from hudi_core.table.config import UNWRITABLE_FEATURES, TableConfig
 from hudi_core.table.paths import join_table_path
 from hudi_core.timeline.commit_metadata import CommitMetadata
+from hudi_core.timeline.completed import CompletedDetails
 from hudi_core.timeline.timeline import ActiveTimeline
 
 __all__ = ["META_FOLDER", "MetaClient"]
@@ -41,6 +42,17 @@ META_FOLDER = ".hoodie"
 _SKELETON = (".temp", ".aux/.bootstrap/.partitions", ".aux/.bootstrap/.fileids", ".schema")
 _TABLE_TYPES = {"COPY_ON_WRITE": "COPY_ON_WRITE", "COW": "COPY_ON_WRITE",
                 "MERGE_ON_READ": "MERGE_ON_READ", "MOR": "MERGE_ON_READ"}  # fmt: skip
+
+
+def _schemas_of(raw: bytes) -> tuple[str | None, str | None]:
+    """(schema, latest_schema) a commit's metadata text stores."""
+    extra = CommitMetadata.from_json(raw).extra_metadata
+    return extra.get("schema") or None, extra.get(LATEST_SCHEMA) or None
+
+
+#: what each completed commit says of the table's schema: every open of the table (every write
+#: of a stream) looks at the latest commit's
+_SCHEMAS = CompletedDetails(_schemas_of)
 
 
 class MetaClient:
@@ -61,8 +73,6 @@ class MetaClient:
         self._pinned: ActiveTimeline | None = None
         #: the internal schema (schema on read) last found free of renamed columns
         self._checked_schema: str | None = None
-        #: (schema, latest_schema) of the commits read for their schema, by (instant, action)
-        self._schemas: dict[tuple[str, str], tuple[str | None, str | None]] = {}
 
     # -- create / open ---------------------------------------------------------------------------
 
@@ -256,16 +266,12 @@ class MetaClient:
         self, as_of: str | None, timeline: ActiveTimeline | None
     ) -> tuple[str | None, str | None]:
         """(schema, latest_schema) of the latest completed commit (up to ``as_of``) that stores a
-        schema; what a commit file says is read once (its instant's files never change)."""
+        schema; what a commit file says is read once by the process (:data:`_SCHEMAS`)."""
         tl = timeline if timeline is not None else self.timeline
         for inst in reversed(list(tl.completed_commits())):
             if as_of is not None and inst.timestamp > as_of:
                 continue
-            key = (inst.timestamp, inst.action)
-            found = self._schemas.get(key)
-            if found is None:
-                extra = CommitMetadata.from_json(tl.read_details(inst)).extra_metadata
-                found = self._schemas[key] = (extra.get("schema") or None, extra.get(LATEST_SCHEMA) or None)
+            found = _SCHEMAS.get(tl, inst)
             if found[0]:
                 return found
         return None, None
