@@ -51,8 +51,9 @@ def _schemas_of(raw: bytes) -> tuple[str | None, str | None]:
 
 
 #: what each completed commit says of the table's schema: every open of the table (every write
-#: of a stream) looks at the latest commit's
-_SCHEMAS = CompletedDetails(_schemas_of)
+#: of a stream) looks at the latest commit's. A schema's text can be tens of KB, and a stream
+#: commits on: the last few dozen are kept
+_SCHEMAS = CompletedDetails(_schemas_of, size=64)
 
 
 class MetaClient:
