@@ -8,7 +8,9 @@ once too. A process reads a completed commit's file once for each thing it looks
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -28,17 +30,22 @@ def _rows(i: int) -> pa.Table:
     return pa.table({"id": keys, "ts": [i] * 9, "part": [PARTITIONS[j % 3] for j in range(9)]})
 
 
+def _counted(monkeypatch: pytest.MonkeyPatch, method: str, key: Callable[[str], str]) -> Counter[str]:
+    """Calls of ``LocalStorage.<method>``, counted by ``key`` of the path they were given."""
+    calls: Counter[str] = Counter()
+    original = getattr(LocalStorage, method)
+
+    def counting(self: LocalStorage, path: str, *args: Any, **kwargs: Any) -> Any:
+        calls[key(path)] += 1
+        return original(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(LocalStorage, method, counting)
+    return calls
+
+
 def _listings(monkeypatch: pytest.MonkeyPatch, base: str) -> Counter[str]:
     """Listings by folder, relative to the table's base path."""
-    listed: Counter[str] = Counter()
-    original = LocalStorage.list
-
-    def counting(self: LocalStorage, path: str) -> list:  # type: ignore[type-arg]
-        listed[path.rstrip("/")[len(base) + 1 :]] += 1
-        return original(self, path)
-
-    monkeypatch.setattr(LocalStorage, "list", counting)
-    return listed
+    return _counted(monkeypatch, "list", lambda path: path.rstrip("/")[len(base) + 1 :])
 
 
 def _listings_of_an_upsert(
@@ -153,14 +160,7 @@ def test_a_process_reads_each_completed_commit_once_for_the_writes_that_follow(
                      partition_fields="part", ordering_field="ts", options=OCC)  # fmt: skip
     for i in range(5):
         HudiTable.open(base, options=OCC).upsert(_rows(i), options=OCC)
-    read: Counter[str] = Counter()
-    original = LocalStorage.read_bytes
-
-    def counting(self: LocalStorage, path: str) -> bytes:
-        read[path.rsplit("/", 1)[-1]] += 1
-        return original(self, path)
-
-    monkeypatch.setattr(LocalStorage, "read_bytes", counting)
+    read = _counted(monkeypatch, "read_bytes", lambda path: path.rsplit("/", 1)[-1])
     HudiTable.open(base, options=OCC).upsert(_rows(5), options=OCC)
     monkeypatch.undo()
 

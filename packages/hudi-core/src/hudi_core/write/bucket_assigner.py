@@ -44,7 +44,6 @@ __all__ = [
     "partition_codes",
     "profile_of",
     "recent_record_sizes",
-    "record_sizes",
 ]
 
 CREATE, MERGE, APPEND = "CREATE", "MERGE", "APPEND"
@@ -148,7 +147,7 @@ def profile_of(
     return prof
 
 
-def record_sizes(raw: bytes) -> tuple[int, int]:
+def _record_sizes(raw: bytes) -> tuple[int, int]:
     """(bytes, records) a commit wrote into base files, from its metadata's text."""
     stats = [
         s for s in CommitMetadata.from_json(raw).all_write_stats() if (s.path or "").endswith(".parquet")
@@ -158,11 +157,11 @@ def record_sizes(raw: bytes) -> tuple[int, int]:
 
 #: what each completed commit wrote into base files (a stream's micro-batches never write enough
 #: for one to settle the estimate, so every write would read the last ten again)
-_RECORD_SIZES = CompletedDetails(record_sizes)
+_RECORD_SIZES = CompletedDetails(_record_sizes)
 
 
 def recent_record_sizes(timeline: ActiveTimeline) -> Iterator[tuple[int, int]]:
-    """:func:`record_sizes` of the last 10 completed commits, newest first, each read only when
+    """:func:`_record_sizes` of the last 10 completed commits, newest first, each read only when
     asked for: :func:`average_record_size` stops at the first that wrote enough bytes (a read
     less per commit it skips, ~30 ms each on S3), and a commit read before in this process is
     not read again. An unreadable one is skipped."""
