@@ -449,8 +449,9 @@ def jvm_readable(
     merge core tells as a delta (every payload but partial updates). Only for a snapshot or
     read_optimized query of a table on local disk or HDFS whose columns are all flat (nested
     types stay in Python: parquet-avro's list layouts), from files whose columns have exactly the
-    query's types (a file written before a column's type was widened is merged in Python, which
-    casts; a column missing from a file is null on both paths).
+    query's types and names (a file written before a column's type was widened is merged in
+    Python, which casts, and so is one written before Hudi's schema on read renamed a column; a
+    column missing from a file is null on both paths).
     ``hoodie.spark.read.jvm.parquet=false`` reads everything in Python."""
     from hudi_core.read import tells_delta
 
@@ -465,6 +466,9 @@ def jvm_readable(
         return [], []
     delta = spec.query_type == "snapshot" and conf.get(ReadOptions.JVM_DELTA) and tells_delta(table)
     candidates = [s for s in splits if s.base_file is not None and (delta or not s.log_files)]
+    # a file that holds columns under names Hudi's schema on read renamed since: matched by id
+    # in Python
+    candidates = [s for s in candidates if _by_name(s.context.history, s.base_file.instant)]
     if not candidates:
         return [], []
     # one writer schema per commit: a footer per instant that wrote base files tells for all of them
@@ -477,6 +481,10 @@ def jvm_readable(
         )
     readable = [s for s in candidates if fits[s.base_file.instant]]
     return [s for s in readable if not s.log_files], [s for s in readable if s.log_files]
+
+
+def _by_name(history: Any, instant: str) -> bool:
+    return history is None or history.file_columns(instant) is None
 
 
 def _nested(dt: pa.DataType) -> bool:

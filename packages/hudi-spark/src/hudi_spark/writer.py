@@ -619,5 +619,5 @@ def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa
         base_uri=table.base_uri, instant=instant, is_mor=table.config.is_mor,
         avro_schema=arrow_to_avro(schema, table.name), schema=schema, options=cfg.to_dict(),
         ordering_field=ordering_field(cfg), payload=payload_for(cfg).value,
-        clustered=clustered_file_groups(view, cfg), operation=op,
+        clustered=clustered_file_groups(view, cfg), operation=op, history=table.schema_history(),
     )  # fmt: skip

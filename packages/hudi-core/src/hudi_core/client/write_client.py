@@ -361,6 +361,7 @@ class WriteClient:
             ctx = WriteContext(
                 base_uri=table.base_uri, instant=t, is_mor=table.config.is_mor, avro_schema=avro, schema=schema,
                 options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value, operation=op,
+                history=table.schema_history(timeline=txn.timeline),
             )  # fmt: skip
             if rolling:
                 statuses = self._write_rolling(
@@ -464,6 +465,7 @@ class WriteClient:
                 base_uri=table.base_uri, instant=requested.timestamp, is_mor=table.config.is_mor,
                 avro_schema=avro, schema=schema, options=dict(cfg.to_dict()), ordering_field=ordering_field(cfg),
                 payload=payload_for(cfg).value, clustered=clustered_file_groups(view, cfg), operation=op,
+                history=table.schema_history(timeline=txn.timeline),
             )  # fmt: skip
             lookup = has_data and (op in ("upsert", "delete") or isinstance(index, BucketIndex))
             is_mor = table.config.is_mor

@@ -44,6 +44,7 @@ from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.lock.heartbeat import Heartbeat, heartbeat_path, inflight_abandoned
 from hudi_core.lock.providers import table_lock
+from hudi_core.schema.internal import SchemaHistory
 from hudi_core.table.file_names import BaseFileName, new_file_id, write_token
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
@@ -88,6 +89,8 @@ class _GroupTask:
     timeline: Timeline
     schema: pa.Schema
     avro_schema: dict[str, Any]
+    #: the files' columns by id, where Hudi's schema on read renamed one
+    history: SchemaHistory | None = None
 
 
 @dataclass(frozen=True)
@@ -150,7 +153,8 @@ def _pieces(table: MetaClient, task: _GroupTask, slices: Any) -> Iterator[pa.Tab
 
     for info in slices:
         yield from compact_file_slice(table, info.file_slice(table), batch_rows=_BATCH_ROWS,
-                                      as_of=task.instant_time, timeline=task.timeline, schema=task.schema)  # fmt: skip
+                                      as_of=task.instant_time, timeline=task.timeline, schema=task.schema,
+                                      history=task.history)  # fmt: skip
 
 
 def _sorted_runs(pieces: Iterator[pa.Table], columns: tuple[str, ...], n: int) -> list[list[pa.Table]]:
@@ -333,8 +337,11 @@ def _execute(
     snapshot = Timeline(list(tl))
     strings = {k: str(v) for k, v in options.items()}
     sort = tuple(plan.sort_columns)
+    history = table.schema_history(timeline=tl)
     tasks = [
-        _GroupTask(table.base_uri, strings, t, i, g, sort, plan.preserve_meta, snapshot, schema, avro)
+        _GroupTask(
+            table.base_uri, strings, t, i, g, sort, plan.preserve_meta, snapshot, schema, avro, history
+        )
         for i, g in enumerate(plan.groups)
     ]
     results = engine_for(cfg).map(execute_group, tasks)

@@ -28,6 +28,7 @@ from hudi_core.config.concurrency import ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import CommitConflictError
 from hudi_core.lock.heartbeat import Heartbeat, heartbeat_path, inflight_abandoned
+from hudi_core.schema.internal import SchemaHistory
 from hudi_core.table.file_names import BaseFileName, write_token
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant, State
@@ -70,6 +71,8 @@ class OperationTask:
     timeline: Timeline
     schema: pa.Schema
     avro_schema: dict[str, Any]
+    #: the files' columns by id, where Hudi's schema on read renamed one
+    history: SchemaHistory | None = None
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,7 @@ def execute_operation(task: OperationTask) -> OperationResult:
         t0 = time.monotonic()
         file_slice = op.file_slice(table)
         rows = compact_file_slice(table, file_slice, batch_rows=COMPACT_BATCH_ROWS, as_of=task.instant_time,
-                                  timeline=task.timeline, schema=task.schema)  # fmt: skip
+                                  timeline=task.timeline, schema=task.schema, history=task.history)  # fmt: skip
         # the base file's bloom filter and min/max keys, continued with the keys the merge adds
         # (read.merge.CompactedSlice.added), from the footer the merge read
         keyed = file_slice.base_file is not None and table.config.populate_meta_fields
@@ -334,10 +337,9 @@ def _execute(
     snapshot = Timeline(list(tl))
     options = table.options.to_dict()
     options.update({k: v for k, v in dict(config or {}).items() if v is not None})
+    strings, history = {k: str(v) for k, v in options.items()}, table.schema_history(timeline=tl)
     tasks = [
-        OperationTask(
-            table.base_uri, {k: str(v) for k, v in options.items()}, t, i, op, snapshot, schema, avro
-        )
+        OperationTask(table.base_uri, strings, t, i, op, snapshot, schema, avro, history)
         for i, op in enumerate(plan.operations)
     ]
     engine = engine_for(cfg)

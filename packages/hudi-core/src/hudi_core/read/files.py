@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from hudi_core.schema.internal import FileColumns
 from hudi_core.storage.base import Storage
 
 __all__ = [
@@ -38,11 +39,16 @@ __all__ = [
 
 def read_parquet(
     storage: Storage, path: str, columns: Sequence[str] | None = None, *, as_dictionary: Collection[str] = (),
-    bytes_per_value: float = 4,
+    bytes_per_value: float = 4, by_id: FileColumns | None = None,
 ) -> pa.Table:  # fmt: skip
     """A parquet file, restricted to the ``columns`` it has (others are added by alignment);
     those of ``as_dictionary`` that :func:`indexed_columns` picks (at ``bytes_per_value``) come
-    as dictionary arrays."""
+    as dictionary arrays. ``by_id``: the file holds the query's columns under other names
+    (Hudi's schema on read), the result has the query's."""
+    if by_id is not None:
+        table = read_parquet(storage, path, by_id.names(columns), as_dictionary=by_id.names(list(as_dictionary)) or (),
+                             bytes_per_value=bytes_per_value)  # fmt: skip
+        return by_id.to_query(table)
     fs = storage.arrow_filesystem()
     with fs.open_input_file(storage.arrow_path(path)) as f:
         pf = parquet_file(f, as_dictionary, bytes_per_value=bytes_per_value)
@@ -115,10 +121,16 @@ def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
 def iter_parquet(
     storage: Storage, path: str, columns: Sequence[str] | None, batch_rows: int,
     *, as_dictionary: Collection[str] = (), footer: list[pq.FileMetaData] | None = None,
+    by_id: FileColumns | None = None,
 ) -> Iterator[pa.Table]:  # fmt: skip
     """A parquet file ``batch_rows`` rows at a time, restricted to the ``columns`` it has:
-    memory holds a batch, not the file (``as_dictionary``: as :func:`read_parquet`). ``footer``
-    receives the file's footer once it is open (so a caller needing it reads it once)."""
+    memory holds a batch, not the file (``as_dictionary``, ``by_id``: as :func:`read_parquet`).
+    ``footer`` receives the file's footer once it is open (so a caller needing it reads it once)."""
+    if by_id is not None:
+        batches = iter_parquet(storage, path, by_id.names(columns), batch_rows,
+                               as_dictionary=by_id.names(list(as_dictionary)) or (), footer=footer)  # fmt: skip
+        yield from (by_id.to_query(b) for b in batches)
+        return
     fs = storage.arrow_filesystem()
     with fs.open_input_file(storage.arrow_path(path)) as f:
         pf = parquet_file(f, as_dictionary)

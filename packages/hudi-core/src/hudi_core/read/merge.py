@@ -21,11 +21,13 @@ from hudi_core.errors import CorruptedLogBlockError, StorageError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
 from hudi_core.read.align import align_table, decoded, encoded_like, identity, shared_runs
+from hudi_core.read.by_id import blocks_by_id, file_columns
 from hudi_core.read.files import iter_parquet, parquet_metadata, read_parquet
 from hudi_core.read.keys import KEY_COLUMN, record_keys
 from hudi_core.read.partial import merge_partial
 from hudi_core.schema.avro_schema import META_FIELDS, meta_arrow_fields
 from hudi_core.schema.fields import field_type
+from hudi_core.schema.internal import SchemaHistory
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
 if TYPE_CHECKING:
@@ -86,6 +88,7 @@ def merge_file_slice(
     timeline: Timeline | VisibleTimeline | CommitSet | None = None,
     schema: pa.Schema | None = None,
     since: str | None = None,
+    history: SchemaHistory | None = None,
 ) -> pa.Table:
     """The rows of a file slice as of an instant: its base file merged with its log blocks.
 
@@ -106,12 +109,16 @@ def merge_file_slice(
     the log record goes into the first copy and later copies pass through unchanged (Hudi's
     merge-on-read iterator takes each log record once, and Apache Hudi 0.15's compaction gives
     the same rows).
+
+    ``history`` (:meth:`MetaClient.schema_history`): the files hold the columns by id, under
+    the names of the schema each was written with (Hudi's schema on read renamed some).
     """
     schema = schema if schema is not None else slice_schema(table, as_of)
-    blocks = _slice_blocks(table, file_slice, as_of, timeline, since)
+    blocks = _slice_blocks(table, file_slice, as_of, timeline, since, history=history)
     encoded = _encodable(table, schema) if blocks else ()
     base = _base_in_range(
-        _read_base(table, file_slice, schema, encoded), _base_rows_in_range(table, file_slice, since)
+        _read_base(table, file_slice, schema, encoded, history=history),
+        _base_rows_in_range(table, file_slice, since),
     )
     if not blocks:
         return base
@@ -126,6 +133,7 @@ def compact_file_slice(
     as_of: str | None = None,
     timeline: Timeline | VisibleTimeline | CommitSet | None = None,
     schema: pa.Schema | None = None,
+    history: SchemaHistory | None = None,
 ) -> CompactedSlice:
     """:func:`merge_file_slice`'s rows as compaction writes them, as a stream of tables
     (:class:`CompactedSlice`): the log is folded first, then the base file is read
@@ -135,7 +143,7 @@ def compact_file_slice(
     Hudi 0.15's compaction keeps a duplicated key's later copies as they are), and the columns
     the merge only carries stay dictionary arrays where the file encodes them
     (:func:`_encodable`), the log's rows encoded alike."""
-    return CompactedSlice(table, file_slice, batch_rows, as_of, timeline, schema)
+    return CompactedSlice(table, file_slice, batch_rows, as_of, timeline, schema, history)
 
 
 class CompactedSlice:
@@ -152,17 +160,18 @@ class CompactedSlice:
     def __init__(
         self, table: MetaClient, file_slice: FileSlice, batch_rows: int, as_of: str | None,
         timeline: Timeline | VisibleTimeline | CommitSet | None, schema: pa.Schema | None,
+        history: SchemaHistory | None = None,
     ) -> None:  # fmt: skip
-        self._args = (table, file_slice, batch_rows, as_of, timeline, schema)
+        self._args = (table, file_slice, batch_rows, as_of, timeline, schema, history)
         self._tally = _Tally()
         self._rows = 0
         self._done = False
 
     def __iter__(self) -> Iterator[pa.Table]:
-        table, file_slice, batch_rows, as_of, timeline, schema = self._args
+        table, file_slice, batch_rows, as_of, timeline, schema, history = self._args
         for piece in _slice_pieces(table, file_slice, batch_rows=batch_rows, as_of=as_of, timeline=timeline,
-                                   schema=schema, since=None, dictionaries=True,
-                                   tally=self._tally):  # fmt: skip
+                                   schema=schema, since=None, dictionaries=True, tally=self._tally,
+                                   history=history):  # fmt: skip
             if piece.num_rows:
                 self._rows += piece.num_rows
                 yield piece
@@ -220,6 +229,7 @@ def merge_file_slice_batches(
     timeline: Timeline | VisibleTimeline | CommitSet | None = None,
     schema: pa.Schema | None = None,
     since: str | None = None,
+    history: SchemaHistory | None = None,
 ) -> Iterator[pa.Table]:
     """:func:`merge_file_slice`'s rows (a snapshot's: the first copy of a key meets its log
     record), the same rows in the same order, as a stream: the log is folded first, then the base
@@ -229,8 +239,8 @@ def merge_file_slice_batches(
     at once (:class:`_KeyPositions`); a partial update payload, which fills base rows field by
     field, merges the slice whole."""
     for piece in _slice_pieces(table, file_slice, batch_rows=batch_rows, as_of=as_of, timeline=timeline,
-                               schema=schema, since=since, dictionaries=False,
-                               tally=_Tally()):  # fmt: skip
+                               schema=schema, since=since, dictionaries=False, tally=_Tally(),
+                               history=history):  # fmt: skip
         if piece.num_rows:
             yield piece
 
@@ -238,17 +248,17 @@ def merge_file_slice_batches(
 def _slice_pieces(
     table: MetaClient, file_slice: FileSlice, *, batch_rows: int, as_of: str | None,
     timeline: Timeline | VisibleTimeline | CommitSet | None, schema: pa.Schema | None, since: str | None,
-    dictionaries: bool, tally: _Tally,
+    dictionaries: bool, tally: _Tally, history: SchemaHistory | None,
 ) -> Iterator[pa.Table]:  # fmt: skip
     """The merged rows of a slice batch by batch (some may be empty), for
     :func:`merge_file_slice_batches` and :class:`CompactedSlice`; ``tally`` learns the base rows
     read, the probe and the rows' schema. ``dictionaries``: the columns read as dictionaries stay
     dictionaries, the log's rows encoded alike (compaction's writer stores them as strings)."""
     schema = tally.schema = schema if schema is not None else slice_schema(table, as_of)
-    blocks = _slice_blocks(table, file_slice, as_of, timeline, since, tally.counts)
+    blocks = _slice_blocks(table, file_slice, as_of, timeline, since, tally.counts, history=history)
     in_range = _base_rows_in_range(table, file_slice, since)
     if blocks and _is_partial(table):
-        base = _base_in_range(_read_base(table, file_slice, schema), in_range)
+        base = _base_in_range(_read_base(table, file_slice, schema, history=history), in_range)
         yield _merge(table, base, blocks, schema)
         return
     probe, encoded = None, _encodable(table, schema) if blocks or dictionaries else ()
@@ -262,7 +272,7 @@ def _slice_pieces(
         offset = 0
         path = file_slice.base_file.path
         batches = iter_parquet(table.storage, path, schema.names, batch_rows, as_dictionary=encoded,
-                               footer=tally.base_footer)  # fmt: skip
+                               footer=tally.base_footer, by_id=file_columns(history, file_slice.base_file))  # fmt: skip
         for raw in batches:
             start, offset = offset, offset + raw.num_rows
             rows = None if in_range is None else in_range[start:offset]
@@ -354,13 +364,16 @@ def valid_log_blocks(
 
 
 def _read_base(
-    table: MetaClient, file_slice: FileSlice, schema: pa.Schema, encoded: Collection[str] = ()
-) -> pa.Table:
+    table: MetaClient, file_slice: FileSlice, schema: pa.Schema, encoded: Collection[str] = (),
+    *, history: SchemaHistory | None = None,
+) -> pa.Table:  # fmt: skip
     """The base file's rows in ``schema``; the columns of ``encoded`` that the file holds as
     dictionary indices stay dictionary arrays (see :func:`_encodable`)."""
-    if file_slice.base_file is None:
+    base_file = file_slice.base_file
+    if base_file is None:
         return schema.empty_table()
-    raw = read_parquet(table.storage, file_slice.base_file.path, columns=schema.names, as_dictionary=encoded)
+    raw = read_parquet(table.storage, base_file.path, columns=schema.names, as_dictionary=encoded,
+                       by_id=file_columns(history, base_file))  # fmt: skip
     return align_table(raw, schema, encoded=bool(encoded))
 
 
@@ -386,14 +399,17 @@ def _encodable(table: MetaClient, schema: pa.Schema) -> frozenset[str]:
 
 def _slice_blocks(table: MetaClient, file_slice: FileSlice, as_of: str | None,
                   timeline: Timeline | VisibleTimeline | CommitSet | None, since: str | None,
-                  counts: BlockCounts | None = None) -> list[Any]:  # fmt: skip
-    """The log blocks a merge of the slice applies (an incremental merge: those after ``since``)."""
+                  counts: BlockCounts | None = None, *, history: SchemaHistory | None = None,
+                  ) -> list[Any]:  # fmt: skip
+    """The log blocks a merge of the slice applies (an incremental merge: those after ``since``),
+    their records under the query's names (``history``: see :func:`merge_file_slice`)."""
     if not file_slice.log_files:
         return []
     blocks = valid_log_blocks(
         table, file_slice, as_of=as_of, visible=_visible(table, timeline), counts=counts
     )
-    return blocks if since is None else [b for b in blocks if (b.instant_time or "") > since]
+    blocks = blocks if since is None else [b for b in blocks if (b.instant_time or "") > since]
+    return blocks_by_id(blocks, history)
 
 
 def _base_rows_in_range(table: MetaClient, file_slice: FileSlice, since: str | None) -> np.ndarray | None:
@@ -578,6 +594,7 @@ def merge_delta(
     as_of: str | None = None,
     timeline: Timeline | VisibleTimeline | CommitSet | None = None,
     schema: pa.Schema | None = None,
+    history: SchemaHistory | None = None,
 ) -> tuple[np.ndarray, pa.Table] | None:
     """A snapshot merge of a file slice told as what it changes in the base file: the positions
     of the base rows it drops (replaced or deleted by a log record) and the rows the log adds.
@@ -594,8 +611,8 @@ def merge_delta(
     narrow = {KEY_COLUMN, ord_field or KEY_COLUMN, position.position_field if position else KEY_COLUMN}
     if not config.populate_meta_fields:
         narrow |= {f.split(".")[0] for f in config.record_key_fields} | set(config.partition_fields)
-    base = _read_base(table, file_slice, pa.schema([f for f in schema if f.name in narrow]))
-    blocks = valid_log_blocks(table, file_slice, as_of=as_of, visible=visible)
+    base = _read_base(table, file_slice, pa.schema([f for f in schema if f.name in narrow]), history=history)
+    blocks = blocks_by_id(valid_log_blocks(table, file_slice, as_of=as_of, visible=visible), history)
     keep_base = np.ones(base.num_rows, dtype=bool)
     taken = schema.empty_table()
     if blocks:

@@ -23,6 +23,7 @@ from hudi_core.read.parallel import costliest_first, ordered_map, read_paralleli
 from hudi_core.read.skipping import skip_slices
 from hudi_core.read.splits import COMMIT_TIME, ReadContext, Split, read_split
 from hudi_core.schema.avro_schema import META_FIELDS
+from hudi_core.schema.internal import SchemaHistory
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import format_query_instant, format_range_instant
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
@@ -66,6 +67,7 @@ class _Plan:
     start: str | None = None
     end: str | None = None
     slices: list[FileSlice] = field(default_factory=list)
+    history: SchemaHistory | None = None  # the files' columns by id (Hudi's schema on read renamed some)
 
     def context(self) -> ReadContext:
         needed = _needed_columns(self.schema, self.output, self.filters, self.query_type)
@@ -73,7 +75,7 @@ class _Plan:
             query_type=self.query_type, schema=self.schema, output=self.output, needed=tuple(needed),
             merge_schema=_merge_schema(self.table.config, self.schema, needed), filters=tuple(self.filters),
             commits=self.view.visible.commit_set(), as_of=self.as_of, start=self.start, end=self.end,
-            path_values=self._path_values(),
+            path_values=self._path_values(), history=self.history,
         )  # fmt: skip
 
     def _path_values(self) -> dict[str, dict[str, str]] | None:
@@ -223,11 +225,14 @@ def _plan(
     timeline = view.timeline if isinstance(view.timeline, ActiveTimeline) else None
     if as_of is not None and timeline is not None:
         _check_time_travel(table, timeline, as_of)
-    if qt == "incremental":
+    if qt == "incremental" and not table.internal_schema(timeline=timeline):
         schema_at = incremental_schema_instant(view.visible.completed, start, end)
+    elif qt == "incremental":  # Hudi's schema on read: the table's latest internal schema
+        schema_at = None
     else:
         schema_at = as_of
     schema = slice_schema(table, schema_at, timeline=timeline)
+    history = table.schema_history(schema_at, timeline=timeline)
     visible_cols = [n for n in schema.names if with_meta or n not in META_FIELDS]
     if columns is not None:
         cols = [c.strip() for c in columns if c and c.strip()]
@@ -239,7 +244,7 @@ def _plan(
     flt = typed_filters(
         normalize_filters(filters, [n for n in schema.names if with_meta or n not in META_FIELDS]), schema
     )
-    plan = _Plan(table, qt, view, schema, output, flt, as_of=as_of, start=start, end=end)
+    plan = _Plan(table, qt, view, schema, output, flt, as_of=as_of, start=start, end=end, history=history)
     partitions = _pruned_partitions(table, view, flt)
     if qt == "read_optimized":
         bases = view.latest_base_files(as_of=as_of, partitions=partitions)
@@ -255,7 +260,8 @@ def _plan(
     pruned = set() if _timestamp_like(table.config) else set(table.config.partition_fields)
     skipping = [f for f in flt if f[0] not in pruned or not _path_decides(f)]
     if skipping and qt != "incremental":
-        plan.slices = skip_slices(table, plan.slices, schema, skipping, with_logs=qt == "snapshot")
+        plan.slices = skip_slices(table, plan.slices, schema, skipping, with_logs=qt == "snapshot",
+                                  history=history)  # fmt: skip
     return plan
 
 

@@ -37,6 +37,7 @@ from hudi_core.io.base_file import footer_may_hold, key_span
 from hudi_core.read.filters import Filter, to_expression
 from hudi_core.read.keys import KEY_COLUMN
 from hudi_core.read.parallel import ordered_map, read_parallelism
+from hudi_core.schema.internal import FileColumns, SchemaHistory
 
 if TYPE_CHECKING:
     from hudi_core.table.config import TableConfig
@@ -101,6 +102,7 @@ def skip_slices(
     filters: Sequence[Filter],
     *,
     with_logs: bool,
+    history: SchemaHistory | None = None,
 ) -> list[FileSlice]:
     """``slices`` without the base files that hold no row the ``filters`` could pass: none of
     the keys they pin (:func:`filter_keys`), or no value in the range they allow on a column by
@@ -109,7 +111,9 @@ def skip_slices(
     rows exactly: always for a key its base file does not hold; for a range only when the log's
     record replaces the base row whatever it holds (``OverwriteWithLatestAvroPayload``), since a
     log record that loses on ordering would otherwise stand in for a base row outside the range.
-    The files are asked on ``hoodie.read.parallelism`` threads."""
+    The files are asked on ``hoodie.read.parallelism`` threads. ``history``: the files hold the
+    columns by id, each under the name of the schema it was written with (Hudi's schema on read
+    renamed some): a file's statistics are looked up under its names."""
     keys = filter_keys(table.config, schema, filters)
     # a base file whose keys all lie outside a range of the key holds none of the keys it allows:
     # a log record in range cannot meet a base row, whatever the payload
@@ -133,9 +137,10 @@ def skip_slices(
         try:
             with pq.ParquetFile(path, filesystem=storage.arrow_filesystem()) as file:
                 meta = file.metadata
-                if key_ranges and _rules_out(meta, schema, key_ranges):
+                names = history.file_columns(fs.base_file.instant) if history is not None else None
+                if key_ranges and _rules_out(meta, schema, key_ranges, names):
                     return _NO_KEY
-                if ranges and _rules_out(meta, schema, ranges):
+                if ranges and _rules_out(meta, schema, ranges, names):
                     return _NO_ROW
                 if wanted is None:
                     return _READ
@@ -195,14 +200,24 @@ def _range_filter(schema: pa.Schema, f: Filter) -> bool:
     return bool(values) and _values_fit(schema.field(column).type, values)
 
 
-def _rules_out(meta: pq.FileMetaData, schema: pa.Schema, ranges: list[Filter]) -> bool:
+def _rules_out(
+    meta: pq.FileMetaData, schema: pa.Schema, ranges: list[Filter], names: FileColumns | None = None
+) -> bool:
     """True when one of ``ranges`` holds for no row of the file: every row group's min/max of
     its column, as the query's type, lies outside it (a file without the column, or a group
     without statistics, may hold any value). The bounds are compared by Arrow, as the row filter
-    compares the rows; what Arrow cannot compare rules nothing out."""
+    compares the rows; what Arrow cannot compare rules nothing out. ``names``: the file holds the
+    query's columns under these names (a column it does not hold is null there, which no range
+    passes)."""
     leaves = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
     for column, op, value in ranges:
-        i = leaves.get(column)
+        if names is not None:
+            held = names.names([column])
+            if not held:
+                return True
+            i = leaves.get(held[0])
+        else:
+            i = leaves.get(column)
         if i is None:
             continue
         stats = [meta.row_group(g).column(i).statistics for g in range(meta.num_row_groups)]

@@ -22,6 +22,7 @@ from hudi_core.read.align import align_table, decoded
 from hudi_core.read.files import RUNS_BYTES_PER_VALUE, iter_parquet, read_parquet
 from hudi_core.read.filters import Filter, apply_filters, to_expression
 from hudi_core.read.merge import merge_delta, merge_file_slice, merge_file_slice_batches
+from hudi_core.schema.internal import SchemaHistory
 
 if TYPE_CHECKING:
     from hudi_core.table.meta_client import MetaClient
@@ -60,6 +61,8 @@ class ReadContext:
     #: partition -> {column: text} where the partition columns' values come from the partition
     #: path (a table written with hoodie.datasource.write.drop.partition.columns), else None
     path_values: dict[str, dict[str, str]] | None = None
+    #: how the files hold the columns where Hudi's schema on read renamed one (matched by id)
+    history: SchemaHistory | None = None
 
     @property
     def merge_as_of(self) -> str | None:
@@ -164,16 +167,18 @@ def _rows(table: MetaClient, split: Split, batch_rows: int | None) -> Iterator[p
         if fs.base_file is None:
             yield schema.empty_table()
             return
+        by_id = ctx.history.file_columns(fs.base_file.instant) if ctx.history is not None else None
         if batch_rows is None:  # columns in long runs of a value read as their runs (align.decode)
             raw = read_parquet(table.storage, fs.base_file.path, columns=ctx.needed, as_dictionary=ctx.needed,
-                               bytes_per_value=RUNS_BYTES_PER_VALUE)  # fmt: skip
+                               bytes_per_value=RUNS_BYTES_PER_VALUE, by_id=by_id)  # fmt: skip
             yield decoded(align_table(raw, schema, encoded=True))
             return
-        for raw in iter_parquet(table.storage, fs.base_file.path, ctx.needed, batch_rows):
+        for raw in iter_parquet(table.storage, fs.base_file.path, ctx.needed, batch_rows, by_id=by_id):
             yield align_table(raw, schema)
         return
     since = (ctx.start or "") if ctx.query_type == "incremental" else None
-    merge = dict(as_of=ctx.merge_as_of, timeline=ctx.commits, schema=ctx.merge_schema, since=since)
+    merge = dict(as_of=ctx.merge_as_of, timeline=ctx.commits, schema=ctx.merge_schema, since=since,
+                 history=ctx.history)  # fmt: skip
     if batch_rows is None:
         yield merge_file_slice(table, fs, **merge)
     else:
@@ -212,7 +217,12 @@ def read_split_delta(
     if ctx.query_type != "snapshot":
         return None
     delta = merge_delta(
-        table, split.file_slice, as_of=ctx.merge_as_of, timeline=ctx.commits, schema=ctx.merge_schema
+        table,
+        split.file_slice,
+        as_of=ctx.merge_as_of,
+        timeline=ctx.commits,
+        schema=ctx.merge_schema,
+        history=ctx.history,
     )
     if delta is None:
         return None

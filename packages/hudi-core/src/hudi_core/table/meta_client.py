@@ -16,14 +16,14 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.resolution import resolve_table_options
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import WriteOptions
-from hudi_core.errors import ConfigError, SchemaMismatchError
+from hudi_core.errors import ConfigError
 from hudi_core.schema.avro_schema import (
     arrow_to_avro,
     avro_to_arrow,
     refuse_naive_timestamps,
     to_create_schema_json,
 )
-from hudi_core.schema.internal import LATEST_SCHEMA, renamed_fields, versions
+from hudi_core.schema.internal import LATEST_SCHEMA, SchemaHistory, renamed_fields, versions
 from hudi_core.storage import normalize_uri, storage_for
 from hudi_core.storage.base import Storage
 from hudi_core.table.config import UNWRITABLE_FEATURES, TableConfig
@@ -72,8 +72,8 @@ class MetaClient:
         self.options = HoodieConfig(options or {})
         self._timeline: ActiveTimeline | None = None
         self._pinned: ActiveTimeline | None = None
-        #: the internal schema (schema on read) last found free of renamed columns
-        self._checked_schema: str | None = None
+        #: the internal schema (schema on read) last asked for, and its history
+        self._history: tuple[str, SchemaHistory | None] | None = None
 
     # -- create / open ---------------------------------------------------------------------------
 
@@ -247,9 +247,7 @@ class MetaClient:
         """The table's Avro schema (no meta fields): latest completed commit's, else creation's.
 
         Pass the ``timeline`` a caller already loaded to avoid listing ``.hoodie`` again."""
-        schema, internal = self._schema_commit(as_of, timeline)
-        if internal:
-            self._refuse_renamed_columns(internal)
+        schema, _ = self._schema_commit(as_of, timeline)
         if schema:
             parsed: dict[str, Any] = json.loads(schema)
             return parsed
@@ -277,28 +275,36 @@ class MetaClient:
                 return found
         return None, None
 
-    def _refuse_renamed_columns(self, latest: str) -> None:
-        """A table whose columns Hudi's schema on read renamed is refused (SchemaMismatchError):
-        files written before the rename hold the old names, and we match columns by name."""
-        if self._checked_schema == latest:
-            return
-        history = sorted(f.name for f in self.storage.list(f"{self.meta_path}/.schema")
-                         if f.name.endswith(".schemacommit"))  # fmt: skip
-        current = json.loads(latest)
-        schemas = [current]
-        if history:  # the versions up to this one (a time travel before a rename reads right)
-            upto = int(current.get("version_id") or 0)
-            text = self.storage.read_text(f"{self.meta_path}/.schema/{history[-1]}")
-            schemas += [v for v in versions(text) if int(v.get("version_id") or 0) <= upto]
-        renamed = renamed_fields(schemas)
-        if renamed:
-            raise SchemaMismatchError(
-                f"the table at {self.base_uri} renamed columns through Hudi's schema on read "
-                f"(hoodie.schema.on.read.enable, ALTER TABLE ... RENAME COLUMN): {', '.join(renamed)}. The "
-                "files written before keep the old names and hudi-py matches columns by name, so it would "
-                "read them wrong: reading and writing this table are refused (read it with Apache Hudi)"
-            )
-        self._checked_schema = latest
+    def schema_history(
+        self, as_of: str | None = None, *, timeline: ActiveTimeline | None = None
+    ) -> SchemaHistory | None:
+        """How the files hold the table's columns (as of ``as_of``) where Hudi's schema on read
+        renamed one, or dropped one and added it again (then files match by id, not by name:
+        :mod:`hudi_core.schema.internal`); None for any other table."""
+        tl = timeline if timeline is not None else self.timeline
+        _, latest = self._schema_commit(as_of, tl)
+        if not latest:
+            return None
+        if self._history is not None and self._history[0] == latest:
+            return self._history[1]
+        query = json.loads(latest)
+        upto = int(query.get("version_id") or 0)
+        files = sorted(f.name for f in self.storage.list(f"{self.meta_path}/.schema")
+                       if f.name.endswith(".schemacommit"))  # fmt: skip
+        history = []
+        if files:  # the versions up to the query's (a time travel before a rename reads right)
+            text = self.storage.read_text(f"{self.meta_path}/.schema/{files[-1]}")
+            history = [v for v in versions(text) if int(v.get("version_id") or 0) <= upto]
+        found = None
+        if renamed_fields([query, *history]):
+            commits = {}
+            for inst in tl.completed_commits():
+                written = _SCHEMAS.get(tl, inst)[1]
+                if written and (as_of is None or inst.timestamp <= as_of):
+                    commits[inst.timestamp] = json.loads(written)
+            found = SchemaHistory(query, commits, history)
+        self._history = (latest, found)
+        return found
 
     def schema(self, as_of: str | None = None, *, timeline: ActiveTimeline | None = None) -> pa.Schema | None:
         """The table's Arrow schema without meta fields, or None for a table with no schema yet."""

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.schema.avro_schema import META_FIELDS, add_meta_fields
+from hudi_core.schema.internal import SchemaHistory
 from hudi_core.storage.base import Storage
 from hudi_core.table.file_names import PARTITION_METAFILE_PREFIX, write_token
 from hudi_core.table.paths import join_table_path
@@ -111,6 +112,9 @@ class WriteContext:
     #: the write's operation: an ``insert`` into a file group with records keeps them beside the
     #: new ones (``hoodie.merge.allow.duplicate.on.inserts``, the merge handle)
     operation: str = "upsert"
+    #: how the table's files hold its columns where Hudi's schema on read renamed one (a merge
+    #: reads an old base file by id): ``MetaClient.schema_history``
+    history: SchemaHistory | None = None
 
     @cached_property
     def config(self) -> HoodieConfig:

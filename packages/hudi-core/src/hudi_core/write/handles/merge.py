@@ -47,6 +47,11 @@ from hudi_core.write.records import (
 __all__ = ["merge_file_group"]
 
 
+def _instant_of(path: str) -> str | None:
+    parsed = BaseFileName.parse(path.rsplit("/", 1)[-1])
+    return parsed.instant_time if parsed is not None else None
+
+
 def _base_file_path(ctx: WriteContext, partition: str, file_id: str, base_instant: str) -> str | None:
     """The group's base file at ``base_instant``, found in the write's listing of the partition
     (one listing per partition and write, shared with the append handles, where each merged
@@ -95,8 +100,9 @@ def merge_file_group(
             local = isinstance(fs, pafs.LocalFileSystem)
             # every column but the old file names, which this file's name replaces
             columns = [n for n in pf.schema_arrow.names if n != META_FIELDS[4]]
+            by_id = ctx.history.file_columns(_instant_of(base_path)) if ctx.history is not None else None
             for old in parquet_batches(pf, f, columns, MERGE_BATCH_ROWS, local=local, use_threads=False):
-                yield state.merge_batch(old)
+                yield state.merge_batch(by_id.to_query(old) if by_id is not None else old)
         yield state.inserts()
 
     ctx.markers.create(partition, name, "MERGE")

@@ -61,7 +61,7 @@ def live_locations(view: FileSystemView, existing: pa.Table) -> pa.Table:
             continue
         here = involved.filter(pc.and_(pc.equal(involved.column(LOCATION_PARTITION), s.partition_path),
                                        pc.equal(involved.column(FILE_ID), s.file_id)))  # fmt: skip
-        live = merge_file_slice(view.table, s).column(RECORD_KEY)
+        live = merge_file_slice(view.table, s, history=view.table.schema_history()).column(RECORD_KEY)
         gone = here.filter(pc.invert(pc.is_in(here.column(RECORD_KEY), value_set=live)))
         stale.append(gone.select([RECORD_KEY, LOCATION_PARTITION, FILE_ID]))
     if not stale:
@@ -177,7 +177,7 @@ def _stored_records(view: FileSystemView, movers: pa.Table) -> tuple[pa.Table, p
             continue
         looked.append(f"{s.partition_path}\x00{s.file_id}")
         latest.append(s.latest_instant)
-        rows = merge_file_slice(view.table, s)
+        rows = merge_file_slice(view.table, s, history=view.table.schema_history())
         records.append(rows.filter(pc.is_in(rows.column(RECORD_KEY), value_set=keys)))
     if records:
         stored = pa.concat_tables(records, promote_options="permissive")
