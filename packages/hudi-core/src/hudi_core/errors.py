@@ -45,7 +45,7 @@ class UnsupportedTableVersionError(HudiError):
 
 class UnsupportedTableError(HudiError):
     """The table uses an Apache Hudi feature this library does not read or write (and would
-    answer wrongly for): a METADATA_ONLY bootstrap's skeleton files."""
+    answer wrongly for), or Hudi's record of it cannot be read (a bootstrap index)."""
 
 
 class TimelineError(HudiError):

@@ -83,7 +83,6 @@ class HudiArrowWriter(DataSourceArrowWriter):
         """Check the write against the table (as ``hudi_spark.write`` does), then start the instant."""
         from hudi_core.client.write_client import check_option_conflicts, check_write_options
         from hudi_core.config.write import IndexOptions, WriteOptions
-        from hudi_core.fs_view import refuse_bootstrap_skeletons
         from hudi_core.write.bucket_assigner import WorkloadProfile
         from hudi_core.write.commit import check_schema_on_read
         from hudi_core.write.records import evolve_schema
@@ -95,7 +94,6 @@ class HudiArrowWriter(DataSourceArrowWriter):
         check_option_conflicts(table, opts)
         cfg = table.write_config(opts)
         check_write_options(cfg)
-        refuse_bootstrap_skeletons(table)
         # each task writes the rows it is given, with no shuffle: anything that must bring rows
         # together (a bucket's file group, a key's duplicates, a small file's new inserts) cannot
         # be done here

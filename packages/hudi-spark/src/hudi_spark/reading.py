@@ -450,8 +450,8 @@ def jvm_readable(
     read_optimized query of a table on local disk or HDFS whose columns are all flat (nested
     types stay in Python: parquet-avro's list layouts), from files whose columns have exactly the
     query's types and names (a file written before a column's type was widened is merged in
-    Python, which casts, and so is one written before Hudi's schema on read renamed a column; a
-    column missing from a file is null on both paths).
+    Python, which casts, and so is one written before Hudi's schema on read renamed a column, and
+    a METADATA_ONLY bootstrap's skeleton; a column missing from a file is null on both paths).
     ``hoodie.spark.read.jvm.parquet=false`` reads everything in Python."""
     from hudi_core.read import tells_delta
 
@@ -469,6 +469,8 @@ def jvm_readable(
     # a file that holds columns under names Hudi's schema on read renamed since: matched by id
     # in Python
     candidates = [s for s in candidates if _by_name(s.context.history, s.base_file.instant)]
+    # a bootstrap's skeleton holds the meta columns only: stitched to its source in Python
+    candidates = [s for s in candidates if s.base_file.bootstrap_source is None]
     if not candidates:
         return [], []
     # one writer schema per commit: a footer per instant that wrote base files tells for all of them

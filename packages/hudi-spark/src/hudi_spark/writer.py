@@ -118,7 +118,6 @@ def _write(
     """The write, its action, and (optimistic concurrency control) the load of the timeline its
     commit was made on, for the services after it."""
     from hudi_core.client.write_client import check_option_conflicts, check_write_options, drops_duplicates
-    from hudi_core.fs_view import refuse_bootstrap_skeletons
     from hudi_core.write.commit import check_schema_on_read
     from hudi_core.write.records import evolve_schema
 
@@ -128,7 +127,6 @@ def _write(
     cfg = table.write_config(opts)
     check_write_options(cfg)
     drops_duplicates(cfg, op)  # refused combinations fail before the instant
-    refuse_bootstrap_skeletons(table)
     if op == "delete_partition":
         return table_ops.delete_partitions(df, table, cfg), "", None
     required = table_ops.required_columns(table, cfg, op)
@@ -608,6 +606,7 @@ def _arrow(df: DataFrame) -> pa.Schema:
 
 def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa.Schema, op: str) -> Any:
     from hudi_core.fs_view import FileSystemView
+    from hudi_core.io.bootstrap_index import bootstrap_sources
     from hudi_core.schema.avro_schema import arrow_to_avro
     from hudi_core.write.clustering import clustered_file_groups
     from hudi_core.write.dedupe import ordering_field
@@ -620,4 +619,5 @@ def _write_context(table: HudiTable, cfg: HoodieConfig, instant: str, schema: pa
         avro_schema=arrow_to_avro(schema, table.name), schema=schema, options=cfg.to_dict(),
         ordering_field=ordering_field(cfg), payload=payload_for(cfg).value,
         clustered=clustered_file_groups(view, cfg), operation=op, history=table.schema_history(),
+        bootstrap_sources=bootstrap_sources(table),
     )  # fmt: skip

@@ -19,7 +19,7 @@ from hudi_core.config.property import HoodieConfig
 from hudi_core.config.table import TableOptions
 from hudi_core.config.write import IndexOptions, WriteOptions
 from hudi_core.errors import ConfigError, SchemaMismatchError, WriteConflictError
-from hudi_core.fs_view import refuse_bootstrap_skeletons
+from hudi_core.io.bootstrap_index import bootstrap_sources
 from hudi_core.keygen import AutoRecordKeys, write_key_generator
 from hudi_core.keygen.auto import check_auto_key_options, stamp_instant
 from hudi_core.schema.avro_schema import arrow_to_avro
@@ -227,7 +227,6 @@ class WriteClient:
         if op not in OPERATION_TYPES or op == "delete_partition":
             raise ConfigError(f"operation {operation!r} is not one of {', '.join(sorted(OPERATION_TYPES))}")
         drops_duplicates(self.config, op)  # refused combinations fail before anything starts
-        refuse_bootstrap_skeletons(self.table)
         if isinstance(data, pa.RecordBatch):
             data = pa.Table.from_batches([data])
         with writing(self.table, self.config):
@@ -361,7 +360,7 @@ class WriteClient:
             ctx = WriteContext(
                 base_uri=table.base_uri, instant=t, is_mor=table.config.is_mor, avro_schema=avro, schema=schema,
                 options=dict(cfg.to_dict()), ordering_field=order, payload=payload_for(cfg).value, operation=op,
-                history=table.schema_history(timeline=txn.timeline),
+                history=table.schema_history(timeline=txn.timeline), bootstrap_sources=bootstrap_sources(table),
             )  # fmt: skip
             if rolling:
                 statuses = self._write_rolling(
@@ -465,7 +464,7 @@ class WriteClient:
                 base_uri=table.base_uri, instant=requested.timestamp, is_mor=table.config.is_mor,
                 avro_schema=avro, schema=schema, options=dict(cfg.to_dict()), ordering_field=ordering_field(cfg),
                 payload=payload_for(cfg).value, clustered=clustered_file_groups(view, cfg), operation=op,
-                history=table.schema_history(timeline=txn.timeline),
+                history=table.schema_history(timeline=txn.timeline), bootstrap_sources=bootstrap_sources(table),
             )  # fmt: skip
             lookup = has_data and (op in ("upsert", "delete") or isinstance(index, BucketIndex))
             is_mor = table.config.is_mor

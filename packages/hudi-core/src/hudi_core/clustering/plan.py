@@ -13,6 +13,7 @@ paths.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from hudi_core.config.write import WriteOptions
 from hudi_core.errors import ConfigError, TimelineError
 from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile, io_metrics
 from hudi_core.fs_view.view import FileSystemView, clustering_file_groups
+from hudi_core.io.bootstrap_index import source_path
 from hudi_core.timeline.avro_files import deserialize, serialize
 from hudi_core.timeline.instant import Action, Instant, State
 
@@ -52,6 +54,8 @@ class ClusteringSlice:
     file_id: str
     data_file: str
     delta_files: tuple[str, ...] = ()
+    #: a METADATA_ONLY bootstrap's skeleton: the source file of its data columns
+    bootstrap_file: str = ""
 
     def to_avro(self) -> dict[str, Any]:
         return {
@@ -59,14 +63,14 @@ class ClusteringSlice:
             "deltaFilePaths": list(self.delta_files),
             "fileId": self.file_id,
             "partitionPath": self.partition_path,
-            "bootstrapFilePath": "",
+            "bootstrapFilePath": self.bootstrap_file,
             "version": 1,
         }
 
     @classmethod
     def from_avro(cls, rec: dict[str, Any]) -> ClusteringSlice:
         return cls(rec.get("partitionPath") or "", rec["fileId"], rec.get("dataFilePath") or "",
-                   tuple(rec.get("deltaFilePaths") or ()))  # fmt: skip
+                   tuple(rec.get("deltaFilePaths") or ()), rec.get("bootstrapFilePath") or "")  # fmt: skip
 
     def file_slice(self, table: MetaClient) -> FileSlice:
         """This slice's files in ``table`` (found by name in the partition, sizes looked up)."""
@@ -84,6 +88,8 @@ class ClusteringSlice:
         if base is None and not logs:
             raise TimelineError(f"clustering slice of file group {self.file_id}: no base or log file named")
         instant = base.instant if base is not None else logs[0].base_instant
+        if base is not None and self.bootstrap_file:
+            base = dataclasses.replace(base, bootstrap_source=source_path(self.bootstrap_file))
         return FileSlice(self.partition_path, self.file_id, instant, base).with_logs(tuple(logs))
 
 
@@ -232,7 +238,8 @@ def _partitions(view: FileSystemView, cfg: HoodieConfig) -> list[str]:
 def _info(table: MetaClient, s: FileSlice) -> ClusteringSlice:
     base = _full_path(table, s.partition_path, s.base_file.name) if s.base_file is not None else ""
     logs = tuple(_full_path(table, s.partition_path, lf.name) for lf in s.log_files)
-    return ClusteringSlice(s.partition_path, s.file_id, base, logs)
+    source = s.base_file.bootstrap_source if s.base_file is not None else None
+    return ClusteringSlice(s.partition_path, s.file_id, base, logs, source or "")
 
 
 def _groups_of_partition(

@@ -8,12 +8,14 @@ version 1 plans held absolute paths, which :func:`plan_from_bytes` reduces to na
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.compaction.errors import CompactionError
 from hudi_core.errors import TimelineError
 from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile, io_metrics
+from hudi_core.io.bootstrap_index import source_path
 from hudi_core.timeline.avro_files import COMPACTION_PLAN, deserialize, serialize
 from hudi_core.timeline.instant import Action, Instant, State
 
@@ -95,6 +97,8 @@ class CompactionOperation:
                     f"compaction operation for file group {self.file_id}: {n!r} is not a log file name"
                 )
             logs.append(lf)
+        if base is not None and self.bootstrap_file_path:  # a METADATA_ONLY bootstrap's skeleton
+            base = dataclasses.replace(base, bootstrap_source=source_path(self.bootstrap_file_path))
         return FileSlice(self.partition_path, self.file_id, self.base_instant, base).with_logs(tuple(logs))
 
 
@@ -145,6 +149,9 @@ def operation_for_slice(file_slice: FileSlice, *, default_base_size: int = 12582
         data_file_name=file_slice.base_file.name if file_slice.base_file is not None else None,
         delta_file_names=tuple(lf.name for lf in file_slice.log_files),
         metrics=io_metrics([file_slice], default_base_size=default_base_size),
+        bootstrap_file_path=file_slice.base_file.bootstrap_source
+        if file_slice.base_file is not None
+        else None,
     )
 
 

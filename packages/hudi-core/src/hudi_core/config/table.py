@@ -41,7 +41,8 @@ class TableOptions:
         "hoodie.bootstrap.base.path",
         None,
         "The source table a bootstrap (Hudi's run_bootstrap) took its data from: a METADATA_ONLY "
-        "bootstrap's skeleton files hold the meta columns only (not read here).",
+        "bootstrap's skeleton files hold the meta columns only, its source files the data columns "
+        "(found through Hudi's bootstrap index, io.bootstrap_index).",
     )
     DROP_PARTITION_COLUMNS = _t(
         "hoodie.datasource.write.drop.partition.columns", False, "Must stay false for hudi-rs."

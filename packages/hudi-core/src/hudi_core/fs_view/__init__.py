@@ -9,7 +9,6 @@ from hudi_core.fs_view.view import (
     CompactionOperation,
     FileSystemView,
     VisibleTimeline,
-    refuse_bootstrap_skeletons,
 )
 
 __all__ = [
@@ -23,5 +22,4 @@ __all__ = [
     "VisibleTimeline",
     "list_partitions",
     "partition_values",
-    "refuse_bootstrap_skeletons",
 ]

@@ -28,6 +28,9 @@ class BaseFile:
     write_token: str
     instant: str
     size: int = 0
+    #: a METADATA_ONLY bootstrap's skeleton file (meta columns only): the source table's file
+    #: that holds its rows' data columns, row for row (``io.bootstrap_index``)
+    bootstrap_source: str | None = None
 
     @classmethod
     def from_path(cls, path: str, size: int = 0) -> BaseFile | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import logging
 from collections.abc import Iterable
@@ -12,6 +13,7 @@ from hudi_core.config.table import TableOptions
 from hudi_core.errors import TimelineError, UnsupportedTableError
 from hudi_core.fs_view.model import BaseFile, FileGroup, FileSlice, LogFile
 from hudi_core.fs_view.partitions import is_ignored_name, partition_listings
+from hudi_core.io.bootstrap_index import METADATA_BOOTSTRAP_INSTANT, bootstrap_sources
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
@@ -25,7 +27,6 @@ __all__ = [
     "CompactionOperation",
     "FileSystemView",
     "VisibleTimeline",
-    "refuse_bootstrap_skeletons",
 ]
 
 log = logging.getLogger(__name__)
@@ -115,6 +116,7 @@ class FileSystemView:
         self._replaced: list[tuple[str, str, str]] | None = None
         self._pending_ops: list[CompactionOperation] | None = None
         self._clustering: dict[tuple[str, str], str] | None = None
+        self._sources: dict[str, str] | None = None  # a bootstrap's skeleton files' sources
 
     # -- listing ---------------------------------------------------------------------------------
 
@@ -229,8 +231,31 @@ class FileSystemView:
             if slices_:
                 out.append(FileGroup(partition, fid, slices_))
         if self.table.config.get_str(TableOptions.BOOTSTRAP_BASE_PATH):
-            _refuse_skeletons(self.table.base_uri, out)
+            out = [self._with_sources(g) for g in out]
         return out
+
+    def _with_sources(self, group: FileGroup) -> FileGroup:
+        """``group`` with its bootstrap skeleton files pointing at their source files."""
+        if not any(
+            s.base_file is not None and s.base_file.instant == METADATA_BOOTSTRAP_INSTANT
+            for s in group.slices
+        ):
+            return group
+        if self._sources is None:
+            self._sources = bootstrap_sources(self.table)
+        slices = []
+        for s in group.slices:
+            base = s.base_file
+            if base is not None and base.instant == METADATA_BOOTSTRAP_INSTANT:
+                source = self._sources.get(base.file_id)
+                if source is None:
+                    raise UnsupportedTableError(
+                        f"{base.path} is a skeleton file of Apache Hudi's METADATA_ONLY bootstrap of "
+                        f"{self.table.base_uri}, and Hudi's bootstrap index names no source file for it"
+                    )
+                s = dataclasses.replace(s, base_file=dataclasses.replace(base, bootstrap_source=source))
+            slices.append(s)
+        return FileGroup(group.partition_path, group.file_id, slices)
 
     def all_file_groups(
         self, *, as_of: str | None = None, partitions: Iterable[str] | None = None
@@ -284,33 +309,6 @@ class FileSystemView:
                     out.append(s.base_file)
                     break
         return out
-
-
-def refuse_bootstrap_skeletons(table: MetaClient) -> None:
-    """UnsupportedTableError before a write starts, for a table bootstrapped METADATA_ONLY whose
-    skeleton files are still its latest (no listing for any other table)."""
-    if table.config.get_str(TableOptions.BOOTSTRAP_BASE_PATH):
-        FileSystemView(table).all_file_groups()
-
-
-#: the instant of the skeleton files Apache Hudi's METADATA_ONLY bootstrap writes
-METADATA_BOOTSTRAP_INSTANT = "00000000000001"
-
-
-def _refuse_skeletons(base_uri: str, groups: list[FileGroup]) -> None:
-    """A file group whose latest base file is a bootstrap's skeleton (its data columns live in
-    the source table, found through Hudi's HFile bootstrap index) would read as nulls and be
-    rewritten without its data: UnsupportedTableError. Once Hudi rewrote a group (an update,
-    a compaction, a clustering) its files hold every column."""
-    for g in groups:
-        base = next((s.base_file for s in reversed(g.slices) if s.base_file is not None), None)
-        if base is not None and base.instant == METADATA_BOOTSTRAP_INSTANT:
-            raise UnsupportedTableError(
-                f"{base_uri} was bootstrapped by Apache Hudi (METADATA_ONLY) and {base.path} is a "
-                "skeleton file: its data columns are in the source table, which hudi-py does not read "
-                "through Hudi's bootstrap index. Read it with Apache Hudi, or have Hudi rewrite it "
-                "(a FULL_RECORD bootstrap, or a clustering of the table)"
-            )
 
 
 def _read_details(timeline: Timeline, inst: Instant) -> bytes:

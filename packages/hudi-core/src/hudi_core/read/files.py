@@ -22,7 +22,10 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from hudi_core.errors import StorageError
+from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.schema.internal import FileColumns
+from hudi_core.storage import storage_for
 from hudi_core.storage.base import Storage
 
 __all__ = [
@@ -39,12 +42,15 @@ __all__ = [
 
 def read_parquet(
     storage: Storage, path: str, columns: Sequence[str] | None = None, *, as_dictionary: Collection[str] = (),
-    bytes_per_value: float = 4, by_id: FileColumns | None = None,
+    bytes_per_value: float = 4, by_id: FileColumns | None = None, source: str | None = None,
 ) -> pa.Table:  # fmt: skip
     """A parquet file, restricted to the ``columns`` it has (others are added by alignment);
     those of ``as_dictionary`` that :func:`indexed_columns` picks (at ``bytes_per_value``) come
     as dictionary arrays. ``by_id``: the file holds the query's columns under other names
-    (Hudi's schema on read), the result has the query's."""
+    (Hudi's schema on read), the result has the query's. ``source``: the file is a bootstrap's
+    skeleton (:func:`read_skeleton`)."""
+    if source is not None:
+        return read_skeleton(storage, path, source, columns)
     if by_id is not None:
         table = read_parquet(storage, path, by_id.names(columns), as_dictionary=by_id.names(list(as_dictionary)) or (),
                              bytes_per_value=bytes_per_value)  # fmt: skip
@@ -112,6 +118,27 @@ def parquet_file(
     return pq.ParquetFile(f, metadata=pf.metadata, read_dictionary=encoded) if encoded else pf
 
 
+def read_skeleton(storage: Storage, path: str, source: str, columns: Sequence[str] | None = None) -> pa.Table:
+    """A METADATA_ONLY bootstrap's base file: the meta columns of its skeleton file ``path``
+    beside the data columns of the source table's file ``source`` (row for row, as Apache Hudi's
+    bootstrap wrote them), restricted to the ``columns`` they have."""
+    meta = [c for c in (META_FIELDS if columns is None else columns) if c in META_FIELDS]
+    skeleton = read_parquet(storage, path, meta)
+    same = "://" not in source or source.startswith(f"{storage.scheme}://")
+    source_storage = storage if same else storage_for(source)
+    data = read_parquet(
+        source_storage, source, None if columns is None else [c for c in columns if c not in META_FIELDS]
+    )
+    data = data.drop_columns([c for c in data.column_names if c in META_FIELDS])
+    if skeleton.num_rows != data.num_rows:
+        raise StorageError(
+            f"bootstrap skeleton {path} holds {skeleton.num_rows} rows and its source {source} {data.num_rows}"
+        )
+    return pa.Table.from_arrays(
+        [*skeleton.columns, *data.columns], schema=pa.schema([*skeleton.schema, *data.schema])
+    )
+
+
 def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
     """The footer of a parquet file (row groups, their column statistics)."""
     with storage.arrow_filesystem().open_input_file(storage.arrow_path(path)) as f:
@@ -121,11 +148,18 @@ def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
 def iter_parquet(
     storage: Storage, path: str, columns: Sequence[str] | None, batch_rows: int,
     *, as_dictionary: Collection[str] = (), footer: list[pq.FileMetaData] | None = None,
-    by_id: FileColumns | None = None,
+    by_id: FileColumns | None = None, source: str | None = None,
 ) -> Iterator[pa.Table]:  # fmt: skip
     """A parquet file ``batch_rows`` rows at a time, restricted to the ``columns`` it has:
-    memory holds a batch, not the file (``as_dictionary``, ``by_id``: as :func:`read_parquet`).
+    memory holds a batch, not the file (``as_dictionary``, ``by_id``, ``source``: as
+    :func:`read_parquet`; a skeleton and its source are read whole, then given in batches).
     ``footer`` receives the file's footer once it is open (so a caller needing it reads it once)."""
+    if source is not None:
+        if footer is not None:
+            footer.append(parquet_metadata(storage, path))
+        whole = read_skeleton(storage, path, source, columns)
+        yield from (whole.slice(i, batch_rows) for i in range(0, max(whole.num_rows, 1), batch_rows))
+        return
     if by_id is not None:
         batches = iter_parquet(storage, path, by_id.names(columns), batch_rows,
                                as_dictionary=by_id.names(list(as_dictionary)) or (), footer=footer)  # fmt: skip

@@ -272,7 +272,8 @@ def _slice_pieces(
         offset = 0
         path = file_slice.base_file.path
         batches = iter_parquet(table.storage, path, schema.names, batch_rows, as_dictionary=encoded,
-                               footer=tally.base_footer, by_id=file_columns(history, file_slice.base_file))  # fmt: skip
+                               footer=tally.base_footer, by_id=file_columns(history, file_slice.base_file),
+                               source=file_slice.base_file.bootstrap_source)  # fmt: skip
         for raw in batches:
             start, offset = offset, offset + raw.num_rows
             rows = None if in_range is None else in_range[start:offset]
@@ -373,7 +374,7 @@ def _read_base(
     if base_file is None:
         return schema.empty_table()
     raw = read_parquet(table.storage, base_file.path, columns=schema.names, as_dictionary=encoded,
-                       by_id=file_columns(history, base_file))  # fmt: skip
+                       by_id=file_columns(history, base_file), source=base_file.bootstrap_source)  # fmt: skip
     return align_table(raw, schema, encoded=bool(encoded))
 
 

@@ -170,10 +170,14 @@ def _rows(table: MetaClient, split: Split, batch_rows: int | None) -> Iterator[p
         by_id = ctx.history.file_columns(fs.base_file.instant) if ctx.history is not None else None
         if batch_rows is None:  # columns in long runs of a value read as their runs (align.decode)
             raw = read_parquet(table.storage, fs.base_file.path, columns=ctx.needed, as_dictionary=ctx.needed,
-                               bytes_per_value=RUNS_BYTES_PER_VALUE, by_id=by_id)  # fmt: skip
+                               bytes_per_value=RUNS_BYTES_PER_VALUE, by_id=by_id,
+                               source=fs.base_file.bootstrap_source)  # fmt: skip
             yield decoded(align_table(raw, schema, encoded=True))
             return
-        for raw in iter_parquet(table.storage, fs.base_file.path, ctx.needed, batch_rows, by_id=by_id):
+        source = fs.base_file.bootstrap_source
+        for raw in iter_parquet(
+            table.storage, fs.base_file.path, ctx.needed, batch_rows, by_id=by_id, source=source
+        ):
             yield align_table(raw, schema)
         return
     since = (ctx.start or "") if ctx.query_type == "incremental" else None

@@ -115,6 +115,9 @@ class WriteContext:
     #: how the table's files hold its columns where Hudi's schema on read renamed one (a merge
     #: reads an old base file by id): ``MetaClient.schema_history``
     history: SchemaHistory | None = None
+    #: ``{file id: source file}`` of a METADATA_ONLY bootstrap's skeleton files (a merge reads
+    #: their data columns there): ``io.bootstrap_index.bootstrap_sources``
+    bootstrap_sources: dict[str, str] = field(default_factory=dict)
 
     @cached_property
     def config(self) -> HoodieConfig:

@@ -16,11 +16,13 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 from hudi_core import keymatch
 from hudi_core.config.payload import untoasted
 from hudi_core.config.write import WriteOptions
+from hudi_core.io.bootstrap_index import METADATA_BOOTSTRAP_INSTANT
 from hudi_core.read.align import encoded_like
-from hudi_core.read.files import parquet_batches, parquet_file
+from hudi_core.read.files import iter_parquet, parquet_batches, parquet_file
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.schema.fields import field_type, field_values
 from hudi_core.table.file_names import BaseFileName
@@ -50,6 +52,20 @@ __all__ = ["merge_file_group"]
 def _instant_of(path: str) -> str | None:
     parsed = BaseFileName.parse(path.rsplit("/", 1)[-1])
     return parsed.instant_time if parsed is not None else None
+
+
+def _skeleton_batches(
+    ctx: WriteContext, path: str, source: str, growing: parquet_out.GrowingFooter
+) -> Iterator[pa.Table]:
+    """A METADATA_ONLY bootstrap's skeleton file with its source's data columns, a batch at a
+    time, without the old file names; ``growing`` starts from the skeleton's footer."""
+    footer: list[pq.FileMetaData] = []
+    for i, old in enumerate(
+        iter_parquet(ctx.storage, path, None, MERGE_BATCH_ROWS, footer=footer, source=source)
+    ):
+        if i == 0:
+            growing.start_from(footer[0].metadata, ctx.config)
+        yield old.drop_columns([META_FIELDS[4]])
 
 
 def _base_file_path(ctx: WriteContext, partition: str, file_id: str, base_instant: str) -> str | None:
@@ -92,7 +108,14 @@ def merge_file_group(
     growing = parquet_out.GrowingFooter()
     state = _MergeState(ctx, records, name, attempt.partition_id, growing)
 
+    skeleton = _instant_of(base_path) == METADATA_BOOTSTRAP_INSTANT and file_id in ctx.bootstrap_sources
+
     def pieces() -> Iterator[pa.Table]:
+        if skeleton:  # a bootstrap's skeleton file: its data columns are in the source table's file
+            for old in _skeleton_batches(ctx, base_path, ctx.bootstrap_sources[file_id], growing):
+                yield state.merge_batch(old)
+            yield state.inserts()
+            return
         fs = storage.arrow_filesystem()
         with fs.open_input_file(storage.arrow_path(base_path)) as f:
             pf = parquet_file(f, state.carried)
