@@ -126,6 +126,12 @@ class Settings:
                 print(f"oracle: {key} left at {value!r}: {_error(exc)}", file=sys.stderr)
 
 
+#: what Apache Hudi 0.15's incremental query of a table with an internal schema (schema on read)
+#: sets in the context's Hadoop configuration and never unsets: every later read of another table
+#: in the session would take that table's schema ("cannot prune col: v which does not exist")
+_LEAKED = ("hoodie.schema.internal.querySchema", "hoodie.tablePath", "hoodie.valid.commits.list")
+
+
 def handle(spark: SparkSession, request: dict) -> dict:
     op = request["op"]
     if op == "ping":
@@ -136,12 +142,17 @@ def handle(spark: SparkSession, request: dict) -> dict:
         writer.mode(request.get("mode", "append")).save(request["path"])
         return {"ok": True}
     if op == "read":
-        df = (
-            spark.read.format("hudi")
-            .options(**_spill(spark, request.get("options", {})))
-            .load(request["path"])
-        )
-        batches = df._collect_as_arrow()
+        try:
+            df = (
+                spark.read.format("hudi")
+                .options(**_spill(spark, request.get("options", {})))
+                .load(request["path"])
+            )
+            batches = df._collect_as_arrow()
+        finally:
+            conf = spark.sparkContext._jsc.hadoopConfiguration()
+            for key in _LEAKED:
+                conf.unset(key)
         table = pa.Table.from_batches(batches) if batches else _empty(df)
         pq.write_table(table, request["output"])
         return {"ok": True, "rows": table.num_rows}
