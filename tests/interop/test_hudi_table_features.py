@@ -132,3 +132,53 @@ def test_a_log_compacted_table_answers_every_query_as_hudi(hudi: Any, tmp_path: 
     )
     assert HudiTable.open(str(path)).compact()
     assert compare_all(hudi.oracle, path, w, every_start) == {}
+
+
+def test_a_table_with_hfile_log_blocks_reads_and_takes_our_writes(
+    hudi: Any, spark: Any, tmp_path: Path
+) -> None:
+    """``hoodie.logfile.data.block.format=hfile``: Hudi's updates and inserts go to HFile data
+    blocks (the metadata table's format: an HFile of Avro records keyed by record key), its
+    deletes to a delete block. Our readers give Hudi's answer; our upsert (Avro blocks beside
+    them) and compaction, then Hudi's next write: equal."""
+    import hudi_spark
+
+    path = str(tmp_path / "t")
+    options = table_options("hf", "MERGE_ON_READ", "upsert", {
+        "hoodie.logfile.data.block.format": "hfile", "hoodie.parquet.small.file.limit": "0",
+    })  # fmt: skip
+
+    def rows(ids: str, v: str | None, ts: int) -> pa.Table:
+        return pa.table({"id": list(ids), "p": ["p1"] * len(ids), "v": [v] * len(ids),
+                         "ts": pa.array([ts] * len(ids), pa.int64())})  # fmt: skip
+
+    def answer(table: pa.Table) -> list[tuple[Any, ...]]:
+        return sorted(
+            tuple(r.values()) for r in table.select(["id", "v", "ts", "_hoodie_commit_time"]).to_pylist()
+        )
+
+    hudi.oracle.write(path, rows("abcd", "v1", 1), options)
+    hudi.oracle.write(path, rows("bc", "v2", 2), options)
+    hudi.oracle.write(path, rows("c", None, 3), {**options, "hoodie.datasource.write.operation": "delete"})
+    assert {b.block_type.name for b in _log_blocks(path)} == {"HFILE_DATA", "DELETE"}
+    expected = answer(hudi.oracle.read(path))
+    assert [r[:3] for r in expected] == [("a", "v1", 1), ("b", "v2", 2), ("d", "v1", 1)]
+    assert answer(HudiTable.open(path).read()) == expected
+    assert answer(hudi_spark.read(spark, path).toArrow()) == expected
+    # (our writer writes Avro blocks: it refuses hoodie.logfile.data.block.format=hfile)
+    ours = {k: v for k, v in options.items() if k != "hoodie.logfile.data.block.format"}
+    HudiTable.open(path).upsert(rows("ae", "v4", 4), options=ours)
+    assert answer(HudiTable.open(path).read()) == answer(hudi.oracle.read(path))
+    HudiTable.open(path).compact(options=ours)
+    hudi.oracle.write(path, rows("d", "v5", 5), options)
+    final = answer(hudi.oracle.read(path))
+    assert [r[:3] for r in final] == [("a", "v4", 4), ("b", "v2", 2), ("d", "v5", 5), ("e", "v4", 4)]
+    assert answer(HudiTable.open(path).read()) == final
+
+
+def _log_blocks(path: str) -> list[Any]:
+    from hudi_core.log.reader import read_log_file
+
+    table = HudiTable.open(path)
+    logs = [f for f in Path(path).rglob(".*.log.*") if not f.name.endswith(".crc")]
+    return [b for f in logs for b in read_log_file(table.storage, str(f))]

@@ -11,6 +11,8 @@ import pytest
 from hudi_core.io.hfile import HFileError, cells
 
 _PER_CHECKSUM = 16384
+#: the end of a trailer: format version 3.3 (minor version in the high byte)
+_TRAILER = b'TRABLK"$' + b"\x00" * 40 + struct.pack(">i", 3 << 24 | 3)
 
 
 def _cell(row: bytes, value: bytes, mvcc: bytes = b"\x00") -> bytes:
@@ -40,14 +42,17 @@ def test_cells_of_every_data_block_in_file_order() -> None:
         + _block(b"DATABLK*", _cell(b"part=p3", b"three"), compress=True)
         + _block(b"BLMFBLK2", b"\x01" * 16)
         + _block(b"IDXROOT2", _cell(b"not", b"a cell"))  # loaded on open: the scan stops
+        + _TRAILER
     )
     assert [(row, value[:5]) for row, value in cells(data)] == [
         (b"part=p1", b"one"), (b"part=p2", b"twotw"), (b"part=p2a", b"four"), (b"part=p3", b"three")
     ]  # fmt: skip
 
 
-def test_an_hfile_without_cells_and_a_truncated_one() -> None:
-    assert list(cells(_block(b"IDXROOT2", b"") + b'TRABLK"$')) == []
-    whole = _block(b"DATABLK*", _cell(b"part=p1", b"one"))
+def test_an_hfile_without_cells_a_truncated_one_and_other_bytes() -> None:
+    assert list(cells(_block(b"IDXROOT2", b"") + _TRAILER)) == []
+    whole = _block(b"DATABLK*", _cell(b"part=p1", b"x" * 200))
     with pytest.raises(HFileError, match="past the end"):
-        list(cells(whole[:-6]))
+        list(cells(whole[:100] + _TRAILER))
+    with pytest.raises(HFileError, match="not an HFile"):
+        list(cells(whole))  # no trailer: a parquet file, say

@@ -32,7 +32,10 @@ class HFileError(HudiError):
 
 
 def cells(data: bytes) -> Iterator[tuple[bytes, bytes]]:
-    """(row, value) of every cell, in file order."""
+    """(row, value) of every cell, in file order; HFileError for bytes that are not an HFile
+    (its last 4 bytes give the format version: minor version in the high byte, major 2 or 3)."""
+    if len(data) < 4 or struct.unpack_from(">i", data, len(data) - 4)[0] & 0xFFFFFF not in (2, 3):
+        raise HFileError(f"not an HFile of format version 2 or 3 ({len(data)} bytes)")
     offset = 0
     while offset + _HEADER.size <= len(data):
         magic, on_disk, uncompressed, _prev, _kind, per_checksum, _with_header = _HEADER.unpack_from(

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_core.avro import encoder
@@ -17,6 +18,7 @@ from hudi_core.avro.encoder import encode_prefixed, encode_value_segments
 from hudi_core.avro.flat_decoder import NotFlat
 from hudi_core.avro.segments import const_segment, gather, varint_segment, zigzag
 from hudi_core.errors import CorruptedLogBlockError, SchemaMismatchError
+from hudi_core.io.hfile import HFileError, cells
 from hudi_core.log.delete_records import branch_for, decode_delete_payload
 from hudi_core.schema.avro_schema import META_FIELDS, OPERATION_FIELD, avro_to_arrow, parse_avro_schema
 
@@ -26,6 +28,7 @@ __all__ = [
     "ROLLBACK_COMMAND",
     "decode_avro_data_block",
     "decode_delete_block",
+    "decode_hfile_data_block",
     "decode_parquet_data_block",
     "encode_avro_data_block",
     "encode_command_block",
@@ -159,6 +162,30 @@ def decode_avro_data_block(
         view = memoryview(content)
         records = [view[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
         return decode_records(records, writer_schema, reader_schema)
+
+
+# -- HFile data blocks ---------------------------------------------------------------------------
+
+
+def decode_hfile_data_block(
+    content: bytes | memoryview, writer_schema: str, reader_schema: str | dict[str, Any] | None = None
+) -> pa.Table:
+    """Content of an HFile data block (``hoodie.logfile.data.block.format=hfile``, the format of
+    Hudi's metadata table): an HFile whose cells are the records, sorted by record key, each value
+    a record's Avro binary; a record whose key field Hudi's writer left empty (it does so to not
+    store the key twice) takes its cell's key."""
+    try:
+        found = list(cells(bytes(content)))
+    except HFileError as e:
+        raise CorruptedLogBlockError(f"HFILE_DATA block does not parse: {e}") from e
+    table = decode_records([value for _, value in found], writer_schema, reader_schema)
+    i = table.schema.get_field_index(META_FIELDS[2])
+    if i >= 0 and found:
+        stored = table.column(i)
+        keys = pa.array([row.decode("utf-8") for row, _ in found], stored.type)
+        empty = pc.fill_null(pc.equal(stored, ""), True)
+        table = table.set_column(i, table.schema.field(i), pc.if_else(empty, keys, stored))
+    return table
 
 
 # -- Parquet data blocks (5.6) --------------------------------------------------------------------

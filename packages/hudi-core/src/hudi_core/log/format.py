@@ -14,6 +14,7 @@ from hudi_core.errors import CorruptedLogBlockError
 LogBytes = bytes | mmap.mmap
 
 __all__ = [
+    "DATA_BLOCK_TYPES",
     "LOG_FORMAT_VERSION",
     "MAGIC",
     "BlockType",
@@ -40,6 +41,10 @@ class BlockType(enum.IntEnum):
     HFILE_DATA = 4
     PARQUET_DATA = 5
     CDC_DATA = 6
+
+
+#: the blocks whose records a reader merges (a CDC block's are the change log's, not the table's)
+DATA_BLOCK_TYPES = frozenset({BlockType.AVRO_DATA, BlockType.PARQUET_DATA, BlockType.HFILE_DATA})
 
 
 class HeaderKey(enum.IntEnum):

@@ -9,8 +9,14 @@ from typing import Any
 import pyarrow as pa
 
 from hudi_core.errors import CorruptedLogBlockError
-from hudi_core.log.blocks import decode_avro_data_block, decode_delete_block, decode_parquet_data_block
+from hudi_core.log.blocks import (
+    decode_avro_data_block,
+    decode_delete_block,
+    decode_hfile_data_block,
+    decode_parquet_data_block,
+)
 from hudi_core.log.format import (
+    DATA_BLOCK_TYPES,
     MAGIC,
     BlockType,
     FramedBlock,
@@ -64,16 +70,18 @@ class LogBlock:
 
     @property
     def is_data(self) -> bool:
-        return self.block_type in (BlockType.AVRO_DATA, BlockType.PARQUET_DATA, BlockType.CDC_DATA)
+        return self.block_type in DATA_BLOCK_TYPES or self.block_type is BlockType.CDC_DATA
 
     def records(self, reader_schema: str | dict[str, Any] | None = None) -> pa.Table:
         """The block's records as Arrow (meta columns first), resolved to ``reader_schema``."""
         content = self._content if self._content is not None else memoryview(b"")
-        if self.block_type in (BlockType.AVRO_DATA, BlockType.CDC_DATA):
+        if self.block_type in (BlockType.AVRO_DATA, BlockType.CDC_DATA, BlockType.HFILE_DATA):
             if self.schema is None:
                 raise CorruptedLogBlockError(
-                    f"Avro data block at byte {self.offset} of {self.file_path} has no SCHEMA header"
+                    f"{self.block_type.name} block at byte {self.offset} of {self.file_path} has no SCHEMA header"
                 )
+            if self.block_type is BlockType.HFILE_DATA:
+                return decode_hfile_data_block(content, self.schema, reader_schema)
             return decode_avro_data_block(content, self.schema, reader_schema)
         if self.block_type is BlockType.PARQUET_DATA:
             return decode_parquet_data_block(content, self.schema, reader_schema)

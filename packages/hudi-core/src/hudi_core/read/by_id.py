@@ -10,12 +10,10 @@ from typing import Any
 import pyarrow as pa
 
 from hudi_core.fs_view.model import BaseFile
-from hudi_core.log.format import BlockType
+from hudi_core.log.format import DATA_BLOCK_TYPES
 from hudi_core.schema.internal import FileColumns, SchemaHistory
 
 __all__ = ["blocks_by_id", "file_columns"]
-
-_DATA_BLOCKS = frozenset({BlockType.AVRO_DATA, BlockType.PARQUET_DATA, BlockType.HFILE_DATA})
 
 
 def file_columns(history: SchemaHistory | None, base_file: BaseFile | None) -> FileColumns | None:
@@ -30,7 +28,7 @@ def blocks_by_id(blocks: list[Any], history: SchemaHistory | None) -> list[Any]:
         return blocks
     out = []
     for block in blocks:
-        columns = history.file_columns(block.instant_time) if block.block_type in _DATA_BLOCKS else None
+        columns = history.file_columns(block.instant_time) if block.block_type in DATA_BLOCK_TYPES else None
         out.append(block if columns is None else _BlockById(block, columns))
     return out
 

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from hudi_core import keymatch
 from hudi_core.config.payload import Payload, java_order, order_type, ordering_values, stored_wins, untoasted
-from hudi_core.errors import CorruptedLogBlockError, StorageError
+from hudi_core.errors import StorageError
 from hudi_core.fs_view.model import FileSlice
 from hudi_core.fs_view.view import CommitSet, VisibleTimeline
 from hudi_core.read.align import align_table, decoded, encoded_like, identity, shared_runs
@@ -317,7 +317,7 @@ def valid_log_blocks(
     stop at the first block newer than ``as_of``, skip blocks of uncommitted instants,
     let rollback command blocks cancel the blocks of their target instant, drop corrupt ones.
     ``counts`` learns the blocks met on the way."""
-    from hudi_core.log.format import BlockType, HeaderKey
+    from hudi_core.log.format import DATA_BLOCK_TYPES, BlockType, HeaderKey
     from hudi_core.log.reader import read_log_file
 
     stack: list[Any] = []
@@ -346,13 +346,7 @@ def valid_log_blocks(
                         b for b in stack if b.block_type != BlockType.CORRUPT and b.instant_time != target
                     ]
                 continue
-            if kind not in (BlockType.AVRO_DATA, BlockType.PARQUET_DATA, BlockType.DELETE):
-                if kind == BlockType.HFILE_DATA and visible.is_committed(instant):
-                    # records of a committed write: skipping them would return stale values
-                    raise CorruptedLogBlockError(
-                        f"{lf.path}: a committed HFILE_DATA block (instant {instant}); HFile data "
-                        "blocks (Hudi's metadata-table format) are not readable here"
-                    )
+            if kind not in DATA_BLOCK_TYPES and kind != BlockType.DELETE:
                 log.warning("skipping %s block in %s: not readable here", kind.name, lf.path)
                 continue
             if not visible.is_committed(instant):
