@@ -172,9 +172,10 @@ def test_columns_renamed_dropped_and_added_again_read_by_id(
                 assert [r["v"] for r in ours.read(as_of=c).to_pylist()] == ["v1", "v1"]
                 continue
             assert _data(ours.read(as_of=c)) == _data(hudi.oracle.read(path, {**ON, "as.of.instant": c})), c
-            assert _data(ours.read("incremental", start="000", end=c)) == _data(
-                hudi.oracle.read(path, {**ON, **incremental})
-            ), c
+            if c in (commits[3], commits[6], commits[7]):  # up to each write after a change, and all
+                assert _data(ours.read("incremental", start="000", end=c)) == _data(
+                    hudi.oracle.read(path, {**ON, **incremental})
+                ), c
 
         # our upsert keeps the names of the latest schema; then Hudi writes again
         batch = rows("ae", "u", 5, s2, x=["x5", "x5"])

@@ -72,8 +72,8 @@ class MetaClient:
         self.options = HoodieConfig(options or {})
         self._timeline: ActiveTimeline | None = None
         self._pinned: ActiveTimeline | None = None
-        #: the internal schema (schema on read) last asked for, and its history
-        self._history: tuple[str, SchemaHistory | None] | None = None
+        #: the internal schema (schema on read) and instant last asked for, and their history
+        self._history: tuple[tuple[str, str | None], SchemaHistory | None] | None = None
 
     # -- create / open ---------------------------------------------------------------------------
 
@@ -285,7 +285,7 @@ class MetaClient:
         _, latest = self._schema_commit(as_of, tl)
         if not latest:
             return None
-        if self._history is not None and self._history[0] == latest:
+        if self._history is not None and self._history[0] == (latest, as_of):
             return self._history[1]
         query = json.loads(latest)
         upto = int(query.get("version_id") or 0)
@@ -303,7 +303,7 @@ class MetaClient:
                 if written and (as_of is None or inst.timestamp <= as_of):
                     commits[inst.timestamp] = json.loads(written)
             found = SchemaHistory(query, commits, history)
-        self._history = (latest, found)
+        self._history = ((latest, as_of), found)
         return found
 
     def schema(self, as_of: str | None = None, *, timeline: ActiveTimeline | None = None) -> pa.Schema | None:
