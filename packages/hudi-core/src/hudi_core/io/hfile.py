@@ -38,24 +38,28 @@ def cells(data: bytes) -> Iterator[tuple[bytes, bytes]]:
         raise HFileError(f"not an HFile of format version 2 or 3 ({len(data)} bytes)")
     offset = 0
     while offset + _HEADER.size <= len(data):
-        magic, on_disk, uncompressed, _prev, _kind, per_checksum, _with_header = _HEADER.unpack_from(
+        magic, on_disk, uncompressed, _prev, _kind, _per_checksum, with_header = _HEADER.unpack_from(
             data, offset
         )
         if magic != _DATA and magic not in _INLINE:
             return
         end = offset + _HEADER.size + on_disk
-        if on_disk < 0 or uncompressed < 0 or end > len(data):
+        if (
+            on_disk < 0
+            or uncompressed < 0
+            or end > len(data)
+            or not _HEADER.size <= with_header <= end - offset
+        ):
             raise HFileError(f"block at byte {offset} runs past the end of the file ({len(data)} bytes)")
         if magic == _DATA:
-            yield from _block_cells(_content(data, offset, on_disk, uncompressed, per_checksum), offset)
+            yield from _block_cells(_content(data, offset, with_header, uncompressed), offset)
         offset = end
 
 
-def _content(data: bytes, offset: int, on_disk: int, uncompressed: int, per_checksum: int) -> bytes:
-    """The block's cells, uncompressed: without header and checksums."""
-    start = offset + _HEADER.size
-    checksums = 4 * -(-(_HEADER.size + on_disk) // per_checksum) if per_checksum > 0 else 0
-    stored = data[start : start + on_disk - checksums]
+def _content(data: bytes, offset: int, with_header: int, uncompressed: int) -> bytes:
+    """The block's cells, uncompressed: the bytes after the header up to its checksums (the
+    header's on-disk size of the data with the header)."""
+    stored = data[offset + _HEADER.size : offset + with_header]
     if len(stored) == uncompressed:
         return stored
     try:  # Hudi's HFiles are uncompressed or GZ
