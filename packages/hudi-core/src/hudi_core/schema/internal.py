@@ -143,7 +143,8 @@ class FileColumns:
             identity = identity and file_name == name and _same(file_kind, kind)
         #: names the file holds for ids the query does not have (dropped): never read as a
         #: query column of that name
-        self._stale = {name for name, _ in file_fields.values()} - claimed
+        self._held = {name for name, _ in file_fields.values()}
+        self._stale = self._held - claimed
         self.identity = identity and not (self._stale & query_names)
 
     def names(self, columns: Sequence[str] | None) -> list[str] | None:
@@ -154,8 +155,8 @@ class FileColumns:
         for c in columns:
             if c in self._plan:
                 out.append(self._plan[c][0])
-            elif c not in self._stale and not any(c == p[0] for p in self._plan.values()):
-                out.append(c)  # not a column of the internal schemas (as the file names it)
+            elif c not in self._held:
+                out.append(c)  # not a column of the file's internal schema
         return out
 
     def to_query(self, table: pa.Table) -> pa.Table:

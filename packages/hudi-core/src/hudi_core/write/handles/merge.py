@@ -49,11 +49,6 @@ from hudi_core.write.records import (
 __all__ = ["merge_file_group"]
 
 
-def _instant_of(path: str) -> str | None:
-    parsed = BaseFileName.parse(path.rsplit("/", 1)[-1])
-    return parsed.instant_time if parsed is not None else None
-
-
 def _skeleton_batches(
     ctx: WriteContext, path: str, source: str, growing: parquet_out.GrowingFooter
 ) -> Iterator[pa.Table]:
@@ -108,7 +103,9 @@ def merge_file_group(
     growing = parquet_out.GrowingFooter()
     state = _MergeState(ctx, records, name, attempt.partition_id, growing)
 
-    skeleton = _instant_of(base_path) == METADATA_BOOTSTRAP_INSTANT and file_id in ctx.bootstrap_sources
+    parsed = BaseFileName.parse(base_path.rsplit("/", 1)[-1])
+    written = parsed.instant_time if parsed is not None else None  # the old file's instant
+    skeleton = written == METADATA_BOOTSTRAP_INSTANT and file_id in ctx.bootstrap_sources
 
     def pieces() -> Iterator[pa.Table]:
         if skeleton:  # a bootstrap's skeleton file: its data columns are in the source table's file
@@ -123,7 +120,7 @@ def merge_file_group(
             local = isinstance(fs, pafs.LocalFileSystem)
             # every column but the old file names, which this file's name replaces
             columns = [n for n in pf.schema_arrow.names if n != META_FIELDS[4]]
-            by_id = ctx.history.file_columns(_instant_of(base_path)) if ctx.history is not None else None
+            by_id = ctx.history.file_columns(written) if ctx.history is not None else None
             for old in parquet_batches(pf, f, columns, MERGE_BATCH_ROWS, local=local, use_threads=False):
                 yield state.merge_batch(by_id.to_query(old) if by_id is not None else old)
         yield state.inserts()
