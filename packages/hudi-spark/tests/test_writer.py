@@ -67,6 +67,10 @@ ONE_GROUP_AT_A_TIME = {"hoodie.spark.write.task.max.bytes": "1"}
 #: the same for SIMPLE / GLOBAL_SIMPLE: key shuffles get more tasks (a few hundred bytes each),
 #: precombine spills by key group and the write by bucket
 SMALL_TASKS = {"hoodie.spark.write.task.max.bytes": "256"}
+#: key tasks of 2 KB: the 400 duplicated rows of _tied_duplicates go to ~15 tasks, several of
+#: which hold more and spill (25 spills over the six precombine cases; 256 bytes made ~120 tasks
+#: and tripled the cases' time for the same paths)
+SPILLING_KEY_TASKS = {"hoodie.spark.write.task.max.bytes": "2048"}
 #: SIMPLE / GLOBAL_SIMPLE keys co-grouped with every existing key (the default on few tasks is
 #: the look-up in the tasks holding the keys)
 JOIN_LOOKUP = {"hoodie.spark.index.lookup": "join"}
@@ -253,7 +257,7 @@ def test_precombine_of_raw_rows_shuffled_by_key_fields_as_locally(
     import hudi_spark
 
     local, remote = str(tmp_path / "local"), str(tmp_path / "spark")
-    opts = {**_opts("MERGE_ON_READ"), **SMALL_TASKS, "hoodie.datasource.write.recordkey.field": key,
+    opts = {**_opts("MERGE_ON_READ"), **SPILLING_KEY_TASKS, "hoodie.datasource.write.recordkey.field": key,
             "hoodie.combine.before.insert": "true"}  # fmt: skip
     data = _tied_duplicates()
     data = data.append_column("info", pa.array([{"id": k} for k in data.column("uuid").to_pylist()]))
