@@ -19,6 +19,7 @@ from hudi_core import HudiTable
 from hudi_core.client.write_client import WriteClient
 from hudi_core.errors import ConfigError
 from hudi_core.testing.corpus import corpus_tables
+from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_spark.compat import has_data_source_api
 
 #: PySpark 3.5 imports the standard library's ``distutils`` (deprecated since Python 3.10) for its
@@ -150,7 +151,10 @@ def test_bulk_insert_then_write_stream(spark: Any, tmp_path: Path, way: str) -> 
 
 
 def test_streamer_cli_one_round(tmp_path: Path) -> None:
-    """``hudi-py streamer`` in its own process, with this interpreter's PySpark."""
+    """``hudi-py streamer`` in its own process, with this interpreter's PySpark: one round of a
+    folder of JSON files into a merge-on-read table, with Spark and Hudi settings on the command
+    line; the commit carries HoodieStreamer's checkpoint (the file's modification time in ms)
+    and ours (the exact position)."""
     src, base = tmp_path / "in", str(tmp_path / "t")
     src.mkdir()
     (src / "f1.json").write_text(
@@ -160,12 +164,20 @@ def test_streamer_cli_one_round(tmp_path: Path) -> None:
         sys.executable, "-m", "hudi_core.cli.main", "streamer", "--target-base-path", base, "--target-table", "t",
         "--table-type", "MERGE_ON_READ", "--source-path", str(src), "--record-key", "key",
         "--partition-field", "part", "--source-ordering-field", "ts", "--master", "local[1]", "--quick-start",
+        "--spark-conf", "spark.sql.shuffle.partitions=3", "--hoodie-conf", "hoodie.bulkinsert.shuffle.parallelism=2",
     ]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "round 0: commit" in done.stderr
-    t = HudiTable.open(base).read(columns=["key", "ts", "part"])
+    table = HudiTable.open(base)
+    assert table.config.table_type == "MERGE_ON_READ"
+    t = table.read(columns=["key", "ts", "part"])
     assert sorted(t.column("key").to_pylist()) == ["k0", "k1", "k2", "k3"]
+    (last,) = table.timeline.completed_commits()
+    extra = CommitMetadata.from_json(table.timeline.read_details(last)).extra_metadata
+    mtime_ns = (src / "f1.json").stat().st_mtime_ns
+    assert extra["deltastreamer.checkpoint.key"] == str(mtime_ns // 10**6)
+    assert extra["hoodie.py.streamer.checkpoint"] == f"{mtime_ns}:f1.json"
 
 
 V6 = [t for t in corpus_tables() if t.get("table_version") == 6]

@@ -281,27 +281,6 @@ def test_file_source_rejects_a_missing_folder_and_an_unknown_format(tmp_path: Pa
         FileSource(str(tmp_path), "avro")
 
 
-def test_cli_runs_one_round_into_a_merge_on_read_table(tmp_path: Path) -> None:
-    """The command a user runs, in its own process (its own Spark session)."""
-    src, base = tmp_path / "in", str(tmp_path / "t")
-    src.mkdir()
-    _drop(src, "f1", _rows(["k1", "k2", "k3", "k4"], 1))
-    cmd = [
-        sys.executable, "-m", "hudi_core.cli.main", "streamer", "--target-base-path", base, "--target-table", "trips",
-        "--table-type", "MERGE_ON_READ", "--source-path", str(src), "--record-key", "key",
-        "--partition-field", "part", "--source-ordering-field", "ts", "--master", "local[1]", "--quick-start",
-        "--spark-conf", "spark.sql.shuffle.partitions=3", "--hoodie-conf", "hoodie.bulkinsert.shuffle.parallelism=2",
-    ]  # fmt: skip
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "round 0: commit" in done.stderr
-    assert _snapshot(base) == {"k1": 1, "k2": 1, "k3": 1, "k4": 1}
-    assert HudiTable.open(base).config.table_type == "MERGE_ON_READ"
-    hudi, exact = _checkpoints_of_last_commit(base)
-    mtime_ns = (src / "f1.json").stat().st_mtime_ns
-    assert (hudi, exact) == (str(mtime_ns // 10**6), f"{mtime_ns}:f1.json")
-
-
 def test_cli_takes_hoodie_streamer_style_flags(tmp_path: Path) -> None:
     """A HoodieStreamer user's flags: --source-class, --props with the source folder and the
     key fields, --hoodie-conf winning over --props."""
