@@ -33,7 +33,7 @@ test-spark35: setup  ## the entry points that run on PySpark 3.5 too (write, wri
 
 interop: setup  ## real Apache Hudi 0.15 (its own PySpark 3.5.1 venv + Spark bundle, cached in ~/.cache/hudi-py) against our code
 	$(PY) tests/interop/harness/oracle.py
-	$(PY) -m pytest -n 2 --dist loadfile -m interop tests/interop
+	$(PY) -m pytest -n 2 --dist worksteal -m interop tests/interop
 
 soak: setup  ## a thousand micro-batches through write_stream and hudi-py streamer --continuous (~15 min)
 	$(PY) -m pytest -s -m soak packages/hudi-spark/tests/test_soak.py

@@ -1,7 +1,8 @@
 """The Apache Hudi tier: real Apache Hudi 0.15 (Spark 3.5 bundle, its own PySpark 3.5.1 venv)
 against our readers and writers. One Hudi JVM per test process (each xdist worker), started on
 first use and kept across modules (a start costs ~25 s of a CPU-bound tier); a test that kills
-it restarts it. The environment is made on first use (``harness/oracle.py``) and a failure to
+it restarts it. Tests go to whichever worker is free (``--dist worksteal``): no fixture is
+bound to a module, so a module's tests may run in both workers. The environment is made on first use (``harness/oracle.py``) and a failure to
 make it fails the tests, never skips them."""
 
 from __future__ import annotations
@@ -48,9 +49,11 @@ def hudi(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OracleHandle]:
     handle.oracle.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The module's PySpark 4 session (``local[2]``) for our Spark engine, beside the Hudi JVM."""
+    """The process's PySpark 4 session (``local[2]``) for our Spark engine, beside the Hudi JVM:
+    started by the first test that asks for it and kept (a start costs ~10 s; no test here
+    changes its settings)."""
     from hudi_spark.session import spark_session
 
     local_dir = tmp_path_factory.mktemp("spark-local")
