@@ -93,6 +93,7 @@ def test_a_cdc_table_is_read_and_our_writes_refuse_it(hudi: Any, tmp_path: Path,
     assert sorted(cdc.column("op").to_pylist()) == ["i", "i", "u"]
 
 
+@pytest.mark.slow
 def test_a_log_compacted_table_answers_every_query_as_hudi(hudi: Any, tmp_path: Path) -> None:
     """``hoodie.log.compaction.inline=true``: Hudi's log compaction (a ``logcompaction`` instant,
     completed as a delta commit) rewrites a file slice's log blocks into one more block whose

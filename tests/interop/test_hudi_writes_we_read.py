@@ -15,7 +15,7 @@ from layouts import BASE_SEED, LAYOUTS
 from runner import compare_all, hudi_write, model_differences
 from workloads import generate
 
-pytestmark = pytest.mark.interop
+pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 
 @pytest.mark.parametrize("n", range(len(LAYOUTS)), ids=lambda n: f"layout{n}")

@@ -26,7 +26,7 @@ import pytest
 from hudi_core import HudiTable
 from workloads import differences
 
-pytestmark = pytest.mark.interop
+pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 CRASH_WRITE = Path(__file__).with_name("harness") / "crash_write.py"
 COLUMNS = ["uuid", "ts", "fare", "city"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hudi_core import HudiTable
 
-pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.xdist_group("spark")]
 
 JOB = """
 import json, sys

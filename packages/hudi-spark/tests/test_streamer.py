@@ -307,6 +307,7 @@ def test_cli_takes_hoodie_streamer_style_flags(tmp_path: Path) -> None:
     assert HudiTable.open(base).config.ordering_field == "ts"
 
 
+@pytest.mark.slow
 def test_cli_runs_async_clustering_beside_its_rounds(tmp_path: Path) -> None:
     """HoodieStreamer's ``--hoodie-conf hoodie.clustering.async.enabled=true``: a clustering is
     scheduled every ``async.max.commits`` rounds and runs in the background; every row stays."""
