@@ -13,7 +13,7 @@ from hudi_core import HudiTable
 from hudi_core.archival import archived_instants
 from workloads import differences
 
-pytestmark = pytest.mark.interop
+pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 KEEP = {
     "hoodie.keep.min.commits": "3",

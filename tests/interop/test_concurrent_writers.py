@@ -320,6 +320,7 @@ def _keys(prefix: str, start: int, n: int) -> list[str]:
     return [f"{prefix}{i:04d}" for i in range(start, start + n)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
 def test_hudi_and_we_write_at_the_same_time_under_occ(
     hudi: Any, gate: Gate, tmp_path: Path, table_type: str

@@ -15,7 +15,7 @@ import pytest
 from hudi_core import HudiTable
 from oracle import ensure_oracle
 
-pytestmark = pytest.mark.interop
+pytestmark = [pytest.mark.interop, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
 JOB = """

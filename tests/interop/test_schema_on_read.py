@@ -116,6 +116,7 @@ def _data(table: pa.Table) -> list[tuple]:
 _DDL = "id string, p string, u string, ts bigint, s struct<g1: string, f2: int>, x string"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_columns_renamed_dropped_and_added_again_read_by_id(
     hudi, sql, spark, tmp_path: Path, table_type: str
