@@ -42,8 +42,8 @@ test-fast: setup  ## everything but Spark, Apache Hudi and slow tests
 	$(PY) -m pytest -n 2 -m "not spark and not slow and not interop"
 
 lint: setup
-	$(VENV)/bin/ruff check packages tests benchmarks examples
-	$(VENV)/bin/ruff format --check packages tests benchmarks examples
+	$(VENV)/bin/ruff check conftest.py packages tests benchmarks examples
+	$(VENV)/bin/ruff format --check conftest.py packages tests benchmarks examples
 
 typecheck: setup
 	$(VENV)/bin/mypy packages/hudi-core/src packages/hudi-executors/src packages/hudi-spark/src packages/hudi-storage-s3/src

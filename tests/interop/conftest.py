@@ -2,8 +2,8 @@
 against our readers and writers. One Hudi JVM per test process (each xdist worker), started on
 first use and kept across modules (a start costs ~25 s of a CPU-bound tier); a test that kills
 it restarts it. Tests go to whichever worker is free (``--dist worksteal``): no fixture is
-bound to a module, so a module's tests may run in both workers. The environment is made on first use (``harness/oracle.py``) and a failure to
-make it fails the tests, never skips them."""
+bound to a module, so a module's tests may run in both workers. The environment is made on
+first use (``harness/oracle.py``) and a failure to make it fails the tests, never skips them."""
 
 from __future__ import annotations
 

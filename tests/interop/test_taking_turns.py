@@ -3,10 +3,10 @@
 Hudi's upserts find our keys through our bloom filters (BLOOM index: no key twice), deletes by
 either, a compaction scheduled by one and executed by the other (both ways), cleaning by either,
 a write of ours killed before its commit then rolled back by Hudi's next write, and a Hudi write
-killed mid-way then rolled back by ours (on merge-on-read, another then rolled back by Hudi). Hudi's writers keep a metadata table; ours removes it
-(as Hudi's own writer does with ``hoodie.metadata.enable=false``) and Hudi's next writer
-rebuilds it. After every step our snapshot, Hudi's snapshot with the metadata table and Hudi's
-without it all equal the model.
+killed mid-way then rolled back by ours (on merge-on-read, another then rolled back by Hudi).
+Hudi's writers keep a metadata table; ours removes it (as Hudi's own writer does with
+``hoodie.metadata.enable=false``) and Hudi's next writer rebuilds it. After every step our
+snapshot, Hudi's snapshot with the metadata table and Hudi's without it all equal the model.
 """
 
 from __future__ import annotations

@@ -67,9 +67,9 @@ ONE_GROUP_AT_A_TIME = {"hoodie.spark.write.task.max.bytes": "1"}
 #: the same for SIMPLE / GLOBAL_SIMPLE: key shuffles get more tasks (a few hundred bytes each),
 #: precombine spills by key group and the write by bucket
 SMALL_TASKS = {"hoodie.spark.write.task.max.bytes": "256"}
-#: key tasks of 2 KB: the 400 duplicated rows of _tied_duplicates go to ~15 tasks, several of
-#: which hold more and spill (25 spills over the six precombine cases; 256 bytes made ~120 tasks
-#: and tripled the cases' time for the same paths)
+#: key tasks of 2 KB (their count is the input's estimated size over it): several still hold more
+#: and spill (25 spills over the six precombine cases, counted once); 256 bytes made 8 times the
+#: tasks (233 spills) and tripled the cases' time for the same paths
 SPILLING_KEY_TASKS = {"hoodie.spark.write.task.max.bytes": "2048"}
 #: SIMPLE / GLOBAL_SIMPLE keys co-grouped with every existing key (the default on few tasks is
 #: the look-up in the tasks holding the keys)
