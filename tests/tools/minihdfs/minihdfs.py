@@ -98,8 +98,11 @@ def minihdfs(scratch: Path) -> Iterator[str]:
     """A running cluster's URI (``hdfs://127.0.0.1:PORT``), stopped on exit."""
     classpath = ensure_minihdfs()
     log = open(scratch / "minihdfs.log", "wb")  # closed in the finally below
+    # the web servers' work folders (Jetty's, one per node) go under scratch, not the machine's /tmp
+    (scratch / "java-tmp").mkdir(exist_ok=True)
     proc = subprocess.Popen(
-        ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath, "MiniHdfs", str(scratch / "dfs")],
+        ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", f"-Djava.io.tmpdir={scratch / 'java-tmp'}",
+         "-cp", classpath, "MiniHdfs", str(scratch / "dfs")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True,
     )  # fmt: skip
     try:
