@@ -58,6 +58,10 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     local_dir = tmp_path_factory.mktemp("spark-local")
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    session = spark_session("local[2]", app_name="hudi-interop", conf={"spark.local.dir": str(local_dir)})
+    session = spark_session(
+        "local[2]",
+        app_name="hudi-interop",
+        conf={"spark.local.dir": str(local_dir), "spark.sql.warehouse.dir": str(local_dir / "warehouse")},
+    )
     yield session
     session.stop()

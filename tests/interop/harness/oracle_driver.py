@@ -69,6 +69,7 @@ def session(jar: str, local_dir: str) -> SparkSession:
         **HUDI_SESSION_CONF,
         "spark.jars": jar,
         "spark.local.dir": local_dir,
+        "spark.sql.warehouse.dir": f"{local_dir}/warehouse",  # Hudi's SQL tables: not in the working folder
         "spark.driver.extraJavaOptions": java,
         f"spark.hadoop.{SPILL_PATH}": local_dir,  # MOR reads take it from the Hadoop configuration
     }
