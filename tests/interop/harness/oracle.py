@@ -15,7 +15,9 @@ a failure is one line on stderr and exit status 1.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
+import functools
 import json
 import os
 import shutil
@@ -31,6 +33,10 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "tools"))
+
+import jvm_cds
 
 HUDI_VERSION = "0.15.0"
 BUNDLE = f"org.apache.hudi:hudi-spark3.5-bundle_2.12:{HUDI_VERSION}"
@@ -52,6 +58,8 @@ class OracleError(RuntimeError):
 class OracleEnv:
     python: Path
     bundle: Path
+    #: ``PYSPARK_SUBMIT_ARGS`` mapping the class archive of the venv's PySpark (None: no archive)
+    submit_args: str | None = None
 
 
 def cache_root() -> Path:
@@ -110,7 +118,32 @@ def ensure_oracle() -> OracleEnv:
             )
             if not bundle.exists():
                 raise OracleSetupError(f"Maven reported success but {bundle} is missing")
-    return OracleEnv(python, bundle)
+    env = OracleEnv(python, bundle)
+    return OracleEnv(
+        python, bundle, jvm_cds.submit_args(python, extra=(bundle,), train=functools.partial(_train, env))
+    )
+
+
+def _train(env: OracleEnv, dump_args: str) -> None:
+    """The oracle's class archive (``jvm_cds``): a session writes a merge-on-read table twice,
+    a copy-on-write table once and reads each, as the tier's tests begin, so the archive holds
+    Hudi's classes as well as Spark's."""
+    data = pa.table({"id": [f"k{i}" for i in range(100)], "ts": list(range(100)), "p": ["a", "b"] * 50})
+    with tempfile.TemporaryDirectory(prefix="hudi-oracle-cds-") as tmp:
+        oracle = HudiOracle(dataclasses.replace(env, submit_args=dump_args), Path(tmp) / "jvm")
+        try:
+            for kind, writes in (("MERGE_ON_READ", 2), ("COPY_ON_WRITE", 1)):
+                options = {
+                    "hoodie.table.name": "cds", "hoodie.datasource.write.table.type": kind,
+                    "hoodie.datasource.write.recordkey.field": "id", "hoodie.datasource.write.precombine.field": "ts",
+                    "hoodie.datasource.write.partitionpath.field": "p",
+                }  # fmt: skip
+                for _ in range(writes):
+                    oracle.write(Path(tmp) / kind, data, options)
+                oracle.read(Path(tmp) / kind)
+        finally:
+            oracle.close()
+        jvm_cds.wait_for_group(oracle.proc.pid)
 
 
 class HudiOracle:
@@ -130,6 +163,8 @@ class HudiOracle:
             PYSPARK_DRIVER_PYTHON=str(env.python),
             PYTHONUNBUFFERED="1",
         )
+        if env.submit_args:
+            child_env["PYSPARK_SUBMIT_ARGS"] = env.submit_args
         local_dir = work_dir / "spark-local"
         local_dir.mkdir(exist_ok=True)
         self.proc = subprocess.Popen(
