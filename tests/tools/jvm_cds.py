@@ -19,8 +19,8 @@ as without it; the archive's log lines are off either way. Test tooling only: th
 starts its JVMs as Spark does. (Not through a ``SPARK_CONF_DIR``: Spark's launcher puts that
 folder on the JVM's class path, and CDS refuses a class path with a non-empty folder.)
 
-``python tests/tools/jvm_cds.py`` prints the value for its own interpreter, making the archive
-if missing.
+``HUDI_PY_CDS=0`` turns it off. ``python tests/tools/jvm_cds.py`` prints the value for its own
+interpreter, making the archive if missing.
 """
 
 from __future__ import annotations
@@ -92,6 +92,8 @@ def submit_args(
     first if missing (by ``train``, default :func:`_workload` in ``python``; ``extra`` names the
     other files it depends on, such as a jar the training loads); None where there is nothing to
     share (no PySpark, no ``java``) or the training failed (the JVMs then start as before)."""
+    if os.environ.get("HUDI_PY_CDS") == "0":  # off, for an A/B of the tests' time
+        return None
     python = Path(python)
     jars = _jars(python)
     name = _archive_name(jars, extra) if jars is not None else None
