@@ -18,17 +18,19 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "tests" / "tools"))
 
-from jvm_cds import submit_args
+from jvm_cds import java_options
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Every PySpark driver the run starts (sessions, command-line runs in subprocesses, xdist
-    workers) maps the class archive of this interpreter's PySpark, unless the caller set
-    ``PYSPARK_SUBMIT_ARGS`` itself. The controller makes it before any worker starts."""
-    if "PYSPARK_SUBMIT_ARGS" not in os.environ and not hasattr(config, "workerinput"):
-        args = submit_args()
-        if args:
-            os.environ["PYSPARK_SUBMIT_ARGS"] = args
+    """Every Spark driver the run starts (sessions, ``spark-submit`` and command-line runs in
+    subprocesses, in any xdist worker: they inherit the controller's environment) maps the class
+    archive of this interpreter's PySpark, after the options already in ``SPARK_SUBMIT_OPTS``
+    (unless those name an archive). The controller makes the archive before any worker starts."""
+    submit = os.environ.get("SPARK_SUBMIT_OPTS", "")
+    if "-XX:SharedArchiveFile" not in submit and not hasattr(config, "workerinput"):
+        options = java_options()
+        if options:
+            os.environ["SPARK_SUBMIT_OPTS"] = f"{submit} {options}".strip()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

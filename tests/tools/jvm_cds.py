@@ -2,24 +2,26 @@
 
 A Spark driver's JVM loads and verifies some ten thousand classes before its first query
 answers. Java's class-data sharing (CDS) keeps them, parsed and verified, in an archive that
-later JVMs map instead. Measured on these 2-core machines, three runs each: a PySpark 4.3
+later JVMs map instead. Measured on these 2-core machines, two or three runs each: a PySpark 4.3
 session's start 5.5-5.7 s -> 3.1-3.3 s and its first queries (a shuffle, a DataFrame from
 pandas) 3.7 s -> 2.1-2.3 s; Apache Hudi's oracle (PySpark 3.5.1) 5.2-5.8 s -> 2.8-3.6 s to start
-and 10.6-12.6 s -> 9.3-9.8 s for its first two writes; the streamer's and ``format("hudi")``'s
-command-line tests (``-n 2``) 97-102 s -> 84-88 s. A test run starts dozens of such JVMs (the
-Spark tiers' sessions, the command-line runs, Apache Hudi's oracle and its restarts).
+and 10.6-12.6 s -> 9.3-9.8 s for its first two writes; the Spark tier's command-line tests (the
+streamer's, ``format("hudi")`` without an import, ``spark-submit --archives``; ``-n 2``)
+143-149 s -> 113-133 s. A test run starts dozens of such JVMs (the Spark tiers' sessions, the
+command-line runs, Apache Hudi's oracle and its restarts).
 
-:func:`submit_args` gives a ``PYSPARK_SUBMIT_ARGS`` that sets
-``spark.driver.defaultJavaOptions`` (prepended to any ``extraJavaOptions`` a session sets) to map
-the archive of the PySpark installation of a given interpreter; the archive is made on first
-use (a training run of ~20 s that dumps the classes it loaded at exit, under a lock, in
-``$HUDI_PY_CACHE/cds``, default ``~/.cache/hudi-py/cds``) and named by what it depends on: the
-JVM and that installation's jars (paths, sizes, times). A JVM that cannot use the archive runs
-as without it; the archive's log lines are off either way. Test tooling only: the product
-starts its JVMs as Spark does. (Not through a ``SPARK_CONF_DIR``: Spark's launcher puts that
-folder on the JVM's class path, and CDS refuses a class path with a non-empty folder.)
+:func:`java_options` gives the JVM options that map the archive of the PySpark installation of
+a given interpreter, for ``SPARK_SUBMIT_OPTS``: Spark's launcher gives those to every driver it
+starts (a PySpark session's, ``spark-submit``'s, the ``pyspark`` shell's) beside its
+``extraJavaOptions``. The archive is made on first use (a training run of 30-45 s that dumps the
+classes it loaded at exit, under a lock, in ``$HUDI_PY_CACHE/cds``, default
+``~/.cache/hudi-py/cds``) and named by what it depends on: the JVM and that installation's jars
+(paths, sizes, times). A JVM that cannot use the archive runs as without it; the archive's log
+lines are off either way. Test tooling only: the product starts its JVMs as Spark does. (Not
+through a ``SPARK_CONF_DIR``: Spark's launcher puts that folder on the JVM's class path, and CDS
+refuses a class path with a non-empty folder.)
 
-``HUDI_PY_CDS=0`` turns it off. ``python tests/tools/jvm_cds.py`` prints the value for its own
+``HUDI_PY_CDS=0`` turns it off. ``python tests/tools/jvm_cds.py`` prints the options for its own
 interpreter, making the archive if missing.
 """
 
@@ -30,7 +32,6 @@ import functools
 import hashlib
 import importlib.util
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -76,19 +77,15 @@ def _archive_name(jars: Path, extra: Sequence[Path]) -> str | None:
     return f"{h.hexdigest()[:20]}.jsa"
 
 
-def _submit_args(java_options: str) -> str:
-    return shlex.join(["--conf", f"spark.driver.defaultJavaOptions={java_options}", "pyspark-shell"])
-
-
-#: a training run: given the ``PYSPARK_SUBMIT_ARGS`` that make a driver dump its classes at exit,
-#: it runs a driver with them and returns once that driver's JVM has exited
+#: a training run: given the JVM options that make a driver dump its classes at exit, it runs a
+#: driver with them in ``SPARK_SUBMIT_OPTS`` and returns once that driver's JVM has exited
 Train = Callable[[str], None]
 
 
-def submit_args(
+def java_options(
     python: str | Path = sys.executable, *, extra: tuple[Path, ...] = (), train: Train | None = None
 ) -> str | None:
-    """A ``PYSPARK_SUBMIT_ARGS`` mapping the class archive of ``python``'s PySpark, the archive made
+    """The JVM options mapping the class archive of ``python``'s PySpark, the archive made
     first if missing (by ``train``, default :func:`_workload` in ``python``; ``extra`` names the
     other files it depends on, such as a jar the training loads); None where there is nothing to
     share (no PySpark, no ``java``) or the training failed (the JVMs then start as before)."""
@@ -108,23 +105,21 @@ def submit_args(
             partial = cache / f"{name}.partial"
             partial.unlink(missing_ok=True)
             try:
-                (train or functools.partial(_train, python))(
-                    _submit_args(f"-XX:ArchiveClassesAtExit={partial} {LOG_OFF}")
-                )
+                (train or functools.partial(_train, python))(f"-XX:ArchiveClassesAtExit={partial} {LOG_OFF}")
                 partial.rename(archive)
             except Exception as exc:  # an archive is a speed-up, never a failure
                 partial.unlink(missing_ok=True)
                 failed.write_text(f"{type(exc).__name__}: {exc}")
     if not archive.exists():
         return None
-    return _submit_args(f"-XX:SharedArchiveFile={archive} {LOG_OFF}")
+    return f"-XX:SharedArchiveFile={archive} {LOG_OFF}"
 
 
-def _train(python: Path, dump_args: str) -> None:
+def _train(python: Path, dump_options: str) -> None:
     """Runs :func:`_workload` in ``python``, its driver dumping its classes at exit."""
     with tempfile.TemporaryDirectory(prefix="hudi-cds-") as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SPARK_", "PYSPARK"))}
-        env.update(PYSPARK_SUBMIT_ARGS=dump_args, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=str(python))
+        env.update(SPARK_SUBMIT_OPTS=dump_options, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=str(python))
         run = subprocess.Popen(
             [str(python), __file__, "--workload", tmp], env=env, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -181,4 +176,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--workload"]:
         _workload(sys.argv[2])
     else:
-        print(submit_args() or "")
+        print(java_options() or "")

@@ -26,8 +26,11 @@ SPARK = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 # own driver: C1 only and the serial collector. Each runs small jobs for seconds, where C2's
 # compilations cost more CPU than they buy (a plain job's test: 30-35 -> 25 CPU seconds; this tier
 # 747 -> 641-703 CPU seconds, 385 -> 342-374 s on 2 cores, one run each). The launcher reads
-# SPARK_SUBMIT_OPTS; a value the caller set wins.
-os.environ.setdefault("SPARK_SUBMIT_OPTS", FAST_CONF["spark.driver.extraJavaOptions"])
+# SPARK_SUBMIT_OPTS; they go before what the run set there (the caller's options, whose flags
+# then win, and the root conftest's class archive).
+_SUBMIT = os.environ.get("SPARK_SUBMIT_OPTS", "")
+if FAST_CONF["spark.driver.extraJavaOptions"] not in _SUBMIT:
+    os.environ["SPARK_SUBMIT_OPTS"] = f"{FAST_CONF['spark.driver.extraJavaOptions']} {_SUBMIT}".strip()
 
 
 @pytest.hookimpl(tryfirst=True)

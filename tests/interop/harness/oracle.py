@@ -58,8 +58,8 @@ class OracleError(RuntimeError):
 class OracleEnv:
     python: Path
     bundle: Path
-    #: ``PYSPARK_SUBMIT_ARGS`` mapping the class archive of the venv's PySpark (None: no archive)
-    submit_args: str | None = None
+    #: JVM options mapping the class archive of the venv's PySpark (None: no archive)
+    java_options: str | None = None
 
 
 def cache_root() -> Path:
@@ -120,17 +120,17 @@ def ensure_oracle() -> OracleEnv:
                 raise OracleSetupError(f"Maven reported success but {bundle} is missing")
     env = OracleEnv(python, bundle)
     return OracleEnv(
-        python, bundle, jvm_cds.submit_args(python, extra=(bundle,), train=functools.partial(_train, env))
+        python, bundle, jvm_cds.java_options(python, extra=(bundle,), train=functools.partial(_train, env))
     )
 
 
-def _train(env: OracleEnv, dump_args: str) -> None:
+def _train(env: OracleEnv, dump_options: str) -> None:
     """The oracle's class archive (``jvm_cds``): a session writes a merge-on-read table twice,
     a copy-on-write table once and reads each, as the tier's tests begin, so the archive holds
     Hudi's classes as well as Spark's."""
     data = pa.table({"id": [f"k{i}" for i in range(100)], "ts": list(range(100)), "p": ["a", "b"] * 50})
     with tempfile.TemporaryDirectory(prefix="hudi-oracle-cds-") as tmp:
-        oracle = HudiOracle(dataclasses.replace(env, submit_args=dump_args), Path(tmp) / "jvm")
+        oracle = HudiOracle(dataclasses.replace(env, java_options=dump_options), Path(tmp) / "jvm")
         try:
             for kind, writes in (("MERGE_ON_READ", 2), ("COPY_ON_WRITE", 1)):
                 options = {
@@ -163,8 +163,8 @@ class HudiOracle:
             PYSPARK_DRIVER_PYTHON=str(env.python),
             PYTHONUNBUFFERED="1",
         )
-        if env.submit_args:
-            child_env["PYSPARK_SUBMIT_ARGS"] = env.submit_args
+        if env.java_options:  # (the launcher adds them to the driver's own extraJavaOptions)
+            child_env["SPARK_SUBMIT_OPTS"] = env.java_options
         local_dir = work_dir / "spark-local"
         local_dir.mkdir(exist_ok=True)
         self.proc = subprocess.Popen(
