@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jvm_cds
 import pytest
 from hudi_core import HudiTable
 from oracle import ensure_oracle
@@ -57,7 +58,7 @@ def test_format_hudi_is_apache_hudis_where_its_bundle_is_loaded(tmp_path: Path) 
         [python, str(job), str(env.bundle), str(path), harness, str(local)],
         capture_output=True, text=True, timeout=600,
         env={"PATH": "/usr/bin:/bin", "PYSPARK_PYTHON": python, "SPARK_LOCAL_IP": "127.0.0.1",
-             "HOME": str(Path.home())},
+             "HOME": str(Path.home()), "SPARK_SUBMIT_OPTS": jvm_cds.java_options(python) or ""},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     line = next(x for x in done.stdout.splitlines() if x.startswith("ANSWER "))
