@@ -119,9 +119,8 @@ def ensure_oracle() -> OracleEnv:
             if not bundle.exists():
                 raise OracleSetupError(f"Maven reported success but {bundle} is missing")
     env = OracleEnv(python, bundle)
-    return OracleEnv(
-        python, bundle, jvm_cds.java_options(python, extra=(bundle,), train=functools.partial(_train, env))
-    )
+    archive = jvm_cds.java_options(python, extra=(bundle,), train=functools.partial(_train, env))
+    return dataclasses.replace(env, java_options=archive)
 
 
 def _train(env: OracleEnv, dump_options: str) -> None:
