@@ -41,13 +41,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from hudi_py_cache import cache_root
+
 #: keep the JVM quiet about the archive: a mismatch (the JVM or jars changed under it) falls back
 LOG_OFF = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 TRAIN_TIMEOUT_S = 300
-
-
-def _cache() -> Path:
-    return Path(os.environ.get("HUDI_PY_CACHE") or Path.home() / ".cache" / "hudi-py") / "cds"
 
 
 def _jars(python: Path) -> Path | None:
@@ -96,7 +94,7 @@ def java_options(
     name = _archive_name(jars, extra) if jars is not None else None
     if name is None:
         return None
-    cache = _cache()
+    cache = cache_root() / "cds"
     cache.mkdir(parents=True, exist_ok=True)
     archive, failed = cache / name, cache / f"{name}.failed"
     with open(cache / ".lock", "w") as lock:

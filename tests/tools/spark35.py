@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from hudi_py_cache import cache_root
 
 PYSPARK_VERSION = "3.5.1"
 REPO = Path(__file__).resolve().parents[2]
@@ -35,7 +36,7 @@ def _stamp() -> str:
 
 def ensure() -> Path:
     """The venv's python, built (under a lock: test workers may share it) when missing or stale."""
-    root = Path(os.environ.get("HUDI_PY_CACHE") or Path.home() / ".cache" / "hudi-py") / "spark35"
+    root = cache_root() / "spark35"
     root.mkdir(parents=True, exist_ok=True)
     # one venv per checkout: the editable installs point into it
     venv = root / f"pyspark-{PYSPARK_VERSION}-{hashlib.sha256(str(REPO).encode()).hexdigest()[:8]}"

@@ -15,7 +15,6 @@ a failure is one line on stderr and exit status 1.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import functools
 import json
@@ -37,6 +36,7 @@ import pyarrow.parquet as pq
 sys.path.insert(0, str(Path(__file__).parents[2] / "tools"))
 
 import jvm_cds
+from hudi_py_cache import cache_root
 
 HUDI_VERSION = "0.15.0"
 BUNDLE = f"org.apache.hudi:hudi-spark3.5-bundle_2.12:{HUDI_VERSION}"
@@ -58,12 +58,6 @@ class OracleError(RuntimeError):
 class OracleEnv:
     python: Path
     bundle: Path
-    #: JVM options mapping the class archive of the venv's PySpark (None: no archive)
-    java_options: str | None = None
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("HUDI_PY_CACHE") or Path.home() / ".cache" / "hudi-py")
 
 
 def _run(cmd: list[str], what: str) -> None:
@@ -118,9 +112,12 @@ def ensure_oracle() -> OracleEnv:
             )
             if not bundle.exists():
                 raise OracleSetupError(f"Maven reported success but {bundle} is missing")
-    env = OracleEnv(python, bundle)
-    archive = jvm_cds.java_options(python, extra=(bundle,), train=functools.partial(_train, env))
-    return dataclasses.replace(env, java_options=archive)
+    return OracleEnv(python, bundle)
+
+
+def class_archive(env: OracleEnv) -> str | None:
+    """The JVM options mapping the oracle's class archive (``jvm_cds``), made first if missing."""
+    return jvm_cds.java_options(env.python, extra=(env.bundle,), train=functools.partial(_train, env))
 
 
 def _train(env: OracleEnv, dump_options: str) -> None:
@@ -129,7 +126,7 @@ def _train(env: OracleEnv, dump_options: str) -> None:
     Hudi's classes as well as Spark's."""
     data = pa.table({"id": [f"k{i}" for i in range(100)], "ts": list(range(100)), "p": ["a", "b"] * 50})
     with tempfile.TemporaryDirectory(prefix="hudi-oracle-cds-") as tmp:
-        oracle = HudiOracle(dataclasses.replace(env, java_options=dump_options), Path(tmp) / "jvm")
+        oracle = HudiOracle(env, Path(tmp) / "jvm", java_options=dump_options)
         try:
             for kind, writes in (("MERGE_ON_READ", 2), ("COPY_ON_WRITE", 1)):
                 options = {
@@ -148,7 +145,8 @@ def _train(env: OracleEnv, dump_options: str) -> None:
 class HudiOracle:
     """One Apache Hudi Spark session in a child process; requests are synchronous."""
 
-    def __init__(self, env: OracleEnv, work_dir: Path) -> None:
+    def __init__(self, env: OracleEnv, work_dir: Path, *, java_options: str | None = None) -> None:
+        """``java_options`` replace the class archive's (a training run's options)."""
         self.env = env
         self.work_dir = work_dir
         work_dir.mkdir(parents=True, exist_ok=True)
@@ -162,8 +160,10 @@ class HudiOracle:
             PYSPARK_DRIVER_PYTHON=str(env.python),
             PYTHONUNBUFFERED="1",
         )
-        if env.java_options:  # (the launcher adds them to the driver's own extraJavaOptions)
-            child_env["SPARK_SUBMIT_OPTS"] = env.java_options
+        # the class archive (the launcher adds it to the driver's own extraJavaOptions)
+        archive = class_archive(env) if java_options is None else java_options
+        if archive:
+            child_env["SPARK_SUBMIT_OPTS"] = archive
         local_dir = work_dir / "spark-local"
         local_dir.mkdir(exist_ok=True)
         self.proc = subprocess.Popen(
@@ -317,6 +317,7 @@ def main() -> int:
     except OracleSetupError as exc:
         print(f"Apache Hudi oracle: {exc}", file=sys.stderr)
         return 1
+    class_archive(env)  # made here, before the tier's workers start
     print(f"Apache Hudi oracle ready: {env.python} with {env.bundle.name}")
     return 0
 

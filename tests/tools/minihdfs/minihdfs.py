@@ -17,11 +17,16 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/tools, when imported on its own
+
+from hudi_py_cache import cache_root
 
 HADOOP_VERSION = "3.3.6"
 SOURCE = Path(__file__).with_name("MiniHdfs.java")
@@ -46,7 +51,7 @@ class MiniHdfsError(RuntimeError):
 
 
 def _cache() -> Path:
-    return Path(os.environ.get("HUDI_PY_CACHE") or Path.home() / ".cache" / "hudi-py") / "hdfs"
+    return cache_root() / "hdfs"
 
 
 def _run(cmd: list[str], cwd: Path, what: str) -> None:
