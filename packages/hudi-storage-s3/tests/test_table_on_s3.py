@@ -11,7 +11,7 @@ import threading
 import pytest
 from hudi_core import HudiTable
 from hudi_core.errors import CommitConflictError
-from hudi_core.testing.s3 import S3Bucket
+from hudi_core.testing.s3 import FlakyS3Proxy, S3Bucket
 from hudi_core.timeline.timeline import ActiveTimeline
 from hudi_storage_s3 import S3Storage
 
@@ -131,3 +131,39 @@ def test_a_merge_on_read_table_clustered_on_s3(s3_bucket: S3Bucket) -> None:
     (slice_,) = after.file_slices()
     assert not slice_.log_files and slice_.base_file is not None
     assert f"clustered/eu/{slice_.base_file.name}" in s3_bucket.keys("clustered/eu/")
+
+
+def test_a_process_reads_each_base_files_footer_once(s3_bucket: S3Bucket) -> None:
+    """A SIMPLE index reads the keys of every base file of the partitions an upsert touches. A
+    base file never changes under its name, so its footer (with Hudi's default bloom filter,
+    ~430 kB) is fetched once per process: the next upserts GET the key column alone."""
+    import pyarrow as pa
+
+    with FlakyS3Proxy(s3_bucket.server.endpoint_url) as proxy:
+        options = {**s3_bucket.options, "hoodie.storage.s3.endpoint": proxy.endpoint_url}
+        uri = f"{s3_bucket.uri}/footers"
+        table = HudiTable.create(uri, name="footers", table_type="MERGE_ON_READ", record_key_fields="id",
+                                 partition_fields="region", ordering_field="ts", options=options)  # fmt: skip
+        ids = [f"k{i}" for i in range(20)]
+        regions = ["eu", "us"] * 10
+        table.bulk_insert(pa.table({"id": ids, "region": regions, "ts": [0] * 20}), options=options)
+        base_files = sorted(s.base_file.name for s in table.file_slices() if s.base_file is not None)
+        assert len(base_files) == 2
+
+        def upsert_reads(ts: int) -> list[str | None]:
+            """The ranges an upsert of updates alone (in both partitions) GETs from the base files."""
+            start = len(proxy.seen)
+            rows = pa.table({"id": ids[ts::3], "region": regions[ts::3], "ts": [ts] * len(ids[ts::3])})
+            HudiTable.open(uri, options=options).upsert(rows, options=options)
+            return [r for m, p, r in proxy.seen[start:] if m == "GET" and p.endswith(".parquet")]
+
+        first, second, third = upsert_reads(1), upsert_reads(2), upsert_reads(3)
+        # the first: each file's last bytes (the footer's length), its footer, then its key column
+        assert len(first) == 3 * len(base_files), first
+        assert len(second) == len(third) == len(base_files), (second, third)
+        assert set(second) <= set(first)  # the key columns' ranges, as the first read them
+        # the base files are the bulk_insert's still (updates go to logs), and every update is read
+        now = HudiTable.open(uri, options=options)
+        assert sorted(s.base_file.name for s in now.file_slices() if s.base_file is not None) == base_files
+        got = {r["id"]: r["ts"] for r in now.read(columns=["id", "ts"]).to_pylist()}
+        assert got == {k: max([0] + [ts for ts in (1, 2, 3) if k in ids[ts::3]]) for k in ids}

@@ -303,3 +303,26 @@ def test_a_merge_holds_each_file_name_and_commit_time_once(
     for got in answers:
         for column in ("_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_file_name"):
             assert _held(got.column(column)) < 0.2 * _held(plain.column(column)), column
+
+
+def test_kept_footers_stay_within_their_byte_budget(tmp_path: Path) -> None:
+    """Remote base files' footers kept per process (``open_parquet``) drop the least recently
+    used past the budget, and one larger than the whole budget is not kept at all."""
+    from hudi_core.read.files import _Footers
+
+    metas = []
+    for i in range(3):
+        pq.write_table(pa.table({"x": [i]}), tmp_path / f"{i}.parquet")
+        metas.append(pq.read_metadata(tmp_path / f"{i}.parquet"))
+    size = metas[0].serialized_size
+    kept = _Footers(2 * size + size // 2)  # room for two
+    keys = [("s3", f"bucket/{i}.parquet", 100 + i) for i in range(3)]
+    kept.put(keys[0], metas[0])
+    kept.put(keys[1], metas[1])
+    assert kept.get(keys[0]) is metas[0]  # now the most recently used
+    kept.put(keys[2], metas[2])
+    assert [kept.get(k) for k in keys] == [metas[0], None, metas[2]]
+    assert kept.get(("s3", "bucket/0.parquet", 99)) is None  # another size: another file
+    tiny = _Footers(size - 1)
+    tiny.put(keys[0], metas[0])
+    assert tiny.get(keys[0]) is None

@@ -16,7 +16,10 @@ is then held once (``align.decode``).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -29,9 +32,11 @@ from hudi_core.storage import storage_for
 from hudi_core.storage.base import Storage
 
 __all__ = [
+    "FOOTER_CACHE_BYTES",
     "RUNS_BYTES_PER_VALUE",
     "indexed_columns",
     "iter_parquet",
+    "open_parquet",
     "parquet_batches",
     "parquet_file",
     "parquet_metadata",
@@ -137,6 +142,61 @@ def read_skeleton(storage: Storage, path: str, source: str, columns: Sequence[st
     return pa.Table.from_arrays(
         [*skeleton.columns, *data.columns], schema=pa.schema([*skeleton.schema, *data.schema])
     )
+
+
+#: the serialized bytes of remote base files' footers a process keeps (:func:`open_parquet`)
+FOOTER_CACHE_BYTES = 64 * 1024 * 1024
+
+
+class _Footers:
+    """Footers by (storage, path, size), least recently used first out past ``max_bytes``."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[tuple[str, str, int], pq.FileMetaData] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key: tuple[str, str, int]) -> pq.FileMetaData | None:
+        with self._lock:
+            meta = self._kept.get(key)
+            if meta is not None:
+                self._kept.move_to_end(key)
+            return meta
+
+    def put(self, key: tuple[str, str, int], meta: pq.FileMetaData) -> None:
+        size = int(meta.serialized_size)
+        if size > self.max_bytes:
+            return
+        with self._lock:
+            if key in self._kept:
+                return
+            self._kept[key] = meta
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                _, old = self._kept.popitem(last=False)
+                self._bytes -= int(old.serialized_size)
+
+
+_FOOTERS = _Footers(FOOTER_CACHE_BYTES)
+
+
+@contextmanager
+def open_parquet(storage: Storage, path: str, size: int = 0) -> Iterator[pq.ParquetFile]:
+    """``path`` opened as a parquet file. A base file never changes under its name, so the footer
+    of a remote one whose ``size`` a listing gave is read once per process: on S3 a footer
+    holding Hudi's bloom filter (60,000 entries by default: ~430 kB) costs two ranged GETs (its
+    length, then the footer) each time a SIMPLE index reads the file's keys. Local files are
+    read as they are."""
+    fs = storage.arrow_filesystem()
+    where = storage.arrow_path(path)
+    key = None if size <= 0 or isinstance(fs, pafs.LocalFileSystem) else (repr(storage), where, size)
+    with fs.open_input_file(where) as f:
+        meta = _FOOTERS.get(key) if key is not None else None
+        pf = pq.ParquetFile(f, metadata=meta)
+        if key is not None and meta is None:
+            _FOOTERS.put(key, pf.metadata)
+        yield pf
 
 
 def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:

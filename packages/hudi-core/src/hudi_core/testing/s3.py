@@ -157,7 +157,8 @@ class FlakyS3Proxy:
     ``fail(n, mode)`` makes the next ``n`` requests fail: ``"503"`` answers S3's ``SlowDown``
     error, ``"reset"`` closes the connection without an answer, ``"lost"`` forwards the request
     (so it takes effect) and then closes the connection (the client never learns it worked).
-    ``requests`` counts every request received. Point a client at ``endpoint_url``.
+    ``requests`` counts every request received, ``seen`` lists each one's method, path and
+    ``Range`` header (None without one). Point a client at ``endpoint_url``.
     """
 
     def __init__(self, target_endpoint: str) -> None:
@@ -165,6 +166,7 @@ class FlakyS3Proxy:
         self._lock = threading.Lock()
         self._faults: list[str] = []
         self.requests = 0
+        self.seen: list[tuple[str, str, str | None]] = []
         self.faults_served = 0
         proxy = self
 
@@ -179,6 +181,7 @@ class FlakyS3Proxy:
                 body = self.rfile.read(length) if length else b""
                 with proxy._lock:
                     proxy.requests += 1
+                    proxy.seen.append((self.command, self.path.split("?", 1)[0], self.headers.get("Range")))
                     fault = proxy._faults.pop(0) if proxy._faults else None
                     if fault:
                         proxy.faults_served += 1

@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from hudi_core import keymatch
 from hudi_core.io.base_file import footer_may_hold, key_span
+from hudi_core.read.files import open_parquet
 from hudi_core.read.parallel import ordered_map, read_parallelism
 from hudi_core.write.index.slices import FileGroupLocation, file_group_locations
 from hudi_core.write.payload import Payload
@@ -86,11 +87,10 @@ def _slice_keys(
     every key of ``wanted``."""
     if s.base_file is None:
         return None
-    storage = view.table.storage
-    file = pq.ParquetFile(storage.arrow_path(s.base_file.path), filesystem=storage.arrow_filesystem())
-    if wanted is not None and not _may_hold(file.metadata, wanted, span):
-        return None
-    return _file_keys(view, file)
+    with open_parquet(view.table.storage, s.base_file.path, s.base_file.size) as file:
+        if wanted is not None and not _may_hold(file.metadata, wanted, span):
+            return None
+        return _file_keys(view, file)
 
 
 def _locations(files: list[FileGroupLocation], keys: list[pa.Array], wanted: pa.Array | None) -> pa.Table:
