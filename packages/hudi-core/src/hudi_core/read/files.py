@@ -201,8 +201,8 @@ def open_parquet(storage: Storage, path: str, size: int = 0) -> Iterator[pq.Parq
 
 def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
     """The footer of a parquet file (row groups, their column statistics)."""
-    with storage.arrow_filesystem().open_input_file(storage.arrow_path(path)) as f:
-        return pq.ParquetFile(f).metadata
+    with open_parquet(storage, path) as pf:
+        return pf.metadata
 
 
 def iter_parquet(

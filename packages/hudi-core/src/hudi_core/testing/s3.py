@@ -157,15 +157,14 @@ class FlakyS3Proxy:
     ``fail(n, mode)`` makes the next ``n`` requests fail: ``"503"`` answers S3's ``SlowDown``
     error, ``"reset"`` closes the connection without an answer, ``"lost"`` forwards the request
     (so it takes effect) and then closes the connection (the client never learns it worked).
-    ``requests`` counts every request received, ``seen`` lists each one's method, path and
-    ``Range`` header (None without one). Point a client at ``endpoint_url``.
+    ``seen`` lists every request received (its method, path and ``Range`` header, None without
+    one), ``requests`` counts them. Point a client at ``endpoint_url``.
     """
 
     def __init__(self, target_endpoint: str) -> None:
         self._target = target_endpoint.removeprefix("http://").rstrip("/")
         self._lock = threading.Lock()
         self._faults: list[str] = []
-        self.requests = 0
         self.seen: list[tuple[str, str, str | None]] = []
         self.faults_served = 0
         proxy = self
@@ -180,7 +179,6 @@ class FlakyS3Proxy:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
                 with proxy._lock:
-                    proxy.requests += 1
                     proxy.seen.append((self.command, self.path.split("?", 1)[0], self.headers.get("Range")))
                     fault = proxy._faults.pop(0) if proxy._faults else None
                     if fault:
@@ -227,6 +225,11 @@ class FlakyS3Proxy:
         self._httpd.daemon_threads = True
         self.endpoint_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def requests(self) -> int:
+        with self._lock:
+            return len(self.seen)
 
     def fail(self, n: int, mode: str = "503") -> None:
         if mode not in ("503", "reset", "lost"):
