@@ -155,7 +155,7 @@ def test_a_process_reads_each_base_files_footer_once(s3_bucket: S3Bucket) -> Non
             start = len(proxy.seen)
             rows = pa.table({"id": ids[ts::3], "region": regions[ts::3], "ts": [ts] * len(ids[ts::3])})
             HudiTable.open(uri, options=options).upsert(rows, options=options)
-            return [r for m, p, r in proxy.seen[start:] if m == "GET" and p.endswith(".parquet")]
+            return [q.range for q in proxy.seen[start:] if q.method == "GET" and q.path.endswith(".parquet")]
 
         first, second, third = upsert_reads(1), upsert_reads(2), upsert_reads(3)
         # the first: each file's last bytes (the footer's length), its footer, then its key column
@@ -167,3 +167,30 @@ def test_a_process_reads_each_base_files_footer_once(s3_bucket: S3Bucket) -> Non
         assert sorted(s.base_file.name for s in now.file_slices() if s.base_file is not None) == base_files
         got = {r["id"]: r["ts"] for r in now.read(columns=["id", "ts"]).to_pylist()}
         assert got == {k: max([0] + [ts for ts in (1, 2, 3) if k in ids[ts::3]]) for k in ids}
+
+
+@pytest.mark.parametrize("index", ["SIMPLE", "BUCKET"])
+def test_an_upsert_lists_only_the_partitions_it_writes(s3_bucket: S3Bucket, index: str) -> None:
+    """As Apache Hudi's index, an upsert looks only at the partitions of its records: into 2 of a
+    table's 8 partitions it lists those 2 folders (a LIST request each), not the table's root and
+    every partition below it."""
+    import pyarrow as pa
+
+    with FlakyS3Proxy(s3_bucket.server.endpoint_url) as proxy:
+        options = {**s3_bucket.options, "hoodie.storage.s3.endpoint": proxy.endpoint_url,
+                   "hoodie.index.type": index, "hoodie.bucket.index.num.buckets": "2"}  # fmt: skip
+        uri = f"{s3_bucket.uri}/parts"
+        table = HudiTable.create(uri, name="parts", table_type="MERGE_ON_READ", record_key_fields="id",
+                                 partition_fields="region", ordering_field="ts", options=options)  # fmt: skip
+        regions = [f"r{i}" for i in range(8)]
+        table.upsert(pa.table({"id": [f"k{i}" for i in range(16)], "region": regions * 2, "ts": [0] * 16}),
+                     options=options)  # fmt: skip
+        start = len(proxy.seen)
+        # updates of k1 and k2, a new key in each of r1 and r2
+        rows = pa.table({"id": ["k1", "k2", "n1", "n2"], "region": ["r1", "r2", "r1", "r2"], "ts": [1] * 4})
+        HudiTable.open(uri, options=options).upsert(rows, options=options)
+        listed = {q.prefix for q in proxy.seen[start:] if q.prefix is not None}
+        assert {p for p in listed if not p.startswith("parts/.hoodie/")} == {"parts/r1/", "parts/r2/"}
+        read = HudiTable.open(uri, options=options).read(columns=["id", "ts"])
+        got = {r["id"]: r["ts"] for r in read.to_pylist()}
+        assert got == {**{f"k{i}": 0 for i in range(16)}, "k1": 1, "k2": 1, "n1": 1, "n2": 1}

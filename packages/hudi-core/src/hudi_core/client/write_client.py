@@ -624,10 +624,8 @@ def _split_by_bucket(
 
 
 def _file_groups_of(view: FileSystemView, partitions: list[str]) -> dict[str, list[str]]:
-    known = set(view.partitions())
-    parts = [p for p in partitions if p in known]
     out: dict[str, list[str]] = {}
-    for g in view.all_file_groups(partitions=parts) if parts else []:
+    for g in view.all_file_groups(partitions=partitions):  # (lists only these: see file_group_locations)
         out.setdefault(g.partition_path, []).append(g.file_id)
     return out
 
@@ -638,13 +636,11 @@ def _small_files(
     limit = int(cfg.get(WriteOptions.PARQUET_SMALL_FILE_LIMIT))
     if limit <= 0:
         return []
-    known = set(view.partitions())
-    parts = [p for p in partitions if p in known]
     # file groups a pending compaction or clustering plan holds take no new records (Hudi)
     pending = {op.file_id for op in view.pending_compaction_operations()}
     clustered = view.pending_clustering_file_groups()
     out = []
-    for s in view.latest_file_slices(partitions=parts) if parts else []:
+    for s in view.latest_file_slices(partitions=partitions):  # (lists only these partitions)
         if s.base_file is None or s.file_id in pending or s.base_file.size >= limit:
             continue
         if (s.partition_path, s.file_id) in clustered:

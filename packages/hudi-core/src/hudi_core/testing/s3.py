@@ -20,12 +20,13 @@ import logging
 import os
 import socket
 import threading
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -33,6 +34,7 @@ __all__ = [
     "FAKE_AWS_ENV",
     "FlakyS3Proxy",
     "MotoS3Server",
+    "Request",
     "S3Bucket",
     "free_port",
     "moto_s3_server",
@@ -151,21 +153,31 @@ class S3Bucket:
         return out
 
 
+class Request(NamedTuple):
+    """One request a :class:`FlakyS3Proxy` received."""
+
+    method: str
+    path: str  # without the query
+    range: str | None  # the Range header
+    #: a listing's prefix (None: not a listing)
+    prefix: str | None = None
+
+
 class FlakyS3Proxy:
     """A loopback HTTP proxy in front of an S3 endpoint that injects real network faults.
 
     ``fail(n, mode)`` makes the next ``n`` requests fail: ``"503"`` answers S3's ``SlowDown``
     error, ``"reset"`` closes the connection without an answer, ``"lost"`` forwards the request
     (so it takes effect) and then closes the connection (the client never learns it worked).
-    ``seen`` lists every request received (its method, path and ``Range`` header, None without
-    one), ``requests`` counts them. Point a client at ``endpoint_url``.
+    ``seen`` lists every request received (:class:`Request`: its method, path, ``Range`` header
+    and a listing's prefix), ``requests`` counts them. Point a client at ``endpoint_url``.
     """
 
     def __init__(self, target_endpoint: str) -> None:
         self._target = target_endpoint.removeprefix("http://").rstrip("/")
         self._lock = threading.Lock()
         self._faults: list[str] = []
-        self.seen: list[tuple[str, str, str | None]] = []
+        self.seen: list[Request] = []
         self.faults_served = 0
         proxy = self
 
@@ -179,7 +191,11 @@ class FlakyS3Proxy:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
                 with proxy._lock:
-                    proxy.seen.append((self.command, self.path.split("?", 1)[0], self.headers.get("Range")))
+                    path, _, query = self.path.partition("?")
+                    q = urllib.parse.parse_qs(query, keep_blank_values=True)
+                    listing = self.command == "GET" and "list-type" in q
+                    prefix = q.get("prefix", [""])[0] if listing else None
+                    proxy.seen.append(Request(self.command, path, self.headers.get("Range"), prefix))
                     fault = proxy._faults.pop(0) if proxy._faults else None
                     if fault:
                         proxy.faults_served += 1

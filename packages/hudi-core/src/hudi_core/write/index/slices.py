@@ -30,14 +30,14 @@ class FileGroupLocation:
 
 
 def file_group_locations(view: FileSystemView, partitions: Iterable[str] | None) -> list[FileGroupLocation]:
-    """One location per visible file group of ``partitions`` (all when None)."""
-    known = set(view.partitions())
-    parts = None if partitions is None else [p for p in partitions if p in known]
-    if parts is not None and not parts:
-        return []
+    """One location per visible file group of ``partitions`` (all when None).
+
+    Only the named partitions are listed, as Apache Hudi's index does: an upsert into two of a
+    year's daily partitions lists two folders, not 366 (a request each on S3). A named partition
+    that does not exist lists empty."""
     pending = view.visible.pending_compactions
     out: list[FileGroupLocation] = []
-    for g in view.all_file_groups(partitions=parts):
+    for g in view.all_file_groups(partitions=partitions):
         latest = g.latest_slice()
         if latest is None:
             continue
