@@ -200,6 +200,56 @@ def test_reading_a_whole_file_is_one_request(flaky: tuple[S3Storage, FlakyS3Prox
     assert proxy.requests == before + 1
 
 
+def test_discarding_a_file_is_one_request(flaky: tuple[S3Storage, FlakyS3Proxy, S3Bucket]) -> None:
+    # a heartbeat or the table lock goes at the end of every commit: no HEAD before the DELETE
+    st, proxy, bucket = flaky
+    path = f"{bucket.uri}/t/.hoodie/.heartbeat/001"
+    st.write_bytes(path, b"")
+    before = proxy.requests
+    st.discard(path)
+    st.discard(path)  # gone already
+    assert [q.method for q in proxy.seen[before:]] == ["DELETE", "DELETE"]
+    assert bucket.keys() == []
+
+
+def test_deleting_many_files_is_one_request(flaky: tuple[S3Storage, FlakyS3Proxy, S3Bucket]) -> None:
+    # a clean deletes a partition's old file slices, archival a batch of instant files
+    st, proxy, bucket = flaky
+    paths = [f"{bucket.uri}/t/p/f{i}.parquet" for i in range(5)]
+    for p in paths:
+        st.write_bytes(p, b"x")
+    st.write_bytes(f"{bucket.uri}/t/p/kept.parquet", b"k")
+    before = proxy.requests
+    assert st.delete_files([*paths, f"{bucket.uri}/t/p/missing.parquet"]) == {}
+    assert [q.method for q in proxy.seen[before:]] == ["POST"]
+    assert bucket.keys() == ["t/p/kept.parquet"]
+    proxy.fail(2)  # retried as any request
+    st.write_bytes(paths[0], b"x")
+    assert st.delete_files(paths[:1]) == {}
+    assert bucket.keys() == ["t/p/kept.parquet"]
+
+
+def test_a_file_s3_refuses_to_delete_is_reported(
+    flaky: tuple[S3Storage, FlakyS3Proxy, S3Bucket], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    st, _proxy, bucket = flaky
+    paths = [f"{bucket.uri}/t/a.parquet", f"{bucket.uri}/t/b.parquet"]
+    for p in paths:
+        st.write_bytes(p, b"x")
+    real = st.fs.call_s3
+
+    def refusing_b(method: str, *args: object, **kwargs: object) -> object:
+        out = real(method, *args, **kwargs)
+        if method == "delete_objects":  # as S3 answers a key a bucket policy protects
+            out["Errors"] = [{"Key": "t/b.parquet", "Code": "AccessDenied", "Message": "Access Denied"}]
+        return out
+
+    monkeypatch.setattr(st.fs, "call_s3", refusing_b)
+    failed = st.delete_files(paths)
+    assert list(failed) == [paths[1]]
+    assert "AccessDenied" in str(failed[paths[1]])
+
+
 def test_retries_are_bounded(flaky: tuple[S3Storage, FlakyS3Proxy, S3Bucket]) -> None:
     st, proxy, bucket = flaky
     proxy.fail(10)

@@ -13,7 +13,7 @@ import builtins
 import io
 import logging
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import IO, Any, cast
 
@@ -31,6 +31,9 @@ log = logging.getLogger("hudi_storage_s3")
 
 #: User-metadata key (x-amz-meta-...) holding the token of the put that created a file.
 _TOKEN_KEY = "hudi-create-token"
+
+#: Keys in one multi-object delete: S3's limit.
+_DELETE_BATCH = 1000
 
 #: Read-ahead of ``open_read``: one ranged GET serves many small reads (footers, log headers).
 _READ_BUFFER = 1024 * 1024
@@ -241,6 +244,33 @@ class S3Storage(Storage):
             return False
         self._call("delete", path, self.fs.rm_file, p)
         return True
+
+    def discard(self, path: str) -> None:
+        self._call("delete", path, self.fs.rm_file, self._p(path))
+
+    def delete_files(self, paths: Iterable[str]) -> dict[str, OSError]:
+        """Multi-object deletes (``DeleteObjects``) of up to 1,000 keys each."""
+        by_bucket: dict[str, list[tuple[str, str]]] = {}
+        for path in paths:
+            bucket, key = self._bucket_key(path)
+            by_bucket.setdefault(bucket, []).append((key, path))
+        failed: dict[str, OSError] = {}
+        for bucket, items in by_bucket.items():
+            for i in range(0, len(items), _DELETE_BATCH):
+                batch = dict(items[i : i + _DELETE_BATCH])
+                objects = {"Objects": [{"Key": k} for k in batch], "Quiet": True}
+                what = f"{len(batch)} files in s3://{bucket}"
+                try:
+                    out = self._call(
+                        "delete", what, self.fs.call_s3, "delete_objects", Bucket=bucket, Delete=objects
+                    )
+                except OSError as e:
+                    failed.update(dict.fromkeys(batch.values(), e))
+                    continue
+                for err in out.get("Errors", []):
+                    if (path := batch.get(err.get("Key", ""))) is not None:
+                        failed[path] = OSError(f"S3 delete {path}: {err.get('Code')}: {err.get('Message')}")
+        return failed
 
     def delete_dir(self, path: str) -> None:
         keys = [self._p(f.path) for f in self.walk_files(path)]

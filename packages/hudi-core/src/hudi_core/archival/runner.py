@@ -103,8 +103,14 @@ def _archive(table: MetaClient, cfg: HoodieConfig) -> ArchiveResult | None:
     doomed = sorted(
         (f for i in instants for f in files.get(instant_key(i), [])), key=lambda f: (f[0].is_completed, f[1])
     )
-    for _state_file, name, _mtime in doomed:
-        table.storage.delete(f"{table.meta_path}/{name}")
+    for completed in (False, True):  # two multi-object deletes on S3, in that order
+        failed = table.storage.delete_files(
+            f"{table.meta_path}/{name}"
+            for state_file, name, _mtime in doomed
+            if state_file.is_completed == completed
+        )
+        if failed:
+            raise next(iter(failed.values()))
     table.reload()
     return ArchiveResult(path, instants)
 

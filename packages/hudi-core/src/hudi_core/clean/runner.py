@@ -45,15 +45,12 @@ def execute_clean(
     stats: dict[str, PartitionCleanStat] = {}
     for part, paths in plan.files_per_partition.items():
         st = stats.setdefault(part, PartitionCleanStat(part, plan.policy))
-        for p in paths:
-            name = p.rstrip("/").rsplit("/", 1)[-1]
+        local = {_local(table, part, p): p.rstrip("/").rsplit("/", 1)[-1] for p in paths}
+        # one multi-object delete a partition on S3; gone already (a retried clean) counts as deleted
+        failed = table.storage.delete_files(local)
+        for path, name in local.items():
             st.delete_path_patterns.append(name)
-            path = _local(table, part, p)
-            try:
-                table.storage.delete(path)  # gone already (a retried clean) counts as deleted
-                st.success_delete_files.append(name)
-            except OSError:
-                st.failed_delete_files.append(name)
+            (st.failed_delete_files if path in failed else st.success_delete_files).append(name)
             if on_file_deleted is not None:
                 on_file_deleted()
     ectr = plan.earliest_instant_to_retain[0] if plan.earliest_instant_to_retain else ""

@@ -86,11 +86,14 @@ def delete_heartbeats_of(
     if not files:
         return []
     live = set(pending())
-    stale = []
-    for name, path in sorted(files.items()):
-        if name not in live and older_than(storage, path, expiry_s):
-            storage.delete(heartbeat_path(meta_path, name))  # (and its checksum)
-            stale.append(name)
+    stale = [
+        name
+        for name, path in sorted(files.items())
+        if name not in live and older_than(storage, path, expiry_s)
+    ]
+    # (and their checksums); one left behind is deleted by the next writer's look
+    for path, e in storage.delete_files(heartbeat_path(meta_path, name) for name in stale).items():
+        log.warning("stale heartbeat %s not deleted: %s", path, e)
     return stale
 
 
@@ -132,4 +135,4 @@ class Heartbeat:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-        self.storage.delete(self.path)
+        self.storage.discard(self.path)

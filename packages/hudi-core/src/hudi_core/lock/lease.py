@@ -85,8 +85,8 @@ class WriterLease:
         if newer:  # our listing was stale and the epoch we created was already history
             raise WriterBusyError(self._busy_message(newer[-1]))
         self.mine = _Epoch(nxt, path)
-        for old in epochs[:-1]:  # keep the previous holder's file for the record
-            self.storage.delete(old.path)
+        # keep the previous holder's file for the record
+        self.storage.delete_files(old.path for old in epochs[:-1])
         if taken_over:
             log.warning("took over the lease of %s from a writer that stopped renewing it", self.folder)
         self._thread = threading.Thread(target=self._renew, name="hudi-writer-lease", daemon=True)
@@ -111,11 +111,10 @@ class WriterLease:
     def _state(self, epoch: _Epoch) -> str:
         """held, released or expired."""
         try:
-            content = self.storage.read_bytes(epoch.path)
+            if _released(self.storage.read_bytes(epoch.path)):
+                return "released"  # (its age does not matter: no second request for it)
             age = time.time() - self.storage.modified_time(epoch.path)
         except FileNotFoundError:
-            return "released"
-        if _released(content):
             return "released"
         return "expired" if age > self.expiry_s + MTIME_SLACK_S else "held"
 

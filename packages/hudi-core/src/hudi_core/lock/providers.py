@@ -179,7 +179,7 @@ class FileSystemLockProvider(LockProvider):
     def release(self) -> None:
         if self._owned:
             self._owned = False
-            self.storage.delete(self.path)
+            self.storage.discard(self.path)
 
 
 def _owner_of(content: bytes) -> tuple[str, int] | None:

@@ -8,7 +8,7 @@ import posixpath
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
@@ -218,6 +218,22 @@ class Storage:
             return True
         except FileNotFoundError:
             return False
+
+    def discard(self, path: str) -> None:
+        """Delete a file if it is there, without telling whether it was (on S3 one request,
+        where :meth:`delete` needs two)."""
+        self.delete(path)
+
+    def delete_files(self, paths: Iterable[str]) -> dict[str, OSError]:
+        """Delete files, a missing one counting as deleted; returns those that could not be
+        deleted, with why (on S3 one request for up to 1,000 files)."""
+        failed: dict[str, OSError] = {}
+        for path in paths:
+            try:
+                self.discard(path)
+            except OSError as e:
+                failed[path] = e
+        return failed
 
     def delete_dir(self, path: str) -> None:
         p = self._p(path)

@@ -133,6 +133,26 @@ class StorageConformance:
         assert not st.exists(path)
         assert st.delete(path) is False
 
+    def test_discard_deletes_a_file_and_ignores_a_missing_one(self, storage_case: StorageCase) -> None:
+        st, base = storage_case.storage, storage_case.base
+        path = st.join(base, "x.bin")
+        st.write_bytes(path, b"x")
+        st.discard(path)
+        assert not st.exists(path)
+        st.discard(path)  # gone already: no error
+
+    def test_delete_files_deletes_those_named_and_counts_missing_ones_as_deleted(
+        self, storage_case: StorageCase
+    ) -> None:
+        st, base = storage_case.storage, storage_case.base
+        self._tree(st, base)
+        doomed = [st.join(base, "a.txt"), st.join(base, "sub", "b.txt"), st.join(base, "sub", "gone.txt")]
+        assert st.delete_files(doomed) == {}
+        assert [st.exists(p) for p in doomed] == [False, False, False]
+        assert st.read_bytes(st.join(base, "sub", "deeper", "c.txt")) == b"c"
+        assert st.read_bytes(st.join(base, "sub2", "d.txt")) == b"dd"
+        assert st.delete_files([]) == {}
+
     def test_delete_dir_removes_everything_below_and_nothing_beside(self, storage_case: StorageCase) -> None:
         st, base = storage_case.storage, storage_case.base
         self._tree(st, base)

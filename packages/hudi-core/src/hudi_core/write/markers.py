@@ -124,12 +124,10 @@ def reconcile_against_markers(table: MetaClient, instant: str, statuses: Iterabl
             kept.add(s.stat.path.rsplit("/", 1)[-1])
     ok_tokens = {t for n in kept if (t := _token_of(n)) is not None}
     markers = MarkerFiles(table.storage, table.meta_path, instant)
-    if not markers.exists():
-        return []
     storage = table.storage
     deleted: list[str] = []
     listings: dict[str, list[str]] = {}
-    for m in markers.list():
+    for m in markers.list():  # (no folder lists empty: asking first would cost S3 two requests)
         uri = table.partition_uri(m.partition_path) if m.partition_path else table.base_uri
         if m.io_type != "APPEND":
             if m.file_name not in kept and storage.delete(f"{uri}/{m.file_name}"):

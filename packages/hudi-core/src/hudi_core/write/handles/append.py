@@ -99,8 +99,8 @@ def append_to_file_group(
         return []
     marker_name = BaseFileName(file_id, token, base_instant).name
     ctx.markers.create(partition, marker_name, "APPEND")
-    ensure_partition_metadata(ctx, partition)
     listed = ctx.listings.names(ctx.partition_uri(partition))
+    ensure_partition_metadata(ctx, partition)  # (the listing tells)
     writer = LogWriter(
         storage, ctx.partition_uri(partition), file_id, base_instant, token,
         max_size=int(ctx.config.get(WriteOptions.LOGFILE_MAX_SIZE)), listed=listed,

@@ -71,7 +71,8 @@ class PartitionListings:
     def __init__(self, storage: Storage) -> None:
         self._storage = storage
         self._lock = threading.Lock()
-        self._cache: dict[str, list[str]] = {}
+        self._cache: dict[str, dict[str, int]] = {}  # partition -> {file name: listed size}
+        self._with_metafile: set[str] = set()  # partitions known to hold their metadata file
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (PartitionListings, (self._storage,))
@@ -79,15 +80,32 @@ class PartitionListings:
     def names(self, partition_uri: str) -> list[str]:
         with self._lock:
             if partition_uri not in self._cache:
-                self._cache[partition_uri] = [f.name for f in self._storage.list(partition_uri)]
+                self._cache[partition_uri] = {f.name: f.size for f in self._storage.list(partition_uri)}
             return list(self._cache[partition_uri])
+
+    def size(self, partition_uri: str, name: str) -> int:
+        """The listed size of a file of the partition (0: not listed here)."""
+        with self._lock:
+            return self._cache.get(partition_uri, {}).get(name, 0)
+
+    def holds_metafile(self, partition_uri: str) -> bool:
+        """Whether this write knows ``.hoodie_partition_metadata`` to be in the partition (from
+        its listing, or found or made by a handle): no request asks again."""
+        with self._lock:
+            if partition_uri in self._with_metafile:
+                return True
+            return PARTITION_METAFILE_PREFIX in self._cache.get(partition_uri, ())
+
+    def metafile_present(self, partition_uri: str) -> None:
+        with self._lock:
+            self._with_metafile.add(partition_uri)
 
     def created(self, partition_uri: str, name: str) -> None:
         """A handle of this write made ``name`` (a streamed write appends to one file group at
         every flush: the next flush must see the version the last one made)."""
         with self._lock:
             if partition_uri in self._cache:
-                self._cache[partition_uri].append(name)
+                self._cache[partition_uri][name] = 0
 
 
 @dataclass(frozen=True)
@@ -211,13 +229,20 @@ def with_meta(data: pa.Table, metas: list[pa.Array], schema: pa.Schema) -> pa.Ta
 
 
 def ensure_partition_metadata(ctx: WriteContext, partition: str) -> None:
-    """``.hoodie_partition_metadata`` of a partition written once (spec 1.3)."""
-    path = f"{ctx.partition_uri(partition)}/{PARTITION_METAFILE_PREFIX}"
+    """``.hoodie_partition_metadata`` of a partition written once (spec 1.3): looked for once
+    per partition and write in a process (a request on S3 for each file group's handle
+    otherwise), not at all where the write listed the partition already."""
+    uri = ctx.partition_uri(partition)
+    if ctx.listings.holds_metafile(uri):
+        return
+    path = f"{uri}/{PARTITION_METAFILE_PREFIX}"
     storage = ctx.storage
     if storage.exists(path):
+        ctx.listings.metafile_present(uri)
         return
     depth = 0 if not partition else len(partition.split("/"))
     now = _dt.datetime.now().astimezone()
     stamp = now.strftime("%a %b %d %H:%M:%S ") + (now.tzname() or "UTC") + now.strftime(" %Y")
     text = f"#partition metadata\n#{stamp}\ncommitTime={ctx.instant}\npartitionDepth={depth}\n"
     storage.create_if_absent(path, text.encode("latin-1"))
+    ctx.listings.metafile_present(uri)

@@ -251,7 +251,17 @@ def write_pieces(
         finally:
             if writer is not None:
                 writer.close()
-    return BaseFileOut(path, storage.size(path), rows)
+        size = written_size(f)
+    return BaseFileOut(path, storage.size(path) if size is None else size, rows)
+
+
+def written_size(f: Any) -> int | None:
+    """What a writer of a new file wrote so far, when it can tell (HDFS's cannot): no request
+    to the store, as asking it for the file's size would be on S3."""
+    try:
+        return int(f.tell())
+    except (OSError, AttributeError, ValueError):
+        return None
 
 
 def parquet_block_content(table: pa.Table, config: Any) -> bytes:

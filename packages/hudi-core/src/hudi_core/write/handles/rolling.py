@@ -24,7 +24,13 @@ from hudi_core.write.handles.context import (
     live_records,
 )
 from hudi_core.write.handles.create import new_records
-from hudi_core.write.handles.parquet_out import file_table, footer_of, new_bloom_filter, open_writer
+from hudi_core.write.handles.parquet_out import (
+    file_table,
+    footer_of,
+    new_bloom_filter,
+    open_writer,
+    written_size,
+)
 from hudi_core.write.records import RECORD_KEY
 
 __all__ = ["RollingCreateHandle"]
@@ -68,10 +74,7 @@ class _OpenFile:
         self.rows += table.num_rows
 
     def bytes_written(self) -> int:
-        try:
-            return int(self._sink.tell())
-        except (OSError, AttributeError, ValueError):
-            return 0
+        return written_size(self._sink) or 0
 
     def abort(self) -> None:
         for close in (self._writer.close if self._writer is not None else None, self._stack.close):
@@ -88,9 +91,11 @@ class _OpenFile:
         assert self._writer is not None
         self._writer.add_key_value_metadata(footer)
         self._writer.close()
+        size = written_size(self._sink)
         self._stack.close()
         self.keys, self.bloom = [], None
-        size = ctx.storage.size(self.path)
+        if size is None:
+            size = ctx.storage.size(self.path)
         stat = WriteStat(
             file_id=self.file_id, path=ctx.relative(self.partition, self.name), partition_path=self.partition,
             prev_commit="null", num_writes=self.rows, num_inserts=self.rows, total_write_bytes=size,
