@@ -194,3 +194,29 @@ def test_an_upsert_lists_only_the_partitions_it_writes(s3_bucket: S3Bucket, inde
         read = HudiTable.open(uri, options=options).read(columns=["id", "ts"])
         got = {r["id"]: r["ts"] for r in read.to_pylist()}
         assert got == {**{f"k{i}": 0 for i in range(16)}, "k1": 1, "k2": 1, "n1": 1, "n2": 1}
+
+
+def test_a_merge_fetches_no_byte_range_of_the_old_file_twice(s3_bucket: S3Bucket) -> None:
+    """A copy-on-write upsert reads a base file twice: the SIMPLE index its keys, then the merge
+    every column. The footer (~430 kB with Hudi's default bloom filter) is fetched once."""
+    import pyarrow as pa
+
+    with FlakyS3Proxy(s3_bucket.server.endpoint_url) as proxy:
+        options = {**s3_bucket.options, "hoodie.storage.s3.endpoint": proxy.endpoint_url}
+        uri = f"{s3_bucket.uri}/cow"
+        table = HudiTable.create(uri, name="cow", table_type="COPY_ON_WRITE", record_key_fields="id",
+                                 partition_fields="region", ordering_field="ts", options=options)  # fmt: skip
+        ids = [f"k{i}" for i in range(50)]
+        table.bulk_insert(pa.table({"id": ids, "region": ["eu"] * 50, "ts": [0] * 50}), options=options)
+        (old,) = [s.base_file.name for s in table.file_slices() if s.base_file is not None]
+        start = len(proxy.seen)
+        HudiTable.open(uri, options=options).upsert(
+            pa.table({"id": ids[:5], "region": ["eu"] * 5, "ts": [1] * 5}), options=options
+        )
+        ranges = [q.range for q in proxy.seen[start:] if q.method == "GET" and q.path.endswith(f"/{old}")]
+        assert len(ranges) >= 3, ranges  # the index: the footer's length, the footer, the keys; the merge
+        assert len(ranges) == len(set(ranges)), ranges
+        now = HudiTable.open(uri, options=options)
+        assert [s.base_file.name for s in now.file_slices() if s.base_file is not None] != [old]
+        got = {r["id"]: r["ts"] for r in now.read(columns=["id", "ts"]).to_pylist()}
+        assert got == {k: 1 if k in ids[:5] else 0 for k in ids}

@@ -58,7 +58,10 @@ def test_a_merged_file_keeps_its_dictionaries_and_its_answers(
 ) -> None:
     kept = _upserted(tmp_path / "kept", table_type)
     with monkeypatch.context() as m:  # every column read spelled out, as before the handle kept them
-        m.setattr(merge_handle, "parquet_file", lambda f, as_dictionary=(): pq.ParquetFile(f))
+        plain = merge_handle.open_parquet
+        m.setattr(
+            merge_handle, "open_parquet", lambda s, path, size=0, as_dictionary=(): plain(s, path, size)
+        )
         spelled = _upserted(tmp_path / "spelled", table_type)
     merged = [
         f for f in (tmp_path / "kept" / "x").glob("*.parquet") if pq.ParquetFile(f).metadata.num_rows > 10000

@@ -182,12 +182,16 @@ _FOOTERS = _Footers(FOOTER_CACHE_BYTES)
 
 
 @contextmanager
-def open_parquet(storage: Storage, path: str, size: int = 0) -> Iterator[pq.ParquetFile]:
-    """``path`` opened as a parquet file. A base file never changes under its name, so the footer
-    of a remote one whose ``size`` a listing gave is read once per process: on S3 a footer
-    holding Hudi's bloom filter (60,000 entries by default: ~430 kB) costs two ranged GETs (its
-    length, then the footer) each time a SIMPLE index reads the file's keys. Local files are
-    read as they are."""
+def open_parquet(
+    storage: Storage, path: str, size: int = 0, as_dictionary: Collection[str] = ()
+) -> Iterator[tuple[pq.ParquetFile, pa.NativeFile]]:
+    """``path`` opened as a parquet file, with the file it reads (``as_dictionary``: as
+    :func:`parquet_file`). A base
+    file never changes under its name, so the footer of a remote one whose ``size`` a listing
+    gave is read once per process: on S3 a footer holding Hudi's bloom filter (60,000 entries by
+    default: ~430 kB) costs two ranged GETs (its length, then the footer) each time a SIMPLE
+    index reads the file's keys, and again when an upsert merges the file. Local files are read
+    as they are."""
     fs = storage.arrow_filesystem()
     where = storage.arrow_path(path)
     key = None if size <= 0 or isinstance(fs, pafs.LocalFileSystem) else (repr(storage), where, size)
@@ -196,12 +200,13 @@ def open_parquet(storage: Storage, path: str, size: int = 0) -> Iterator[pq.Parq
         pf = pq.ParquetFile(f, metadata=meta)
         if key is not None and meta is None:
             _FOOTERS.put(key, pf.metadata)
-        yield pf
+        encoded = indexed_columns(pf.metadata, pf.schema_arrow, as_dictionary) if as_dictionary else None
+        yield (pq.ParquetFile(f, metadata=pf.metadata, read_dictionary=encoded) if encoded else pf), f
 
 
 def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
     """The footer of a parquet file (row groups, their column statistics)."""
-    with open_parquet(storage, path) as pf:
+    with open_parquet(storage, path) as (pf, _):
         return pf.metadata
 
 

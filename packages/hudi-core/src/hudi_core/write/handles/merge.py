@@ -22,7 +22,7 @@ from hudi_core.config.payload import untoasted
 from hudi_core.config.write import WriteOptions
 from hudi_core.io.bootstrap_index import METADATA_BOOTSTRAP_INSTANT
 from hudi_core.read.align import encoded_like
-from hudi_core.read.files import iter_parquet, parquet_batches, parquet_file
+from hudi_core.read.files import iter_parquet, open_parquet, parquet_batches
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.schema.fields import field_type, field_values
 from hudi_core.table.file_names import BaseFileName
@@ -113,11 +113,11 @@ def merge_file_group(
                 yield state.merge_batch(old)
             yield state.inserts()
             return
-        fs = storage.arrow_filesystem()
-        with fs.open_input_file(storage.arrow_path(base_path)) as f:
-            pf = parquet_file(f, state.carried)
+        # (the footer the index read, when it read this file in this process)
+        listed = ctx.listings.size(ctx.partition_uri(partition), base_path.rsplit("/", 1)[-1])
+        with open_parquet(storage, base_path, listed, state.carried) as (pf, f):
             growing.start_from(pf.metadata.metadata, ctx.config)
-            local = isinstance(fs, pafs.LocalFileSystem)
+            local = isinstance(storage.arrow_filesystem(), pafs.LocalFileSystem)
             # every column but the old file names, which this file's name replaces
             columns = [n for n in pf.schema_arrow.names if n != META_FIELDS[4]]
             by_id = ctx.history.file_columns(written) if ctx.history is not None else None

@@ -87,7 +87,7 @@ def _slice_keys(
     every key of ``wanted``."""
     if s.base_file is None:
         return None
-    with open_parquet(view.table.storage, s.base_file.path, s.base_file.size) as file:
+    with open_parquet(view.table.storage, s.base_file.path, s.base_file.size) as (file, _):
         if wanted is not None and not _may_hold(file.metadata, wanted, span):
             return None
         return _file_keys(view, file)
