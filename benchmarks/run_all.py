@@ -25,6 +25,7 @@ FULL: list[tuple[str, list[str]]] = [
     ("long_lived_bench.py", ["--commits", "2000", "--checkpoints", "20,600,2000"]),
     ("defaults_bench.py", ["--rows", "1000000"]),
     ("spark_vs_hudi_bench.py", ["--rows", "1000000"]),
+    ("s3_requests.py", []),
 ]
 QUICK: list[tuple[str, list[str]]] = [
     ("avro_encode_bench.py", []),
@@ -39,6 +40,7 @@ QUICK: list[tuple[str, list[str]]] = [
     ("long_lived_bench.py", ["--commits", "60", "--checkpoints", "20,60"]),
     ("defaults_bench.py", ["--rows", "50000", "--upserts", "2"]),
     ("spark_vs_hudi_bench.py", ["--rows", "20000", "--upserts", "2", "--index", "BUCKET"]),
+    ("s3_requests.py", ["--upserts", "3", "--partitions", "5"]),
 ]
 
 
