@@ -268,8 +268,10 @@ class S3Storage(Storage):
                     failed.update(dict.fromkeys(batch.values(), e))
                     continue
                 for err in out.get("Errors", []):
-                    if (path := batch.get(err.get("Key", ""))) is not None:
-                        failed[path] = OSError(f"S3 delete {path}: {err.get('Code')}: {err.get('Message')}")
+                    if (refused := batch.get(err.get("Key", ""))) is not None:
+                        failed[refused] = OSError(
+                            f"S3 delete {refused}: {err.get('Code')}: {err.get('Message')}"
+                        )
         return failed
 
     def delete_dir(self, path: str) -> None:

@@ -186,12 +186,11 @@ def open_parquet(
     storage: Storage, path: str, size: int = 0, as_dictionary: Collection[str] = ()
 ) -> Iterator[tuple[pq.ParquetFile, pa.NativeFile]]:
     """``path`` opened as a parquet file, with the file it reads (``as_dictionary``: as
-    :func:`parquet_file`). A base
-    file never changes under its name, so the footer of a remote one whose ``size`` a listing
-    gave is read once per process: on S3 a footer holding Hudi's bloom filter (60,000 entries by
-    default: ~430 kB) costs two ranged GETs (its length, then the footer) each time a SIMPLE
-    index reads the file's keys, and again when an upsert merges the file. Local files are read
-    as they are."""
+    :func:`parquet_file`). A base file never changes under its name, so the footer of a remote
+    one whose ``size`` a listing gave is read once per process: on S3 a footer holding Hudi's
+    bloom filter (60,000 entries by default: ~430 kB) costs two ranged GETs (its length, then
+    the footer) each time a SIMPLE index reads the file's keys, and again when an upsert merges
+    the file. Local files are read as they are."""
     fs = storage.arrow_filesystem()
     where = storage.arrow_path(path)
     key = None if size <= 0 or isinstance(fs, pafs.LocalFileSystem) else (repr(storage), where, size)
