@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from hudi_core import HudiTable
@@ -133,17 +135,27 @@ def test_a_merge_on_read_table_clustered_on_s3(s3_bucket: S3Bucket) -> None:
     assert f"clustered/eu/{slice_.base_file.name}" in s3_bucket.keys("clustered/eu/")
 
 
+@contextmanager
+def _behind_proxy(
+    bucket: S3Bucket, name: str, table_type: str, **options: str
+) -> Iterator[tuple[FlakyS3Proxy, HudiTable, dict[str, str]]]:
+    """A new table (key ``id``, partitions by ``region``, ordering ``ts``) whose every request
+    goes through a proxy that records it, with the options that point at the proxy."""
+    with FlakyS3Proxy(bucket.server.endpoint_url) as proxy:
+        opts = {**bucket.options, "hoodie.storage.s3.endpoint": proxy.endpoint_url, **options}
+        table = HudiTable.create(f"{bucket.uri}/{name}", name=name, table_type=table_type, record_key_fields="id",
+                                 partition_fields="region", ordering_field="ts", options=opts)  # fmt: skip
+        yield proxy, table, opts
+
+
 def test_a_process_reads_each_base_files_footer_once(s3_bucket: S3Bucket) -> None:
     """A SIMPLE index reads the keys of every base file of the partitions an upsert touches. A
     base file never changes under its name, so its footer (with Hudi's default bloom filter,
     ~430 kB) is fetched once per process: the next upserts GET the key column alone."""
     import pyarrow as pa
 
-    with FlakyS3Proxy(s3_bucket.server.endpoint_url) as proxy:
-        options = {**s3_bucket.options, "hoodie.storage.s3.endpoint": proxy.endpoint_url}
-        uri = f"{s3_bucket.uri}/footers"
-        table = HudiTable.create(uri, name="footers", table_type="MERGE_ON_READ", record_key_fields="id",
-                                 partition_fields="region", ordering_field="ts", options=options)  # fmt: skip
+    with _behind_proxy(s3_bucket, "footers", "MERGE_ON_READ") as (proxy, table, options):
+        uri = table.base_uri
         ids = [f"k{i}" for i in range(20)]
         regions = ["eu", "us"] * 10
         table.bulk_insert(pa.table({"id": ids, "region": regions, "ts": [0] * 20}), options=options)
@@ -176,12 +188,9 @@ def test_an_upsert_lists_only_the_partitions_it_writes(s3_bucket: S3Bucket, inde
     every partition below it."""
     import pyarrow as pa
 
-    with FlakyS3Proxy(s3_bucket.server.endpoint_url) as proxy:
-        options = {**s3_bucket.options, "hoodie.storage.s3.endpoint": proxy.endpoint_url,
-                   "hoodie.index.type": index, "hoodie.bucket.index.num.buckets": "2"}  # fmt: skip
-        uri = f"{s3_bucket.uri}/parts"
-        table = HudiTable.create(uri, name="parts", table_type="MERGE_ON_READ", record_key_fields="id",
-                                 partition_fields="region", ordering_field="ts", options=options)  # fmt: skip
+    index_options = {"hoodie.index.type": index, "hoodie.bucket.index.num.buckets": "2"}
+    with _behind_proxy(s3_bucket, "parts", "MERGE_ON_READ", **index_options) as (proxy, table, options):
+        uri = table.base_uri
         regions = [f"r{i}" for i in range(8)]
         table.upsert(pa.table({"id": [f"k{i}" for i in range(16)], "region": regions * 2, "ts": [0] * 16}),
                      options=options)  # fmt: skip
@@ -201,11 +210,8 @@ def test_a_merge_fetches_no_byte_range_of_the_old_file_twice(s3_bucket: S3Bucket
     every column. The footer (~430 kB with Hudi's default bloom filter) is fetched once."""
     import pyarrow as pa
 
-    with FlakyS3Proxy(s3_bucket.server.endpoint_url) as proxy:
-        options = {**s3_bucket.options, "hoodie.storage.s3.endpoint": proxy.endpoint_url}
-        uri = f"{s3_bucket.uri}/cow"
-        table = HudiTable.create(uri, name="cow", table_type="COPY_ON_WRITE", record_key_fields="id",
-                                 partition_fields="region", ordering_field="ts", options=options)  # fmt: skip
+    with _behind_proxy(s3_bucket, "cow", "COPY_ON_WRITE") as (proxy, table, options):
+        uri = table.base_uri
         ids = [f"k{i}" for i in range(50)]
         table.bulk_insert(pa.table({"id": ids, "region": ["eu"] * 50, "ts": [0] * 50}), options=options)
         (old,) = [s.base_file.name for s in table.file_slices() if s.base_file is not None]
