@@ -114,11 +114,12 @@ def _indices_only(chunk: pq.ColumnChunkMetaData, bytes_per_value: float) -> bool
 
 
 def parquet_file(
-    f: pa.NativeFile, as_dictionary: Collection[str] = (), *, bytes_per_value: float = 4
-) -> pq.ParquetFile:
-    """``f`` opened as a parquet file whose columns of ``as_dictionary`` that
-    :func:`indexed_columns` picks are read as dictionary arrays."""
-    pf = pq.ParquetFile(f)
+    f: pa.NativeFile, as_dictionary: Collection[str] = (), *, bytes_per_value: float = 4,
+    metadata: pq.FileMetaData | None = None,
+) -> pq.ParquetFile:  # fmt: skip
+    """``f`` opened as a parquet file (on its footer ``metadata`` when the caller holds it) whose
+    columns of ``as_dictionary`` that :func:`indexed_columns` picks are read as dictionary arrays."""
+    pf = pq.ParquetFile(f, metadata=metadata)
     encoded = indexed_columns(pf.metadata, pf.schema_arrow, as_dictionary, bytes_per_value=bytes_per_value)
     return pq.ParquetFile(f, metadata=pf.metadata, read_dictionary=encoded) if encoded else pf
 
@@ -196,11 +197,10 @@ def open_parquet(
     key = None if size <= 0 or isinstance(fs, pafs.LocalFileSystem) else (repr(storage), where, size)
     with fs.open_input_file(where) as f:
         meta = _FOOTERS.get(key) if key is not None else None
-        pf = pq.ParquetFile(f, metadata=meta)
+        pf = parquet_file(f, as_dictionary, metadata=meta)
         if key is not None and meta is None:
             _FOOTERS.put(key, pf.metadata)
-        encoded = indexed_columns(pf.metadata, pf.schema_arrow, as_dictionary) if as_dictionary else None
-        yield (pq.ParquetFile(f, metadata=pf.metadata, read_dictionary=encoded) if encoded else pf), f
+        yield pf, f
 
 
 def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
