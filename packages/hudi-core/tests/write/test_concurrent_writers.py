@@ -324,7 +324,7 @@ def test_a_writer_waiting_on_the_lock_looks_at_its_holder_once_a_second(tmp_path
             tries.append(time.monotonic())
             return super().try_acquire()
 
-        def _abandoned(self) -> bool:
+        def _abandoned(self) -> bytes | None:
             looks.append(time.monotonic())
             return super()._abandoned()
 
@@ -342,7 +342,8 @@ def test_a_writer_waiting_on_the_lock_looks_at_its_holder_once_a_second(tmp_path
     assert all(b - a >= 0.9 for a, b in itertools.pairwise(looks))
 
 
-def test_a_lock_left_by_a_dead_process_of_this_host_is_broken(tmp_path: Path) -> None:
+def _dead_holders_lock(table: Path) -> Path:
+    """``.hoodie/lock`` as a process of this host that has exited left it, 5 s ago."""
     import socket
     import subprocess
     import sys
@@ -350,16 +351,67 @@ def test_a_lock_left_by_a_dead_process_of_this_host_is_broken(tmp_path: Path) ->
     gone = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
     )
-    lock = tmp_path / ".hoodie" / "lock"
+    lock = table / ".hoodie" / "lock"
     lock.parent.mkdir(parents=True)
     lock.write_text(json.dumps({"owner": {"host": socket.gethostname(), "pid": int(gone.stdout)}}))
     old = time.time() - 5
     os.utime(lock, (old, old))
+    return lock
+
+
+def test_a_lock_left_by_a_dead_process_of_this_host_is_broken(tmp_path: Path) -> None:
+    lock = _dead_holders_lock(tmp_path)
     provider = FileSystemLockProvider(
         storage_for(str(tmp_path)), str(tmp_path), {"hoodie.write.lock.wait_time_ms": "5000"}
     )
     provider.acquire()
     assert json.loads(lock.read_text())["owner"]["pid"] == os.getpid()
+    provider.release()
+
+
+def test_two_writers_that_find_one_dead_lock_break_it_once(tmp_path: Path) -> None:
+    """Both judge the dead holder's lock abandoned; the first breaks it and takes the lock while
+    the second stalls. The second must not then delete the first one's lock (two holders)."""
+    lock = _dead_holders_lock(tmp_path)
+    storage = storage_for(str(tmp_path))
+    first = FileSystemLockProvider(storage, str(tmp_path), {"hoodie.write.lock.wait_time_ms": "5000"})
+
+    class Stalls(FileSystemLockProvider):
+        def _abandoned(self) -> bytes | None:
+            dead = super()._abandoned()
+            if dead is not None and not first._owned:
+                first.acquire()  # meanwhile
+            return dead
+
+    second = Stalls(storage, str(tmp_path), {"hoodie.write.lock.wait_time_ms": "1500"})
+    with pytest.raises(LockTimeoutError):
+        second.acquire()
+    assert first._owned
+    assert json.loads(lock.read_text())["owner"]["pid"] == os.getpid()  # the first one's lock
+    first.release()
+    second.acquire()  # and once it is released, the lock is the second one's to take
+    second.release()
+    assert not lock.exists()
+
+
+def test_a_writer_that_died_breaking_a_dead_lock_does_not_block_the_next(tmp_path: Path) -> None:
+    """A claim to break the lock (``.hoodie/.lock-broken/<digest>.<n>``) stops the other writers
+    from breaking it too while it is fresh; one 30 s old on a lock still there is a dead breaker's."""
+    import hashlib
+
+    lock = _dead_holders_lock(tmp_path)
+    claim = tmp_path / ".hoodie" / ".lock-broken" / f"{hashlib.sha256(lock.read_bytes()).hexdigest()[:32]}.0"
+    claim.parent.mkdir()
+    claim.write_text("{}")
+    storage = storage_for(str(tmp_path))
+    with pytest.raises(LockTimeoutError):  # being broken by a live writer
+        FileSystemLockProvider(storage, str(tmp_path), {"hoodie.write.lock.wait_time_ms": "1200"}).acquire()
+    old = time.time() - 31
+    os.utime(claim, (old, old))
+    provider = FileSystemLockProvider(storage, str(tmp_path), {"hoodie.write.lock.wait_time_ms": "5000"})
+    provider.acquire()
+    assert json.loads(lock.read_text())["owner"]["pid"] == os.getpid()
+    assert sorted(p.name for p in claim.parent.iterdir()) == [claim.name, claim.name[:-1] + "1"]
     provider.release()
 
 

@@ -9,6 +9,7 @@ It is safe where the storage creates files atomically: local disk, HDFS, S3 (con
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
 _HOST = socket.gethostname()
 #: how often a writer waiting on a lock file looks whether its holder is gone
 _LOOK_INTERVAL_S = 1.0
+#: a claim to break an abandoned lock this old, with that lock still there, is a breaker that died
+_BREAK_CLAIM_S = 30.0
+#: claims to break a lock are deleted by a later breaker once this old
+_STALE_CLAIM_S = 86_400.0
 
 
 class LockProvider:
@@ -123,7 +128,9 @@ class FileSystemLockProvider(LockProvider):
 
     A lock left by a dead writer is broken when it is older than
     ``hoodie.write.lock.filesystem.expire`` minutes (0, the default, never) or, sooner, when
-    its holder was a process of this host that no longer runs."""
+    its holder was a process of this host that no longer runs; of the writers waiting on it,
+    exactly one deletes it (Hudi's provider lets each of them delete it, and one that does so
+    late deletes the lock another has just taken)."""
 
     def __init__(self, storage: Storage, base_path: str, options: Any = None) -> None:
         super().__init__(storage, base_path, options)
@@ -151,22 +158,53 @@ class FileSystemLockProvider(LockProvider):
         now = time.monotonic()
         if now >= self._next_look:
             self._next_look = now + _LOOK_INTERVAL_S
-            if self._abandoned():
-                self.storage.delete(self.path)  # the next try creates it (or loses to another writer)
+            dead = self._abandoned()
+            if dead is not None:
+                self._break(dead)  # the next try creates it (or loses to another writer)
         return False
 
-    def _abandoned(self) -> bool:
+    def _abandoned(self) -> bytes | None:
+        """The lock file's content when its holder is gone, else None."""
         try:
             age = time.time() - self.storage.modified_time(self.path)
             content = self.storage.read_bytes(self.path)
         except FileNotFoundError:
-            return False
+            return None
         if self.expire_s > 0 and age > self.expire_s:
-            return True
+            return content
         owner = _owner_of(content)
         # a holder on this host whose process is gone died holding the lock (a just-created
         # file is left alone: its content may not be readable yet on every store)
-        return owner is not None and owner[0] == _HOST and age > 1.0 and not _pid_alive(owner[1])
+        if owner is not None and owner[0] == _HOST and age > 1.0 and not _pid_alive(owner[1]):
+            return content
+        return None
+
+    def _break(self, dead: bytes) -> None:
+        """Delete the abandoned lock ``dead``, once. Every writer waiting on it finds it
+        abandoned; one that deleted it after another had broken it and taken the lock would
+        delete the live lock (two holders). So a breaker first claims that lock's breaking, by
+        creating ``.lock-broken/<its content's digest>.<n>`` exclusively: one claimant per lock
+        file. A claim older than :data:`_BREAK_CLAIM_S` on a lock still there is a breaker that
+        died in between, and the next claim (``n + 1``) is free to take."""
+        digest = hashlib.sha256(dead).hexdigest()[:32]
+        folder = f"{self.path.rsplit('/', 1)[0]}/.lock-broken"
+        now = time.time()
+        listed = self.storage.list(folder)
+        claims = {int(f.name.rsplit(".", 1)[1]): f for f in listed if f.name.startswith(f"{digest}.")}
+        n = max(claims, default=-1) + 1
+        if claims and not claims[n - 1].stale(_BREAK_CLAIM_S, now):
+            return  # another writer is breaking it
+        owner = json.dumps({"host": _HOST, "pid": os.getpid()}).encode()
+        if not self.storage.create_if_absent(f"{folder}/{digest}.{n}", owner):
+            return
+        try:
+            if self.storage.read_bytes(self.path) != dead:
+                return  # broken and taken meanwhile by the holder of an older claim
+        except FileNotFoundError:
+            return
+        self.storage.discard(self.path)
+        # the claims on locks broken long ago (each one a crash) go; a recent one may still be read
+        self.storage.delete_files(f.path for f in listed if f.stale(_STALE_CLAIM_S, now))
 
     def holder(self) -> str:
         try:
