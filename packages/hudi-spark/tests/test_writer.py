@@ -398,6 +398,35 @@ def test_overwrites_same_as_local_engine(
 
 
 @pytest.mark.parametrize("extra", [JOIN_LOOKUP, TASK_LOOKUP], ids=["join", "task-lookup"])
+def test_an_upsert_reads_the_keys_of_the_partitions_it_writes_only(
+    spark: Any, tmp_path: Path, extra: dict[str, str]
+) -> None:
+    """SIMPLE, as Apache Hudi's: the existing keys come from the partitions the records go to
+    (the co-group found them by a distinct over the records; it read every partition before).
+    Another partition's base files are never opened: here they are not parquet at all."""
+    import hudi_spark
+
+    remote = str(tmp_path / "t")
+    opts = {**_opts("COPY_ON_WRITE"), **extra}
+    hudi_spark.write(spark.createDataFrame(_batches()[0][1]), remote, operation="upsert", options=opts)
+    for city in ("la", "nyc"):
+        for f in (tmp_path / "t" / city).glob("*.parquet"):
+            f.write_bytes(b"not a parquet file")
+    update = pa.table(
+        {"uuid": ["k0", "k3", "new"], "ts": [200, 201, 202], "city": ["sf"] * 3, "fare": [1.0, 2.0, 3.0]}
+    )
+    res = hudi_spark.write(spark.createDataFrame(update), remote, operation="upsert", options=opts)
+    meta = HudiTable.open(remote).commit_metadata(res.instant)
+    assert {s.partition_path for s in meta.all_write_stats()} == {"sf"}
+    stats = meta.all_write_stats()
+    assert (sum(s.num_update_writes for s in stats), sum(s.num_inserts for s in stats)) == (2, 1)
+    sf = HudiTable.open(remote).read(columns=DATA_COLS, filters=[("city", "=", "sf")])
+    fares = dict(zip(sf.column("uuid").to_pylist(), sf.column("fare").to_pylist(), strict=True))
+    assert (fares["k0"], fares["k3"], fares["new"], fares["k4"]) == (1.0, 2.0, 3.0, 4.0)
+    assert len(fares) == 21  # 20 sf rows of the first write, one new
+
+
+@pytest.mark.parametrize("extra", [JOIN_LOOKUP, TASK_LOOKUP], ids=["join", "task-lookup"])
 def test_global_index_key_moved_twice_lives_once_as_locally(
     spark: Any, tmp_path: Path, extra: dict[str, str]
 ) -> None:

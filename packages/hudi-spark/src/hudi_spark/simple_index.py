@@ -44,9 +44,11 @@ MAX_LOOKUP_TASKS = 16
 
 
 def join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema: pa.Schema, groups: int,
-                   view_key: str | None = None) -> DataFrame:  # fmt: skip
+                   view_key: str | None = None, *, partitions: list[str] | None = None) -> DataFrame:  # fmt: skip
     """SIMPLE / GLOBAL_SIMPLE: the records co-grouped with the existing key locations (read per
-    table partition in tasks) by key hash into ``groups`` groups, joined by core's ``join_locations``."""
+    table partition in tasks) by key hash into ``groups`` groups, joined by core's ``join_locations``.
+    ``partitions``: the table partitions to read (those the records go to), None for every one
+    (a global index)."""
     from hudi_core.fs_view import FileSystemView
     from hudi_core.write.index.simple import LOCATIONS_SCHEMA
     from hudi_core.write.records import RECORD_KEY
@@ -54,7 +56,7 @@ def join_existing(keyed: DataFrame, table: HudiTable, cfg: HoodieConfig, schema:
 
     conf = cfg.to_dict()
     spark = keyed.sparkSession
-    parts = FileSystemView(table).partitions()
+    parts = FileSystemView(table).partitions() if partitions is None else sorted(partitions)
     part_df = spark.createDataFrame([(p,) for p in parts] or [("",)], "p string").repartition(
         max(1, min(len(parts), groups))
     )

@@ -160,7 +160,8 @@ def _run_pipeline(
 ) -> list[Any]:
     from hudi_core.client.write_client import drops_duplicates
     from hudi_core.write.dedupe import combines
-    from hudi_core.write.records import BUCKET
+    from hudi_core.write.index import index_for
+    from hudi_core.write.records import BUCKET, PARTITION_PATH
     from pyspark.sql import functions as F
 
     conf = cfg.to_dict()
@@ -221,6 +222,7 @@ def _run_pipeline(
         return _statuses(written)
     steps: list[Any] = [prep]
     keyed = df
+    held: DataFrame | None = None  # the keyed records, cached for a distinct of their partitions
     if combine:
         keyed, steps = _keyed(df, cfg, prep, prepared_schema, dedupe, keyed_schema, key_tasks, task_max)
     if drop and has_commits:  # in the key tasks, after the precombine
@@ -242,8 +244,14 @@ def _run_pipeline(
         )
     elif op in ("upsert", "delete") and has_commits:
         keyed = _map(keyed, steps, keyed_schema) if steps else keyed
+        parts = None
+        if not index_for(cfg, table.config.record_key_fields).is_global:
+            # Hudi's SIMPLE index reads the existing keys of the partitions the records go to
+            # only, found by a distinct over the records, cached for it as Hudi caches them
+            keyed = held = _persisted(keyed)
+            parts = [r[0] for r in keyed.select(PARTITION_PATH).distinct().collect()]
         tagged = simple_index.join_existing(
-            keyed, table, cfg, tagged_schema, max(parallelism * 2, key_tasks), job.instant
+            keyed, table, cfg, tagged_schema, max(parallelism * 2, key_tasks), job.instant, partitions=parts
         )
     else:  # nothing to look up: every record is an insert (core's tagging without a view)
         tagged = _map(keyed, [*steps, _tag_step(table, cfg, tagged_schema, lookup=False)], tagged_schema)
@@ -251,6 +259,8 @@ def _run_pipeline(
     try:
         # 4. bucket assignment on the driver from counts; records labelled in tasks
         plan, offsets, profile = simple_index.plan_buckets(tagged, table, cfg, op, clustered=ctx.clustered)
+        if held is not None:  # the tagged records are cached now
+            held.unpersist()
         job.inflight(profile)
         assigned_schema = _with(tagged_schema, pa.field(BUCKET, pa.int64()))
         assigned = tagged.mapInArrow(
@@ -269,6 +279,8 @@ def _run_pipeline(
         return _statuses(_map(assigned.repartition(n, F.col(BUCKET)), steps, write_tasks.STATUS_SCHEMA))
     finally:
         tagged.unpersist()
+        if held is not None:
+            held.unpersist()
 
 
 #: Spark's in-memory cache compresses its columns (the session's setting, on by default)
