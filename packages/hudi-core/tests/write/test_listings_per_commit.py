@@ -3,7 +3,8 @@ and slow, and the timeline's listing grows with the table. The write reads the t
 looks for failed writes in one load, its planning reads the timeline its instant was created on,
 the clean plans and runs on one load under the lock, and the files of a partition are listed once
 per file system view (finding the partitions lists them already). A rollback lists each partition
-once too. A process reads a completed commit's file once for each thing it looks up there."""
+once too. A process reads a completed commit's file once for the things it looks up there, and the
+handles of a write find files in the listings its planning made."""
 
 from __future__ import annotations
 
@@ -75,10 +76,10 @@ def test_an_upsert_that_cleans_lists_the_timeline_and_each_partition_less(
     # for savepoints and its run each loaded the timeline again; 6 before the clean's check read
     # the commit's load)
     assert listed[".hoodie"] == 5
-    # the planning's view (the index look-up and small files), the merge of the inserts into a
-    # small base file, the clean's plan (4 each before: the view listed each partition again
-    # after finding it)
-    assert {p: listed[p] for p in PARTITIONS} == {p: 3 for p in PARTITIONS}
+    # the planning's view (the index look-up and small files; the merge of the inserts into a
+    # small base file finds it in that listing), the clean's plan (4 each before: the view listed
+    # each partition again after finding it; 3 before the merge took the view's listing)
+    assert {p: listed[p] for p in PARTITIONS} == {p: 2 for p in PARTITIONS}
 
 
 def test_an_upsert_with_nothing_to_clean_or_archive_lists_the_timeline_three_times(
@@ -143,8 +144,9 @@ def test_an_upsert_merging_several_file_groups_of_a_partition_lists_it_once_for_
     rows = HudiTable.open(base).read(columns=["id", "ts", "_hoodie_file_name"])
     assert sorted(rows.column("id").to_pylist()) == keys and set(rows.column("ts").to_pylist()) == {1}
     assert len({name.split("_")[0] for name in rows.column("_hoodie_file_name").to_pylist()}) == 3
-    # the planning's view, then one listing for the three merges (one per merged group before)
-    assert listed["p0"] == 2
+    # the planning's view, whose listing the three merges use (one listing each before, then one
+    # for the three)
+    assert listed["p0"] == 1
 
 
 def test_a_process_reads_each_completed_commit_once_for_the_writes_that_follow(
@@ -153,8 +155,8 @@ def test_a_process_reads_each_completed_commit_once_for_the_writes_that_follow(
     """Each write looked for the table's schema in the latest commit and for the average record
     size in up to ten recent ones (small commits, a stream's micro-batches, never write enough
     bytes for one to settle it), reading them again at every write: a GET request each on S3.
-    A completed instant's file never changes: a process reads each once for each of those looks
-    (and the clean's, which already did so)."""
+    A completed instant's file never changes: a process reads each once for those looks (and the
+    clean's)."""
     base = str(tmp_path / "t")
     HudiTable.create(base, name="t", table_type="MERGE_ON_READ", record_key_fields="id",
                      partition_fields="part", ordering_field="ts", options=OCC)  # fmt: skip
@@ -166,11 +168,12 @@ def test_a_process_reads_each_completed_commit_once_for_the_writes_that_follow(
 
     commits = [f"{i.timestamp}.deltacommit" for i in HudiTable.open(base).timeline.completed_commits()]
     assert len(commits) == 6 and read[commits[-1]] == 0  # (the upsert's own commit, written not read)
-    # the commit before it, new to this process's looks: once for the schema, once for the sizes;
-    # the one before that once, by the clean's plan (the commit leaving the retained window); the
-    # others not at all (before: [1, 1, 1, 2, 2], every write read each for the sizes, the latest
-    # for the schema too)
-    assert [read[c] for c in commits[:-1]] == [0, 0, 0, 1, 2]
+    # the commit before it, new to this process's looks: once, for the schema, the sizes and the
+    # clean's plan; the others not at all: the clean's plan finds the one before it (the commit
+    # leaving the retained window) in the bytes the last write's looks read (before: [1, 1, 1, 2,
+    # 2], every write read each for the sizes, the latest for the schema too; then [0, 0, 0, 1, 2],
+    # each look reading a file once for itself)
+    assert [read[c] for c in commits[:-1]] == [0, 0, 0, 0, 1]
     # every record of the six upserts is there (a key lives once per partition it was written to)
     stored = HudiTable.open(base).read(columns=["id", "part"]).to_pylist()
     written = {(r["id"], r["part"]) for i in range(6) for r in _rows(i).to_pylist()}

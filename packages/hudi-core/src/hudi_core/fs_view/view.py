@@ -113,6 +113,7 @@ class FileSystemView:
         self._partitions: list[str] | None = None
         self._listing: dict[str, tuple[list[BaseFile], list[LogFile]]] = {}
         self._listed: dict[str, list[FileInfo]] = {}  # partitions' entries as listing them found
+        self._entries: dict[str, list[FileInfo]] = {}  # and as _list read them
         self._replaced: list[tuple[str, str, str]] | None = None
         self._pending_ops: list[CompactionOperation] | None = None
         self._clustering: dict[tuple[str, str], str] | None = None
@@ -137,7 +138,10 @@ class FileSystemView:
             bases: list[BaseFile] = []
             logs: list[LogFile] = []
             listed = self._listed.pop(partition, None)
-            for info in listed if listed is not None else self.table.storage.list(uri):
+            self._entries[partition] = entries = (
+                listed if listed is not None else self.table.storage.list(uri)
+            )
+            for info in entries:
                 if info.is_dir or is_ignored_name(info.name):
                     continue
                 base = BaseFile.from_path(info.path, info.size)
@@ -153,6 +157,11 @@ class FileSystemView:
                 log.warning("ignoring %s: not a Hudi base or log file name", info.path)
             self._listing[partition] = (bases, logs)
         return self._listing[partition]
+
+    def listed(self) -> dict[str, list[FileInfo]]:
+        """The partitions this view has listed so far, each with every entry its listing found
+        (the partition metadata file and names the view ignores included)."""
+        return dict(self._entries)
 
     # -- timeline-derived facts ------------------------------------------------------------------
 

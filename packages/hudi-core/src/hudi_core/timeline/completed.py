@@ -15,6 +15,39 @@ __all__ = ["CompletedDetails"]
 T = TypeVar("T")
 
 
+class _RecentBytes:
+    """The bytes of the completed instants' files read last, by file and modification time, for
+    every :class:`CompletedDetails`: each parses a file its own way (the schema, the record
+    sizes, the partitions written), and the looks of one write would otherwise read the latest
+    commit's file once each. Bounded by ``max_bytes`` (the oldest dropped first)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self._max = max_bytes
+        self._held = 0
+        self._seen: OrderedDict[tuple[str, float], bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def read(self, timeline: ActiveTimeline, inst: Instant, key: tuple[str, float] | None) -> bytes:
+        if key is not None:
+            with self._lock:
+                data = self._seen.get(key)
+                if data is not None:
+                    self._seen.move_to_end(key)
+                    return data
+        data = timeline.read_details(inst)
+        if key is not None and len(data) <= self._max:
+            with self._lock:
+                if key not in self._seen:
+                    self._seen[key] = data
+                    self._held += len(data)
+                while self._held > self._max:
+                    self._held -= len(self._seen.popitem(last=False)[1])
+        return data
+
+
+_RECENT = _RecentBytes(16 * 1024 * 1024)
+
+
 class CompletedDetails(Generic[T]):
     """``parse`` of completed instants' files, remembered by file and modification time (the
     timeline's listing gives both): a completed instant's file never changes, so a process that
@@ -37,7 +70,7 @@ class CompletedDetails(Generic[T]):
                 if key in self._seen:
                     self._seen.move_to_end(key)
                     return self._seen[key]
-        found = self._parse(timeline.read_details(inst))
+        found = self._parse(_RECENT.read(timeline, inst, key))
         if key is not None:
             with self._lock:
                 self._seen[key] = found

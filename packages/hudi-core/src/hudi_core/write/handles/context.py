@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 from hudi_core.config.property import HoodieConfig
 from hudi_core.schema.avro_schema import META_FIELDS, add_meta_fields
 from hudi_core.schema.internal import SchemaHistory
-from hudi_core.storage.base import Storage
+from hudi_core.storage.base import FileInfo, Storage
 from hudi_core.table.file_names import PARTITION_METAFILE_PREFIX, write_token
 from hudi_core.table.paths import join_table_path
 from hudi_core.timeline.commit_metadata import WriteStat
@@ -76,6 +76,12 @@ class PartitionListings:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (PartitionListings, (self._storage,))
+
+    def seed(self, partition_uri: str, entries: list[FileInfo]) -> None:
+        """Take a listing of the partition this write made already (its file-system view's,
+        after the instant was created) instead of listing it again."""
+        with self._lock:
+            self._cache.setdefault(partition_uri, {f.name: f.size for f in entries})
 
     def names(self, partition_uri: str) -> list[str]:
         with self._lock:
