@@ -148,6 +148,15 @@ def _behind_proxy(
         yield proxy, table, opts
 
 
+@pytest.fixture
+def large_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every base file read as a large one (its footer, then column ranges), not fetched whole."""
+    from hudi_core.read import files
+
+    monkeypatch.setattr(files, "WHOLE_FILE_MAX_BYTES", 0)
+
+
+@pytest.mark.usefixtures("large_files")
 def test_a_process_reads_each_base_files_footer_once(s3_bucket: S3Bucket) -> None:
     """A SIMPLE index reads the keys of every base file of the partitions an upsert touches. A
     base file never changes under its name, so its footer (with Hudi's default bloom filter,
@@ -206,6 +215,56 @@ def test_an_upsert_lists_only_the_partitions_it_writes(s3_bucket: S3Bucket, inde
         assert got == {**{f"k{i}": 0 for i in range(16)}, "k1": 1, "k2": 1, "n1": 1, "n2": 1}
 
 
+def test_a_small_base_file_is_fetched_whole_once_for_the_index_and_the_merge(s3_bucket: S3Bucket) -> None:
+    """A small base file (up to 4 MB) is fetched in one GET instead of a HEAD for its size and
+    GETs of its footer's length, its footer and its columns; the merge of the copy-on-write
+    upsert whose index read its keys reads the same bytes."""
+    import pyarrow as pa
+
+    with _behind_proxy(s3_bucket, "small", "COPY_ON_WRITE") as (proxy, table, options):
+        uri = table.base_uri
+        ids = [f"k{i}" for i in range(50)]
+        table.bulk_insert(pa.table({"id": ids, "region": ["eu"] * 50, "ts": [0] * 50}), options=options)
+        (old,) = [s.base_file.name for s in table.file_slices() if s.base_file is not None]
+        start = len(proxy.seen)
+        HudiTable.open(uri, options=options).upsert(
+            pa.table({"id": ids[:5], "region": ["eu"] * 5, "ts": [1] * 5}), options=options
+        )
+        asked = [(q.method, q.range) for q in proxy.seen[start:] if q.path.endswith(f"/{old}")]
+        assert asked == [("GET", None)]
+        now = HudiTable.open(uri, options=options)
+        (new,) = [s.base_file.name for s in now.file_slices() if s.base_file is not None]
+        assert new != old
+        got = {r["id"]: r["ts"] for r in now.read(columns=["id", "ts"]).to_pylist()}
+        assert got == {k: 1 if k in ids[:5] else 0 for k in ids}
+
+
+def test_a_process_fetches_a_small_base_file_once_for_the_upserts_that_follow(s3_bucket: S3Bucket) -> None:
+    """Merge-on-read updates go to logs and leave the base files as they are: a streaming
+    writer's index reads their keys at every upsert, from the bytes it fetched the first time."""
+    import pyarrow as pa
+
+    with _behind_proxy(s3_bucket, "stream", "MERGE_ON_READ") as (proxy, table, options):
+        uri = table.base_uri
+        ids = [f"k{i}" for i in range(20)]
+        regions = ["eu", "us"] * 10
+        table.bulk_insert(pa.table({"id": ids, "region": regions, "ts": [0] * 20}), options=options)
+        base_files = sorted(s.base_file.name for s in table.file_slices() if s.base_file is not None)
+        start = len(proxy.seen)
+        for ts in (1, 2, 3):
+            rows = pa.table({"id": ids[ts::3], "region": regions[ts::3], "ts": [ts] * len(ids[ts::3])})
+            HudiTable.open(uri, options=options).upsert(rows, options=options)
+        asked = sorted(
+            (q.path.rsplit("/", 1)[-1], q.method) for q in proxy.seen[start:] if q.path.endswith(".parquet")
+        )
+        assert asked == [(name, "GET") for name in base_files]
+        now = HudiTable.open(uri, options=options)
+        assert sorted(s.base_file.name for s in now.file_slices() if s.base_file is not None) == base_files
+        got = {r["id"]: r["ts"] for r in now.read(columns=["id", "ts"]).to_pylist()}
+        assert got == {k: max([0] + [ts for ts in (1, 2, 3) if k in ids[ts::3]]) for k in ids}
+
+
+@pytest.mark.usefixtures("large_files")
 def test_a_merge_fetches_no_byte_range_of_the_old_file_twice(s3_bucket: S3Bucket) -> None:
     """A copy-on-write upsert reads a base file twice: the SIMPLE index its keys, then the merge
     every column. The footer (~430 kB with Hudi's default bloom filter) is fetched once."""

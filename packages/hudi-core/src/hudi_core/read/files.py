@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Generic, TypeVar
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -147,39 +148,49 @@ def read_skeleton(storage: Storage, path: str, source: str, columns: Sequence[st
 
 #: the serialized bytes of remote base files' footers a process keeps (:func:`open_parquet`)
 FOOTER_CACHE_BYTES = 64 * 1024 * 1024
+#: remote base files up to this size are fetched whole, in one request (:func:`open_parquet`)
+WHOLE_FILE_MAX_BYTES = 4 * 1024 * 1024
+#: the bytes of such files a process keeps
+WHOLE_FILE_CACHE_BYTES = 64 * 1024 * 1024
+
+_Key = tuple[str, str, int]  # (storage, path, size)
+V = TypeVar("V")
 
 
-class _Footers:
-    """Footers by (storage, path, size), least recently used first out past ``max_bytes``."""
+class _Kept(Generic[V]):
+    """Values by (storage, path, size), least recently used first out past ``max_bytes`` (as
+    ``weigh`` counts them). A base file never changes under its name and size."""
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int, weigh: Callable[[V], int]) -> None:
         self.max_bytes = max_bytes
+        self._weigh = weigh
         self._lock = threading.Lock()
-        self._kept: OrderedDict[tuple[str, str, int], pq.FileMetaData] = OrderedDict()
+        self._kept: OrderedDict[_Key, tuple[V, int]] = OrderedDict()
         self._bytes = 0
 
-    def get(self, key: tuple[str, str, int]) -> pq.FileMetaData | None:
+    def get(self, key: _Key) -> V | None:
         with self._lock:
-            meta = self._kept.get(key)
-            if meta is not None:
-                self._kept.move_to_end(key)
-            return meta
+            found = self._kept.get(key)
+            if found is None:
+                return None
+            self._kept.move_to_end(key)
+            return found[0]
 
-    def put(self, key: tuple[str, str, int], meta: pq.FileMetaData) -> None:
-        size = int(meta.serialized_size)
+    def put(self, key: _Key, value: V) -> None:
+        size = self._weigh(value)
         if size > self.max_bytes:
             return
         with self._lock:
             if key in self._kept:
                 return
-            self._kept[key] = meta
+            self._kept[key] = (value, size)
             self._bytes += size
             while self._bytes > self.max_bytes:
-                _, old = self._kept.popitem(last=False)
-                self._bytes -= int(old.serialized_size)
+                self._bytes -= self._kept.popitem(last=False)[1][1]
 
 
-_FOOTERS = _Footers(FOOTER_CACHE_BYTES)
+_FOOTERS: _Kept[pq.FileMetaData] = _Kept(FOOTER_CACHE_BYTES, lambda meta: int(meta.serialized_size))
+_WHOLE_FILES: _Kept[bytes] = _Kept(WHOLE_FILE_CACHE_BYTES, len)
 
 
 @contextmanager
@@ -187,15 +198,28 @@ def open_parquet(
     storage: Storage, path: str, size: int = 0, as_dictionary: Collection[str] = ()
 ) -> Iterator[tuple[pq.ParquetFile, pa.NativeFile]]:
     """``path`` opened as a parquet file, with the file it reads (``as_dictionary``: as
-    :func:`parquet_file`). A base file never changes under its name, so the footer of a remote
-    one whose ``size`` a listing gave is read once per process: on S3 a footer holding Hudi's
-    bloom filter (60,000 entries by default: ~430 kB) costs two ranged GETs (its length, then
-    the footer) each time a SIMPLE index reads the file's keys, and again when an upsert merges
-    the file. Local files are read as they are."""
+    :func:`parquet_file`). A base file never changes under its name, so what a process read of
+    a remote one whose ``size`` a listing gave is kept: on S3 opening a file costs a request
+    for its size, one for the footer's length and one for the footer (with Hudi's bloom filter,
+    60,000 entries by default, ~430 kB), then one per column range read, each time a SIMPLE
+    index reads the file's keys and again when an upsert merges the file. A file up to
+    :data:`WHOLE_FILE_MAX_BYTES` (a small file, which upserts' inserts fill and merge) is fetched
+    whole in one request and its bytes kept; of a larger one the footer is kept. Local files are
+    read as they are."""
     fs = storage.arrow_filesystem()
     where = storage.arrow_path(path)
     key = None if size <= 0 or isinstance(fs, pafs.LocalFileSystem) else (repr(storage), where, size)
-    with fs.open_input_file(where) as f:
+    source: pa.NativeFile
+    if key is not None and size <= WHOLE_FILE_MAX_BYTES:
+        data = _WHOLE_FILES.get(key)
+        if data is None:
+            data = storage.read_bytes(path)
+            if len(data) == size:
+                _WHOLE_FILES.put(key, data)
+        source = pa.BufferReader(data)
+    else:
+        source = fs.open_input_file(where)
+    with source as f:
         meta = _FOOTERS.get(key) if key is not None else None
         pf = parquet_file(f, as_dictionary, metadata=meta)
         if key is not None and meta is None:
