@@ -210,9 +210,19 @@ def test_an_upsert_lists_only_the_partitions_it_writes(s3_bucket: S3Bucket, inde
         listed = [q.prefix for q in proxy.seen[start:] if q.prefix is not None]
         # once each: the handles write with the listing the index made
         assert sorted(p for p in listed if not p.startswith("parts/.hoodie/")) == ["parts/r1/", "parts/r2/"]
+        # the same rows given as a stream of batches (one write, chunk by chunk)
+        start = len(proxy.seen)
+        streamed = pa.table(
+            {"id": ["k1", "k2", "n1", "n2"], "region": ["r1", "r2", "r1", "r2"], "ts": [2] * 4}
+        )
+        HudiTable.open(uri, options=options).upsert(
+            iter(streamed.to_batches(max_chunksize=2)), options=options
+        )
+        listed = [q.prefix for q in proxy.seen[start:] if q.prefix is not None]
+        assert sorted(p for p in listed if not p.startswith("parts/.hoodie/")) == ["parts/r1/", "parts/r2/"]
         read = HudiTable.open(uri, options=options).read(columns=["id", "ts"])
         got = {r["id"]: r["ts"] for r in read.to_pylist()}
-        assert got == {**{f"k{i}": 0 for i in range(16)}, "k1": 1, "k2": 1, "n1": 1, "n2": 1}
+        assert got == {**{f"k{i}": 0 for i in range(16)}, "k1": 2, "k2": 2, "n1": 2, "n2": 2}
 
 
 def test_a_small_base_file_is_fetched_whole_once_for_the_index_and_the_merge(s3_bucket: S3Bucket) -> None:

@@ -387,7 +387,7 @@ class WriteClient:
                     inflight = write_inflight(table, requested, profile, op)
 
                 labelled = assign_buckets(tagged, plan, partitions)
-                _share_listings(ctx, view)
+                ctx.take_listings(view)
                 # hoodie.bulkinsert.sort.mode: NONE (Hudi's default since 0.12) writes each file group's
                 # rows in input order; GLOBAL_SORT sorted them all above; the PARTITION_SORT modes sort
                 # each file group's rows by key (a bucket is one partition's file group). On the local
@@ -622,14 +622,6 @@ def _split_by_bucket(
     return [
         (buckets[int(sb[s])], sorted_tbl.slice(int(s), int(e - s))) for s, e in zip(starts, ends, strict=True)
     ]
-
-
-def _share_listings(ctx: WriteContext, view: FileSystemView | None) -> None:
-    """The handles find files in the listings the write's view made of its partitions (a
-    LIST request each on S3) instead of listing them again."""
-    if view is not None:
-        for part, entries in view.listed().items():
-            ctx.listings.seed(ctx.partition_uri(part), entries)
 
 
 def _file_groups_of(view: FileSystemView, partitions: list[str]) -> dict[str, list[str]]:

@@ -302,6 +302,7 @@ class StreamWriter:
         if self._dedupe and isinstance(records, pa.Table) and records.column(RECORD_KEY).num_chunks > 1:
             records = deduplicate(records, self._config)  # rows of several chunks may share keys
         self._pending.pop(key, None)  # flushed: the handles and the in-instant index know them
+        self.ctx.take_listings(self.view)
         if key[0] == "I":
             part = key[1]
             if self._small_files is not None:

@@ -7,7 +7,7 @@ import datetime as _dt
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -21,6 +21,9 @@ from hudi_core.table.paths import join_table_path
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.markers import MarkerFiles
 from hudi_core.write.records import DELETE_FLAG
+
+if TYPE_CHECKING:
+    from hudi_core.fs_view import FileSystemView
 
 __all__ = [
     "TaskAttempt",
@@ -177,6 +180,14 @@ class WriteContext:
 
     def partition_uri(self, partition: str) -> str:
         return join_table_path(self.base_uri, partition) if partition else self.base_uri
+
+    def take_listings(self, view: FileSystemView | None) -> None:
+        """Let the handles find files in the listings the write's file-system view made of its
+        partitions (after the instant was created, as theirs) instead of listing them again (a
+        LIST request each on S3). A partition the handles listed already keeps their listing."""
+        if view is not None:
+            for part, entries in view.listed().items():
+                self.listings.seed(self.partition_uri(part), entries)
 
     def relative(self, partition: str, name: str) -> str:
         return f"{partition}/{name}" if partition else name
