@@ -110,8 +110,9 @@ class PartitionListings:
             self._with_metafile.add(partition_uri)
 
     def created(self, partition_uri: str, name: str) -> None:
-        """A handle of this write made ``name`` (a streamed write appends to one file group at
-        every flush: the next flush must see the version the last one made)."""
+        """A handle of this write made ``name`` (a streamed write writes one file group at
+        several flushes: the next flush must see the log version or base file the last one
+        made)."""
         with self._lock:
             if partition_uri in self._cache:
                 self._cache[partition_uri][name] = 0

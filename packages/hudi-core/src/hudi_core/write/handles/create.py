@@ -48,6 +48,7 @@ class CreateHandle:
             return []
         ctx = self.ctx
         ctx.markers.create(self.partition, self.name, "CREATE")
+        ctx.listings.created(ctx.partition_uri(self.partition), self.name)
         ensure_partition_metadata(ctx, self.partition)
         table = new_records(ctx, data, task_id=self.task_id, file_name=self.name)
         path = f"{ctx.partition_uri(self.partition)}/{self.name}"

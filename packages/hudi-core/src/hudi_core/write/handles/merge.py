@@ -126,6 +126,7 @@ def merge_file_group(
         yield state.inserts()
 
     ctx.markers.create(partition, name, "MERGE")
+    ctx.listings.created(ctx.partition_uri(partition), name)
     ensure_partition_metadata(ctx, partition)
     path = f"{ctx.partition_uri(partition)}/{name}"
     res = parquet_out.write_parquet(ctx, path, pieces(), growing=growing)

@@ -49,6 +49,7 @@ class _OpenFile:
         self.name = BaseFileName(file_id, attempt.token, ctx.instant).name
         self.path = f"{ctx.partition_uri(partition)}/{self.name}"
         ctx.markers.create(partition, self.name, "CREATE")
+        ctx.listings.created(ctx.partition_uri(partition), self.name)
         ensure_partition_metadata(ctx, partition)
         self._stack = contextlib.ExitStack()
         self._sink = self._stack.enter_context(ctx.storage.open_write(self.path))
