@@ -117,7 +117,8 @@ class SparkOptions:
     INDEX_LOOKUP = ConfigProperty(
         "hoodie.spark.index.lookup", "auto",
         "SIMPLE / GLOBAL_SIMPLE tagging: 'join' co-groups the records with every existing key of "
-        "the table partitions (read in tasks) by key hash; 'task' looks the keys up in the tasks "
+        "the table partitions (read in tasks; SIMPLE: the partitions the records go to, found by a "
+        "distinct over the records, cached for it) by key hash; 'task' looks the keys up in the tasks "
         "that hold them after the key shuffle, reading only the key columns of base files whose "
         "footer min/max keys and bloom filter may hold them (each task reads those files itself, "
         "so the reads grow with the number of tasks); 'auto': 'task' up to 16 key tasks, else 'join'.",
