@@ -249,7 +249,11 @@ def _run_pipeline(
             # Hudi's SIMPLE index reads the existing keys of the partitions the records go to
             # only, found by a distinct over the records, cached for it as Hudi caches them
             keyed = held = _persisted(keyed)
-            parts = [r[0] for r in keyed.select(PARTITION_PATH).distinct().collect()]
+            try:
+                parts = [r[0] for r in keyed.select(PARTITION_PATH).distinct().collect()]
+            except BaseException:  # (a task's error: a null key...) the cache goes with the write
+                held.unpersist()
+                raise
         tagged = simple_index.join_existing(
             keyed, table, cfg, tagged_schema, max(parallelism * 2, key_tasks), job.instant, partitions=parts
         )
