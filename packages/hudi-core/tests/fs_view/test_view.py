@@ -89,6 +89,26 @@ def test_stray_files_are_ignored(tmp_path: Path) -> None:
     assert table.read().num_rows == 4
 
 
+def test_another_writers_create_in_progress_is_skipped_without_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A concurrent writer's bytes under the storage's temporary name (local disk and HDFS
+    create a file exclusively by writing a temporary one, then linking it): every other
+    writer's and reader's listing meets them, and warned of each as a stray file."""
+    from hudi_core.storage import TEMP_PREFIX
+
+    root = copy_corpus_table(COW, tmp_path)
+    (root / "10" / f"{TEMP_PREFIX}3d4ee5245cff426fb4857342c1f11651.tmp").write_bytes(b"PAR1 half written")
+    (root / "20" / "notes.txt").write_text("a stray file is still named")
+    table = HudiTable.open(str(root))
+    with caplog.at_level("WARNING", logger="hudi_core"):
+        assert len(FileSystemView(table).latest_file_slices()) == 3
+        assert table.read().num_rows == 4
+    warned = [r.getMessage() for r in caplog.records]
+    assert not [m for m in warned if TEMP_PREFIX in m], warned
+    assert any("notes.txt" in m for m in warned), warned
+
+
 def test_replaced_file_groups_are_hidden_from_their_instant_on(tmp_path: Path) -> None:
     table = HudiTable.open(str(copy_corpus_table(OVERWRITE, tmp_path)))
     view = FileSystemView(table)

@@ -7,7 +7,7 @@ import decimal
 from typing import Any
 from urllib.parse import unquote
 
-from hudi_core.storage.base import FileInfo, Storage
+from hudi_core.storage.base import TEMP_PREFIX, FileInfo, Storage
 from hudi_core.table.file_names import PARTITION_METAFILE_PREFIX, BaseFileName, LogFileName
 
 __all__ = ["is_ignored_name", "list_partitions", "partition_listings", "partition_values"]
@@ -18,11 +18,13 @@ _IGNORED_NAMES = {".DS_Store", "_SUCCESS"}
 
 
 def is_ignored_name(name: str) -> bool:
-    """Files a reader must skip: OS droppings, checksums, partition metadata."""
+    """Files a reader must skip: OS droppings, checksums, partition metadata, and a create in
+    progress (a writer's bytes under the storage's temporary name before they get the file's
+    own: a concurrent writer's, seen by the others' listings)."""
     return (
         name in _IGNORED_NAMES
         or name.endswith(_IGNORED_SUFFIXES)
-        or name.startswith(PARTITION_METAFILE_PREFIX)
+        or name.startswith((PARTITION_METAFILE_PREFIX, TEMP_PREFIX))
     )
 
 
