@@ -16,7 +16,9 @@ It opens the table, runs ``commits`` upserts and writes one JSON line per event 
   ``big["pause_s"]``, has created its second data file's marker: the writer then sleeps that
   long (a slow disk), so the test can kill it with files written and more to come (a 100,000-row
   BUCKET commit otherwise completes about 0.1 s after its instant turns inflight);
-- ``{"event": "end", "attempt", "success", "instant", "error", "message", "conflict", "seconds"}``.
+- ``{"event": "end", "attempt", "success", "instant", "error", "message", "conflict", "seconds"}``;
+- ``{"event": "warning", "attempt", "logger", "message"}`` for each warning hudi_core or the S3
+  storage logged (a heartbeat not renewed, a request retried).
 
 Keys: ``disjoint`` mode uses only ``<writer>-NNNNN`` keys; ``overlapping`` draws from one key
 space shared by every writer (``k000``..), revealed a few keys per commit: each commit updates
@@ -85,7 +87,9 @@ class _Log:
 
 
 class _RetryHandler(logging.Handler):
-    """The write client logs each conflict it retries (``hoodie.write.num.retries.on.conflict.failures``)."""
+    """The write client logs each conflict it retries (``hoodie.write.num.retries.on.conflict.failures``);
+    every warning (a heartbeat not renewed, an S3 request retried...) goes to the log too, for
+    the test to show when the table comes out wrong."""
 
     def __init__(self, log: _Log) -> None:
         super().__init__(logging.INFO)
@@ -95,6 +99,8 @@ class _RetryHandler(logging.Handler):
         message = record.getMessage()
         if "retrying" in message and "conflict" in message:
             self.log.write("retry", message=message)
+        elif record.levelno >= logging.WARNING:
+            self.log.write("warning", logger=record.name, message=message[:500])
 
 
 def _record_instants(log: _Log) -> None:
@@ -169,7 +175,8 @@ def main(argv: list[str]) -> int:
             _pause_mid_write(log, int(big["from"]), float(big["pause_s"]))
         if "pause_before_commit" in args:
             _pause_before_commit(log, int(args["pause_before_commit"]))
-        logging.getLogger("hudi_core").addHandler(_RetryHandler(log))
+        for name in ("hudi_core", "hudi_storage_s3"):
+            logging.getLogger(name).addHandler(_RetryHandler(log))
         logging.getLogger("hudi_core").setLevel(logging.INFO)
         for c in range(commits):
             log.attempt = f"{writer}-c{c}"

@@ -405,6 +405,10 @@ def _settle_and_verify(
 
 def _check(name: str, figures: dict[str, Any], problems: list[str], tmp: Path) -> None:
     report(name, figures, tmp)
+    if problems:  # what the writers warned of, to tell what went wrong
+        warnings = [f"{log.stem} {e['attempt']}: {e['logger']}: {e['message']}"
+                    for log in sorted(tmp.glob("*.jsonl")) for e in _events(log, only=("warning",))]  # fmt: skip
+        problems += [f"{len(warnings)} warnings logged by the writers:", *warnings[:30]]
     assert not problems, f"{name}: " + "\n".join(problems)
 
 
