@@ -148,21 +148,26 @@ def _behind_proxy(
         yield proxy, table, opts
 
 
-@pytest.fixture
-def large_files(monkeypatch: pytest.MonkeyPatch) -> None:
+def _as_large_files(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every base file read as a large one (its footer, then column ranges), not fetched whole."""
     from hudi_core.read import files
 
     monkeypatch.setattr(files, "WHOLE_FILE_MAX_BYTES", 0)
 
 
-@pytest.mark.usefixtures("large_files")
-def test_a_process_reads_each_base_files_footer_once(s3_bucket: S3Bucket) -> None:
-    """A SIMPLE index reads the keys of every base file of the partitions an upsert touches. A
-    base file never changes under its name, so its footer (with Hudi's default bloom filter,
-    ~430 kB) is fetched once per process: the next upserts GET the key column alone."""
+@pytest.mark.parametrize("whole", [True, False], ids=["small-files", "large-files"])
+def test_a_process_fetches_what_it_needs_of_a_base_file_once(
+    s3_bucket: S3Bucket, monkeypatch: pytest.MonkeyPatch, whole: bool
+) -> None:
+    """A SIMPLE index reads the keys of every base file of the partitions an upsert touches, and
+    merge-on-read updates go to logs, leaving the base files as they are (a streaming writer). A
+    base file never changes under its name: a small one (up to 4 MB) is fetched whole once per
+    process, the next upserts read it from memory; of a larger one the footer (with Hudi's
+    default bloom filter, ~430 kB) is fetched once, the next upserts GET the key column alone."""
     import pyarrow as pa
 
+    if not whole:
+        _as_large_files(monkeypatch)
     with _behind_proxy(s3_bucket, "footers", "MERGE_ON_READ") as (proxy, table, options):
         uri = table.base_uri
         ids = [f"k{i}" for i in range(20)]
@@ -171,18 +176,25 @@ def test_a_process_reads_each_base_files_footer_once(s3_bucket: S3Bucket) -> Non
         base_files = sorted(s.base_file.name for s in table.file_slices() if s.base_file is not None)
         assert len(base_files) == 2
 
-        def upsert_reads(ts: int) -> list[str | None]:
-            """The ranges an upsert of updates alone (in both partitions) GETs from the base files."""
+        def upsert_reads(ts: int) -> list[tuple[str, str | None]]:
+            """What an upsert of updates alone (in both partitions) asks of the base files."""
             start = len(proxy.seen)
             rows = pa.table({"id": ids[ts::3], "region": regions[ts::3], "ts": [ts] * len(ids[ts::3])})
             HudiTable.open(uri, options=options).upsert(rows, options=options)
-            return [q.range for q in proxy.seen[start:] if q.method == "GET" and q.path.endswith(".parquet")]
+            return [(q.method, q.range) for q in proxy.seen[start:] if q.path.endswith(".parquet")]
 
         first, second, third = upsert_reads(1), upsert_reads(2), upsert_reads(3)
-        # the first: each file's last bytes (the footer's length), its footer, then its key column
-        assert len(first) == 3 * len(base_files), first
-        assert len(second) == len(third) == len(base_files), (second, third)
-        assert set(second) <= set(first)  # the key columns' ranges, as the first read them
+        if whole:
+            assert first == [("GET", None)] * len(base_files) and second == third == [], (
+                first,
+                second,
+                third,
+            )
+        else:  # each file's size, last bytes (the footer's length), footer, then its key column
+            gets = [r for method, r in first if method == "GET"]
+            assert len(gets) == 3 * len(base_files), first
+            later = [r for method, r in second + third if method == "GET"]
+            assert len(later) == 2 * len(base_files) and set(later) <= set(gets), (second, third)
         # the base files are the bulk_insert's still (updates go to logs), and every update is read
         now = HudiTable.open(uri, options=options)
         assert sorted(s.base_file.name for s in now.file_slices() if s.base_file is not None) == base_files
@@ -225,61 +237,19 @@ def test_an_upsert_lists_only_the_partitions_it_writes(s3_bucket: S3Bucket, inde
         assert got == {**{f"k{i}": 0 for i in range(16)}, "k1": 2, "k2": 2, "n1": 2, "n2": 2}
 
 
-def test_a_small_base_file_is_fetched_whole_once_for_the_index_and_the_merge(s3_bucket: S3Bucket) -> None:
-    """A small base file (up to 4 MB) is fetched in one GET instead of a HEAD for its size and
-    GETs of its footer's length, its footer and its columns; the merge of the copy-on-write
-    upsert whose index read its keys reads the same bytes."""
-    import pyarrow as pa
-
-    with _behind_proxy(s3_bucket, "small", "COPY_ON_WRITE") as (proxy, table, options):
-        uri = table.base_uri
-        ids = [f"k{i}" for i in range(50)]
-        table.bulk_insert(pa.table({"id": ids, "region": ["eu"] * 50, "ts": [0] * 50}), options=options)
-        (old,) = [s.base_file.name for s in table.file_slices() if s.base_file is not None]
-        start = len(proxy.seen)
-        HudiTable.open(uri, options=options).upsert(
-            pa.table({"id": ids[:5], "region": ["eu"] * 5, "ts": [1] * 5}), options=options
-        )
-        asked = [(q.method, q.range) for q in proxy.seen[start:] if q.path.endswith(f"/{old}")]
-        assert asked == [("GET", None)]
-        now = HudiTable.open(uri, options=options)
-        (new,) = [s.base_file.name for s in now.file_slices() if s.base_file is not None]
-        assert new != old
-        got = {r["id"]: r["ts"] for r in now.read(columns=["id", "ts"]).to_pylist()}
-        assert got == {k: 1 if k in ids[:5] else 0 for k in ids}
-
-
-def test_a_process_fetches_a_small_base_file_once_for_the_upserts_that_follow(s3_bucket: S3Bucket) -> None:
-    """Merge-on-read updates go to logs and leave the base files as they are: a streaming
-    writer's index reads their keys at every upsert, from the bytes it fetched the first time."""
-    import pyarrow as pa
-
-    with _behind_proxy(s3_bucket, "stream", "MERGE_ON_READ") as (proxy, table, options):
-        uri = table.base_uri
-        ids = [f"k{i}" for i in range(20)]
-        regions = ["eu", "us"] * 10
-        table.bulk_insert(pa.table({"id": ids, "region": regions, "ts": [0] * 20}), options=options)
-        base_files = sorted(s.base_file.name for s in table.file_slices() if s.base_file is not None)
-        start = len(proxy.seen)
-        for ts in (1, 2, 3):
-            rows = pa.table({"id": ids[ts::3], "region": regions[ts::3], "ts": [ts] * len(ids[ts::3])})
-            HudiTable.open(uri, options=options).upsert(rows, options=options)
-        asked = sorted(
-            (q.path.rsplit("/", 1)[-1], q.method) for q in proxy.seen[start:] if q.path.endswith(".parquet")
-        )
-        assert asked == [(name, "GET") for name in base_files]
-        now = HudiTable.open(uri, options=options)
-        assert sorted(s.base_file.name for s in now.file_slices() if s.base_file is not None) == base_files
-        got = {r["id"]: r["ts"] for r in now.read(columns=["id", "ts"]).to_pylist()}
-        assert got == {k: max([0] + [ts for ts in (1, 2, 3) if k in ids[ts::3]]) for k in ids}
-
-
-@pytest.mark.usefixtures("large_files")
-def test_a_merge_fetches_no_byte_range_of_the_old_file_twice(s3_bucket: S3Bucket) -> None:
+@pytest.mark.parametrize("whole", [True, False], ids=["small-file", "large-file"])
+def test_a_copy_on_write_upsert_fetches_the_old_base_file_once(
+    s3_bucket: S3Bucket, monkeypatch: pytest.MonkeyPatch, whole: bool
+) -> None:
     """A copy-on-write upsert reads a base file twice: the SIMPLE index its keys, then the merge
-    every column. The footer (~430 kB with Hudi's default bloom filter) is fetched once."""
+    every column. A small file (up to 4 MB) is fetched whole in one GET (no HEAD for its size, no
+    GETs of its footer's length, its footer and its columns) and the merge reads those bytes; of
+    a larger one no byte range is fetched twice (the footer, ~430 kB with Hudi's default bloom
+    filter, once)."""
     import pyarrow as pa
 
+    if not whole:
+        _as_large_files(monkeypatch)
     with _behind_proxy(s3_bucket, "cow", "COPY_ON_WRITE") as (proxy, table, options):
         uri = table.base_uri
         ids = [f"k{i}" for i in range(50)]
@@ -289,9 +259,12 @@ def test_a_merge_fetches_no_byte_range_of_the_old_file_twice(s3_bucket: S3Bucket
         HudiTable.open(uri, options=options).upsert(
             pa.table({"id": ids[:5], "region": ["eu"] * 5, "ts": [1] * 5}), options=options
         )
-        ranges = [q.range for q in proxy.seen[start:] if q.method == "GET" and q.path.endswith(f"/{old}")]
-        assert len(ranges) >= 3, ranges  # the index: the footer's length, the footer, the keys; the merge
-        assert len(ranges) == len(set(ranges)), ranges
+        asked = [(q.method, q.range) for q in proxy.seen[start:] if q.path.endswith(f"/{old}")]
+        if whole:
+            assert asked == [("GET", None)]
+        else:  # the index: the footer's length, the footer, the keys; the merge: the other columns
+            ranges = [r for method, r in asked if method == "GET"]
+            assert len(ranges) >= 3 and len(ranges) == len(set(ranges)), asked
         now = HudiTable.open(uri, options=options)
         assert [s.base_file.name for s in now.file_slices() if s.base_file is not None] != [old]
         got = {r["id"]: r["ts"] for r in now.read(columns=["id", "ts"]).to_pylist()}
