@@ -308,14 +308,14 @@ def test_a_merge_holds_each_file_name_and_commit_time_once(
 def test_kept_footers_stay_within_their_byte_budget(tmp_path: Path) -> None:
     """Remote base files' footers kept per process (``open_parquet``) drop the least recently
     used past the budget, and one larger than the whole budget is not kept at all."""
-    from hudi_core.read.files import _Kept
+    from hudi_core.storage.kept import Kept
 
     metas = []
     for i in range(3):
         pq.write_table(pa.table({"x": [i]}), tmp_path / f"{i}.parquet")
         metas.append(pq.read_metadata(tmp_path / f"{i}.parquet"))
     size = metas[0].serialized_size
-    kept = _Kept(2 * size + size // 2, lambda meta: int(meta.serialized_size))  # room for two
+    kept = Kept(2 * size + size // 2, lambda meta: int(meta.serialized_size))  # room for two
     keys = [("s3", f"bucket/{i}.parquet", 100 + i) for i in range(3)]
     kept.put(keys[0], metas[0])
     kept.put(keys[1], metas[1])
@@ -323,6 +323,6 @@ def test_kept_footers_stay_within_their_byte_budget(tmp_path: Path) -> None:
     kept.put(keys[2], metas[2])
     assert [kept.get(k) for k in keys] == [metas[0], None, metas[2]]
     assert kept.get(("s3", "bucket/0.parquet", 99)) is None  # another size: another file
-    tiny = _Kept(size - 1, lambda meta: int(meta.serialized_size))
+    tiny = Kept(size - 1, lambda meta: int(meta.serialized_size))
     tiny.put(keys[0], metas[0])
     assert tiny.get(keys[0]) is None

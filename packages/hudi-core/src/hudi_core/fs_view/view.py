@@ -112,8 +112,7 @@ class FileSystemView:
         self.visible = VisibleTimeline(self.timeline)
         self._partitions: list[str] | None = None
         self._listing: dict[str, tuple[list[BaseFile], list[LogFile]]] = {}
-        self._listed: dict[str, list[FileInfo]] = {}  # partitions' entries as listing them found
-        self._entries: dict[str, list[FileInfo]] = {}  # and as _list read them
+        self._listed: dict[str, list[FileInfo]] = {}  # partitions' entries as listed
         self._replaced: list[tuple[str, str, str]] | None = None
         self._pending_ops: list[CompactionOperation] | None = None
         self._clustering: dict[tuple[str, str], str] | None = None
@@ -137,10 +136,9 @@ class FileSystemView:
             uri = self.table.partition_uri(partition) if partition else self.table.base_uri
             bases: list[BaseFile] = []
             logs: list[LogFile] = []
-            listed = self._listed.pop(partition, None)
-            self._entries[partition] = entries = (
-                listed if listed is not None else self.table.storage.list(uri)
-            )
+            entries = self._listed.get(partition)
+            if entries is None:
+                entries = self._listed[partition] = self.table.storage.list(uri)
             for info in entries:
                 if info.is_dir or is_ignored_name(info.name):
                     continue
@@ -159,9 +157,10 @@ class FileSystemView:
         return self._listing[partition]
 
     def listed(self) -> dict[str, list[FileInfo]]:
-        """The partitions this view has listed so far, each with every entry its listing found
-        (the partition metadata file and names the view ignores included)."""
-        return dict(self._entries)
+        """The partitions this view has listed so far (finding the partitions lists each), each
+        with every entry its listing found (the partition metadata file and names the view
+        ignores included)."""
+        return dict(self._listed)
 
     # -- timeline-derived facts ------------------------------------------------------------------
 

@@ -16,11 +16,8 @@ is then held once (``align.decode``).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Generic, TypeVar
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -31,6 +28,7 @@ from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.schema.internal import FileColumns
 from hudi_core.storage import storage_for
 from hudi_core.storage.base import Storage
+from hudi_core.storage.kept import Kept
 
 __all__ = [
     "FOOTER_CACHE_BYTES",
@@ -153,44 +151,9 @@ WHOLE_FILE_MAX_BYTES = 4 * 1024 * 1024
 #: the bytes of such files a process keeps
 WHOLE_FILE_CACHE_BYTES = 64 * 1024 * 1024
 
-_Key = tuple[str, str, int]  # (storage, path, size)
-V = TypeVar("V")
-
-
-class _Kept(Generic[V]):
-    """Values by (storage, path, size), least recently used first out past ``max_bytes`` (as
-    ``weigh`` counts them). A base file never changes under its name and size."""
-
-    def __init__(self, max_bytes: int, weigh: Callable[[V], int]) -> None:
-        self.max_bytes = max_bytes
-        self._weigh = weigh
-        self._lock = threading.Lock()
-        self._kept: OrderedDict[_Key, tuple[V, int]] = OrderedDict()
-        self._bytes = 0
-
-    def get(self, key: _Key) -> V | None:
-        with self._lock:
-            found = self._kept.get(key)
-            if found is None:
-                return None
-            self._kept.move_to_end(key)
-            return found[0]
-
-    def put(self, key: _Key, value: V) -> None:
-        size = self._weigh(value)
-        if size > self.max_bytes:
-            return
-        with self._lock:
-            if key in self._kept:
-                return
-            self._kept[key] = (value, size)
-            self._bytes += size
-            while self._bytes > self.max_bytes:
-                self._bytes -= self._kept.popitem(last=False)[1][1]
-
-
-_FOOTERS: _Kept[pq.FileMetaData] = _Kept(FOOTER_CACHE_BYTES, lambda meta: int(meta.serialized_size))
-_WHOLE_FILES: _Kept[bytes] = _Kept(WHOLE_FILE_CACHE_BYTES, len)
+#: by (storage, path, size)
+_FOOTERS: Kept[pq.FileMetaData] = Kept(FOOTER_CACHE_BYTES, lambda meta: int(meta.serialized_size))
+_WHOLE_FILES: Kept[bytes] = Kept(WHOLE_FILE_CACHE_BYTES, len)
 
 
 @contextmanager

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from hudi_core.storage.kept import Kept
 from hudi_core.timeline.instant import Instant
 from hudi_core.timeline.timeline import ActiveTimeline
 
@@ -15,37 +16,11 @@ __all__ = ["CompletedDetails"]
 T = TypeVar("T")
 
 
-class _RecentBytes:
-    """The bytes of the completed instants' files read last, by file and modification time, for
-    every :class:`CompletedDetails`: each parses a file its own way (the schema, the record
-    sizes, the partitions written), and the looks of one write would otherwise read the latest
-    commit's file once each. Bounded by ``max_bytes`` (the oldest dropped first)."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self._max = max_bytes
-        self._held = 0
-        self._seen: OrderedDict[tuple[str, float], bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def read(self, timeline: ActiveTimeline, inst: Instant, key: tuple[str, float] | None) -> bytes:
-        if key is not None:
-            with self._lock:
-                data = self._seen.get(key)
-                if data is not None:
-                    self._seen.move_to_end(key)
-                    return data
-        data = timeline.read_details(inst)
-        if key is not None and len(data) <= self._max:
-            with self._lock:
-                if key not in self._seen:
-                    self._seen[key] = data
-                    self._held += len(data)
-                while self._held > self._max:
-                    self._held -= len(self._seen.popitem(last=False)[1])
-        return data
-
-
-_RECENT = _RecentBytes(16 * 1024 * 1024)
+#: the bytes of the completed instants' files read last, by file and modification time, shared
+#: by every :class:`CompletedDetails`: each parses a file its own way (the schema, the record
+#: sizes, the partitions written), and the looks of one write would otherwise read the latest
+#: commit's file once each
+_RECENT: Kept[bytes] = Kept(16 * 1024 * 1024, len)
 
 
 class CompletedDetails(Generic[T]):
@@ -70,7 +45,12 @@ class CompletedDetails(Generic[T]):
                 if key in self._seen:
                     self._seen.move_to_end(key)
                     return self._seen[key]
-        found = self._parse(_RECENT.read(timeline, inst, key))
+        data = _RECENT.get(key) if key is not None else None
+        if data is None:
+            data = timeline.read_details(inst)
+            if key is not None:
+                _RECENT.put(key, data)
+        found = self._parse(data)
         if key is not None:
             with self._lock:
                 self._seen[key] = found
