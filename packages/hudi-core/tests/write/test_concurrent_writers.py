@@ -313,6 +313,35 @@ def test_filesystem_lock_is_exclusive_and_names_its_holder(tmp_path: Path) -> No
     assert not (tmp_path / ".hoodie" / "lock").exists()
 
 
+def test_the_filesystem_lock_refuses_a_storage_that_cannot_create_a_file_exclusively(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The generic fsspec storage (gs://, abfs://, viewfs://) writes a file whether or not it
+    exists: two writers would both take the lock. An OCC write there is refused before it writes
+    anything, and the table keeps its rows."""
+    from hudi_core.errors import ConfigError
+    from hudi_core.lock import InProcessLockProvider
+    from hudi_core.storage import FsspecStorage
+    from hudi_core.table import meta_client
+
+    generic = FsspecStorage(f"file://{tmp_path}")
+    assert not generic.atomic_create
+    with pytest.raises(ConfigError, match="creates files exclusively"):
+        FileSystemLockProvider(generic, str(tmp_path), OCC)
+    in_process = InProcessLockProvider(generic, str(tmp_path), OCC)  # threads of one process: no file
+    in_process.acquire()
+    in_process.release()
+
+    table = _table(tmp_path)
+    before = sorted(p.name for p in (tmp_path / "t" / ".hoodie").iterdir())
+    monkeypatch.setattr(meta_client, "storage_for", lambda uri, options=None: FsspecStorage(uri))
+    with pytest.raises(ConfigError, match=r"hoodie\.write\.lock\.provider=in-process"):
+        HudiTable.open(table.base_uri).upsert(_rows(["a", "e"], 2, "v2"), options=OCC)
+    assert sorted(p.name for p in (tmp_path / "t" / ".hoodie").iterdir()) == before
+    monkeypatch.undo()
+    assert _snapshot(HudiTable.open(table.base_uri)) == _snapshot(table)
+
+
 def test_a_writer_waiting_on_the_lock_looks_at_its_holder_once_a_second(tmp_path: Path) -> None:
     """Each look is two requests on S3 (the lock file's age and content): four writers waiting
     on one lock sent three requests a try instead of one."""

@@ -39,7 +39,8 @@ class ConcurrencyOptions:
         None,
         "Lock provider plugin under optimistic concurrency control: filesystem (the default; "
         "Hudi's FileSystemBasedLockProvider: an exclusively created .hoodie/lock, on local disk, "
-        "HDFS and S3) or in-process.",
+        "HDFS and S3; refused on the generic fsspec storage, which cannot create a file "
+        "exclusively) or in-process.",
     )
     LOCK_FILESYSTEM_PATH = _o(
         "hoodie.write.lock.filesystem.path",

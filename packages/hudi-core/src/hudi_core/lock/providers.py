@@ -4,7 +4,10 @@ conflict check and timeline transition (and around scheduling table services).
 ``filesystem`` is Hudi's ``FileSystemBasedLockProvider``: the lock is the file
 ``<hoodie.write.lock.filesystem.path or .hoodie>/lock``, created exclusively and deleted on
 release, so Apache Hudi writers configured with that provider and our writers exclude each other.
-It is safe where the storage creates files atomically: local disk, HDFS, S3 (conditional puts).
+It is safe where the storage creates files atomically: local disk, HDFS, S3 (conditional puts);
+on a storage that does not (:attr:`~hudi_core.storage.base.Storage.atomic_create` False: the
+generic fsspec storage of ``gs://``, ``abfs://``, ``viewfs://``) two writers could both create the
+lock and one's commit be lost, so the provider refuses such a storage.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_core.config.concurrency import ConcurrencyOptions, ConcurrencySettings
 from hudi_core.config.property import HoodieConfig
-from hudi_core.errors import LockTimeoutError
+from hudi_core.errors import ConfigError, LockTimeoutError
 from hudi_core.storage.base import Storage
 
 __all__ = [
@@ -134,6 +137,13 @@ class FileSystemLockProvider(LockProvider):
 
     def __init__(self, storage: Storage, base_path: str, options: Any = None) -> None:
         super().__init__(storage, base_path, options)
+        if not storage.atomic_create:
+            raise ConfigError(
+                f"hoodie.write.lock.provider=filesystem needs a storage that creates files exclusively, "
+                f"and {storage!r} (the table at {base_path}) does not: two writers could both take the "
+                "lock and one's commit be lost. Write from one process at a time, or from threads of "
+                "one process with hoodie.write.lock.provider=in-process"
+            )
         cfg = options if isinstance(options, HoodieConfig) else HoodieConfig(dict(options or {}))
         folder = cfg.get_str(ConcurrencyOptions.LOCK_FILESYSTEM_PATH) or f"{self.base_path}/.hoodie"
         self.storage = storage
