@@ -16,12 +16,13 @@ ours with ``hoodie.index.type=BUCKET``; the pyarrow floors) runs its whole seque
 subprocess, after a warm-up on a small throwaway table: bulk load, the upserts, snapshot read
 (twice: the second, on the memory the first freed, is printed without a target), compaction, read
 after compaction; the floors also write the rows our compaction wrote (the data columns of its
-files, left in the workload's folder by ours' run, which comes first), the issue's "same rows". The engines take turns, ``--repeat`` times; each figure is the median over repeats
-(an upsert figure: the median of a run's upserts). Peak memory of a phase is
-the peak RSS during it (``VmHWM``, reset through ``/proc/self/clear_refs`` at the phase's start)
-minus the RSS at its start, after freeing what the previous phase left (what can be freed: pages
-jemalloc has not handed back yet, within its decay time of about a second, count in ours' starting
-RSS; the process's peak RSS of each phase is printed too).
+files, left in the workload's folder by ours' run, which comes first), the issue's "same rows".
+The engines take turns, ``--repeat`` times; each figure is the median over repeats (an upsert
+figure: the median of a run's upserts). Peak memory of a phase is the peak RSS during it
+(``VmHWM``, reset through ``/proc/self/clear_refs`` at the phase's start) minus the RSS at its
+start, after freeing what the previous phase left (what can be freed: pages jemalloc has not
+handed back yet, within its decay time of about a second, count in ours' starting RSS; the
+process's peak RSS of each phase is printed too).
 
 Prints seconds, the issue's ratios and their targets; nothing is asserted.
 """
