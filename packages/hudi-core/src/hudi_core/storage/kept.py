@@ -14,9 +14,9 @@ V = TypeVar("V")
 
 class Kept(Generic[V]):
     """Values by key, least recently used first out past ``max_bytes`` (as ``weigh`` counts
-    them); a value heavier than the whole budget is not kept. For what never changes under its
-    key: a base file under its name and size, a completed instant's file under its name and
-    modification time."""
+    them; a weight of 1 a value bounds their number); a value heavier than the whole budget is
+    not kept. For what never changes under its key: a base file under its name and size, a
+    completed instant's file under its name and modification time."""
 
     def __init__(self, max_bytes: int, weigh: Callable[[V], int]) -> None:
         self.max_bytes = max_bytes

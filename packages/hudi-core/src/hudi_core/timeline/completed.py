@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -33,27 +31,21 @@ class CompletedDetails(Generic[T]):
 
     def __init__(self, parse: Callable[[bytes], T], size: int = 4096) -> None:
         self._parse = parse
-        self._size = size
-        self._seen: OrderedDict[tuple[str, float], T] = OrderedDict()
-        self._lock = threading.Lock()
+        # each value in a 1-tuple: a parse may give None (a commit without a schema)
+        self._seen: Kept[tuple[T]] = Kept(size, lambda _: 1)
 
     def get(self, timeline: ActiveTimeline, inst: Instant) -> T:
         mtime = timeline.state_transition_time(inst)
-        key = (timeline.path_of(inst), mtime) if mtime is not None else None
-        if key is not None:
-            with self._lock:
-                if key in self._seen:
-                    self._seen.move_to_end(key)
-                    return self._seen[key]
-        data = _RECENT.get(key) if key is not None else None
+        if mtime is None:
+            return self._parse(timeline.read_details(inst))
+        key = (timeline.path_of(inst), mtime)
+        seen = self._seen.get(key)
+        if seen is not None:
+            return seen[0]
+        data = _RECENT.get(key)
         if data is None:
             data = timeline.read_details(inst)
-            if key is not None:
-                _RECENT.put(key, data)
+            _RECENT.put(key, data)
         found = self._parse(data)
-        if key is not None:
-            with self._lock:
-                self._seen[key] = found
-                while len(self._seen) > self._size:
-                    self._seen.popitem(last=False)
+        self._seen.put(key, (found,))
         return found
