@@ -15,9 +15,18 @@ from typing import Any
 
 import pytest
 from hudi_core.testing.fixtures import compat_root, corpus_copy, mimalloc_default
+from hudi_core.testing.s3 import moto_s3_server, s3_bucket
 from hudi_spark.session import FAST_CONF
 
-__all__ = ["collected", "compat_root", "corpus_copy", "mimalloc_default", "spark"]
+__all__ = [
+    "collected",
+    "compat_root",
+    "corpus_copy",
+    "mimalloc_default",
+    "moto_s3_server",
+    "s3_bucket",
+    "spark",
+]
 
 SPARK = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 
