@@ -5,7 +5,8 @@ in a cache outside the repository (``$HUDI_PY_CACHE``, default ``~/.cache/hudi-p
 
 - ``oracle/pyspark-3.5.1/``: a virtual environment with PySpark 3.5.1 (Hudi 0.15 is built
   against it; 3.5.2+ breaks some of its catalog calls), pyarrow and pandas;
-- Hudi's Spark bundle, fetched by Maven's own client into its local repository.
+- Hudi's Spark bundle, fetched by Maven's own client into its local repository, and Hadoop's
+  S3A connector with its AWS SDK (``s3a_jars``) for the tests of tables on S3.
 
 ``HudiOracle`` starts ``oracle_driver.py`` in that environment (one JVM) and sends it requests.
 Run as a script (``python tests/interop/harness/oracle.py``) it only prepares the environment;
@@ -41,6 +42,10 @@ from hudi_py_cache import cache_root
 HUDI_VERSION = "0.15.0"
 BUNDLE = f"org.apache.hudi:hudi-spark3.5-bundle_2.12:{HUDI_VERSION}"
 PYSPARK_VERSION = "3.5.1"
+#: Hadoop's S3A connector, of the Hadoop PySpark 3.5.1 ships (3.3.4), with the AWS SDK bundle it
+#: names (fetched with it): what Hudi needs for ``s3a://`` tables (``s3a_jars``)
+S3A = "org.apache.hadoop:hadoop-aws:3.3.4"
+S3A_SDK = "com.amazonaws:aws-java-sdk-bundle:1.12.262"
 DRIVER = Path(__file__).with_name("oracle_driver.py")
 START_TIMEOUT_S = 240
 REQUEST_TIMEOUT_S = 600
@@ -68,10 +73,31 @@ def _run(cmd: list[str], what: str) -> None:
         raise OracleSetupError(f"{what} failed ({' '.join(cmd[:3])} ...): {last}")
 
 
-def _bundle_path() -> Path:
-    group, artifact, version = BUNDLE.split(":")
+def _jar_path(coordinates: str) -> Path:
+    group, artifact, version = coordinates.split(":")
     repo = Path(os.environ.get("MAVEN_REPO_LOCAL") or Path.home() / ".m2" / "repository")
     return repo.joinpath(*group.split("."), artifact, version, f"{artifact}-{version}.jar")
+
+
+def _bundle_path() -> Path:
+    return _jar_path(BUNDLE)
+
+
+def _fetch(coordinates: str, *, transitive: bool) -> None:
+    """``coordinates`` into Maven's local repository by Maven's own client."""
+    if shutil.which("mvn") is None:
+        raise OracleSetupError(f"fetching {coordinates} needs Maven's client (mvn), which is not on PATH")
+    _run(
+        [
+            "mvn",
+            "-q",
+            "-B",
+            "dependency:get",
+            f"-Dartifact={coordinates}",
+            f"-Dtransitive={str(transitive).lower()}",
+        ],
+        f"fetching {coordinates} from Maven Central",
+    )
 
 
 def _install(venv: Path, python: Path) -> None:
@@ -104,15 +130,26 @@ def ensure_oracle() -> OracleEnv:
             (venv / ".complete").touch()
         bundle = _bundle_path()
         if not bundle.exists():
-            if shutil.which("mvn") is None:
-                raise OracleSetupError(f"fetching {BUNDLE} needs Maven's client (mvn), which is not on PATH")
-            _run(
-                ["mvn", "-q", "-B", "dependency:get", f"-Dartifact={BUNDLE}", "-Dtransitive=false"],
-                f"fetching {BUNDLE} from Maven Central",
-            )
+            _fetch(BUNDLE, transitive=False)
             if not bundle.exists():
                 raise OracleSetupError(f"Maven reported success but {bundle} is missing")
     return OracleEnv(python, bundle)
+
+
+def s3a_jars() -> tuple[Path, ...]:
+    """Hadoop's S3A connector and the AWS SDK it needs, fetched if missing: a session given them
+    (``HudiOracle(jars=...)``) reads and writes ``s3a://`` tables."""
+    jars = (_jar_path(S3A), _jar_path(S3A_SDK))
+    root = cache_root() / "oracle"
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not all(j.exists() for j in jars):
+            _fetch(S3A, transitive=True)  # (the SDK bundle is its dependency)
+            missing = [str(j) for j in jars if not j.exists()]
+            if missing:
+                raise OracleSetupError(f"Maven reported success but {', '.join(missing)} is missing")
+    return jars
 
 
 def class_archive(env: OracleEnv) -> str | None:
@@ -145,8 +182,11 @@ def _train(env: OracleEnv, dump_options: str) -> None:
 class HudiOracle:
     """One Apache Hudi Spark session in a child process; requests are synchronous."""
 
-    def __init__(self, env: OracleEnv, work_dir: Path, *, java_options: str | None = None) -> None:
-        """``java_options`` replace the class archive's (a training run's options)."""
+    def __init__(
+        self, env: OracleEnv, work_dir: Path, *, java_options: str | None = None, jars: tuple[Path, ...] = ()
+    ) -> None:
+        """``java_options`` replace the class archive's (a training run's options); ``jars`` go on
+        ``spark.jars`` beside Hudi's bundle (``s3a_jars``)."""
         self.env = env
         self.work_dir = work_dir
         work_dir.mkdir(parents=True, exist_ok=True)
@@ -167,7 +207,7 @@ class HudiOracle:
         local_dir = work_dir / "spark-local"
         local_dir.mkdir(exist_ok=True)
         self.proc = subprocess.Popen(
-            [str(env.python), str(DRIVER), str(env.bundle), str(local_dir)],
+            [str(env.python), str(DRIVER), ",".join(map(str, (env.bundle, *jars))), str(local_dir)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,
@@ -279,6 +319,10 @@ class HudiOracle:
         self.request("stream", path=str(path), input=str(source), schema=schema, options=options,
                      checkpoint=str(where))  # fmt: skip
 
+    def hadoop_conf(self, conf: dict[str, str]) -> None:
+        """Settings of the session's Hadoop configuration (for file systems made after them)."""
+        self.request("hadoop_conf", conf=conf)
+
     def sql(self, statement: str) -> list[list[str | None]]:
         return self.request("sql", sql=statement)["rows"]
 
@@ -314,11 +358,14 @@ def oracle_session(work_dir: Path | None = None) -> Iterator[HudiOracle]:
 def main() -> int:
     try:
         env = ensure_oracle()
+        jars = s3a_jars()
     except OracleSetupError as exc:
         print(f"Apache Hudi oracle: {exc}", file=sys.stderr)
         return 1
     class_archive(env)  # made here, before the tier's workers start
-    print(f"Apache Hudi oracle ready: {env.python} with {env.bundle.name}")
+    print(
+        f"Apache Hudi oracle ready: {env.python} with {env.bundle.name} (S3A: {', '.join(j.name for j in jars)})"
+    )
     return 0
 
 

@@ -9,6 +9,8 @@ prints to stderr. Requests:
   ``spark.read.parquet(input).write.format("hudi")``, Hudi's datasource writer.
 - ``{"op": "read", "path", "options": {...}, "output": parquet file}``: ``spark.read.format("hudi")``,
   collected to Arrow and written to ``output``; answers the row count.
+- ``{"op": "hadoop_conf", "conf": {...}}``: settings of the context's Hadoop configuration (the
+  S3A connector's endpoint and credentials: each file system reads them when it is first made);
 - ``{"op": "sql", "sql"}``: a SQL statement (Hudi's procedures: ``CALL run_compaction(...)``);
   answers its rows as lists of strings.
 - ``{"op": "ping"}``.
@@ -159,6 +161,11 @@ def handle(spark: SparkSession, request: dict) -> dict:
         return {"ok": True, "rows": table.num_rows}
     if op == "stream":
         return _stream(spark, request)
+    if op == "hadoop_conf":  # (an S3A endpoint, say: read by each file system when first made)
+        conf = spark.sparkContext._jsc.hadoopConfiguration()
+        for key, value in request["conf"].items():
+            conf.set(key, value)
+        return {"ok": True}
     if op == "sql":
         rows = spark.sql(request["sql"]).collect()
         return {"ok": True, "rows": [[None if v is None else str(v) for v in r] for r in rows]}
