@@ -24,11 +24,15 @@ import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/tools, when imported on its own
 
 from hudi_py_cache import cache_root
 
 HADOOP_VERSION = "3.3.6"
+#: a running cluster the tests use instead of starting one (``hdfs://host:port/folder``)
+HDFS_URI_ENV = "HUDI_TEST_HDFS_URI"
 SOURCE = Path(__file__).with_name("MiniHdfs.java")
 START_TIMEOUT_S = 180
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -163,3 +167,22 @@ def wait_for_namenode(uri: str, *, timeout_s: float) -> None:
             if time.monotonic() > deadline:
                 raise MiniHdfsError(f"the NameNode at {host}:{port} does not answer: {e}") from None
             time.sleep(0.2)
+
+
+@pytest.fixture(scope="session")
+def hdfs_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The HDFS folder the tests use: under the cluster ``HUDI_TEST_HDFS_URI`` names, else on a
+    mini cluster on loopback started for this test session (under xdist, one per worker that
+    runs an HDFS test). Never skipped: a cluster that cannot be had fails the tests with one
+    line."""
+    try:
+        if named := os.environ.get(HDFS_URI_ENV):
+            wait_for_namenode(named, timeout_s=10)
+            yield named.rstrip("/")
+            return
+        with minihdfs(tmp_path_factory.mktemp("minihdfs")) as uri:
+            yield f"{uri}/hudi-tests"
+            return
+    except MiniHdfsError as exc:
+        error = str(exc)
+    pytest.fail(f"HDFS mini cluster unavailable: {error}", pytrace=False)  # outside the except: one line
