@@ -17,6 +17,7 @@ import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
 from hudi_core.testing.s3 import MotoS3Server, S3Bucket
+from minihdfs import ONE_DATANODE
 from oracle import HudiOracle, OracleSetupError, ensure_oracle, s3a_jars
 from workloads import table_options
 
@@ -29,10 +30,6 @@ Model = dict[str, tuple[str, str]]  # id -> (partition, v)
 #: a Hudi user on S3 names a provider; the in-process one serves a single session
 COMPACTION = "hoodie.compact.inline.max.delta.commits=1"
 S3_LOCK = "hoodie.write.lock.provider=org.apache.hudi.client.transaction.lock.InProcessLockProvider"
-
-
-#: the HDFS client settings of a cluster with one DataNode (the mini cluster's)
-ONE_DATANODE = {"dfs.replication": "1", "dfs.client.block.write.replace-datanode-on-failure.policy": "NEVER"}
 
 
 @dataclass(frozen=True)
@@ -57,7 +54,6 @@ def store(request: pytest.FixtureRequest, spark: Any, hudi: Any) -> Store:
         return Store(f"{bucket.uri}/{name}", f"s3a://{bucket.name}/{name}", bucket.options, oracle,
                      f"{COMPACTION},{S3_LOCK}", metadata="true")  # fmt: skip
     root: str = request.getfixturevalue("hdfs_root")
-    # one DataNode: Hudi's appends to its log files must not ask for a replacement of it
     hudi.oracle.hadoop_conf(ONE_DATANODE)
     uri = f"{root}/interop-{name}"
     # Hudi 0.15's bundle shades an HBase built for Hadoop 2, whose HFile reader fails on Hadoop 3's

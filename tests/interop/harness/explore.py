@@ -14,6 +14,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 13400 10 --rich  # decimal, date, timestamp, nested
     .venv/bin/python tests/interop/harness/explore.py 14500 10 --spark-read  # hudi_spark.read answers too
     .venv/bin/python tests/interop/harness/explore.py 15400 10 --evolve  # a column added, an int widened
+    .venv/bin/python tests/interop/harness/explore.py 17100 10 --store hdfs  # tables on an HDFS mini cluster
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -22,13 +23,16 @@ Hudi's answer takes."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[2] / "tools" / "minihdfs"))
 
 from hudi_core import HudiTable
+from hudi_core.storage import storage_for
 from oracle import HudiOracle, ensure_oracle
 from runner import (
     compare_all,
@@ -83,10 +87,31 @@ def main(argv: list[str]) -> int:
         "and with hoodie.spark.read.jvm.delta, and to the Python data source (format('hudi') with "
         "hoodie.spark.read.format.fast=false), each against Hudi's answer",
     )
+    p.add_argument(
+        "--store",
+        choices=["local", "hdfs"],
+        default="local",
+        help="where the tables live: under --work, or on an HDFS mini cluster on loopback (Hudi's "
+        "writes then keep no metadata table: its bundle's HBase fails on Hadoop 3's HDFS client)",
+    )
     a = p.parse_args(argv)
     root = Path(a.work)
     root.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as stack:
+        return _explore(a, root, stack)
+
+
+def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> int:
     oracle = HudiOracle(ensure_oracle(), root / "jvm")
+    tables: str | None = None  # the tables' folder on HDFS
+    hudi_extra: dict[str, str] = {}
+    if a.store == "hdfs":
+        from minihdfs import ONE_DATANODE, minihdfs
+
+        (root / "minihdfs").mkdir(exist_ok=True)
+        tables = f"{stack.enter_context(minihdfs(root / 'minihdfs'))}/explore"
+        oracle.hadoop_conf(ONE_DATANODE)
+        hudi_extra = {"hoodie.metadata.enable": "false"}
     spark = None
     if a.spark or a.spark_read:
         from hudi_spark.session import spark_session
@@ -103,8 +128,13 @@ def main(argv: list[str]) -> int:
             if a.cluster and w.index == "BUCKET":  # neither engine clusters a simple bucket index
                 w = generate(seed, **fixed, index="GLOBAL_BLOOM")
             for writer in ("ours",) if a.stream else ("ours", "hudi"):
-                path = root / f"{w.name}-{writer}"
-                shutil.rmtree(path, ignore_errors=True)
+                path: Path | str
+                if tables is None:
+                    path = root / f"{w.name}-{writer}"
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path = f"{tables}/{w.name}-{writer}"
+                    storage_for(path).delete_dir(path)
                 try:
                     for n, step in enumerate(w.steps):
                         if a.cluster == "hudi" and n == 3:
@@ -121,7 +151,7 @@ def main(argv: list[str]) -> int:
                         elif writer == "ours":
                             our_write(path, w, step, stream=a.stream)
                         else:
-                            hudi_write(oracle, path, w, step)
+                            hudi_write(oracle, path, w, step, hudi_extra)
                     found = {
                         "model": model_differences(path, w),
                         **compare_all(oracle, path, w, readers=readers),

@@ -33,6 +33,9 @@ from hudi_py_cache import cache_root
 HADOOP_VERSION = "3.3.6"
 #: a running cluster the tests use instead of starting one (``hdfs://host:port/folder``)
 HDFS_URI_ENV = "HUDI_TEST_HDFS_URI"
+#: the settings a Hadoop HDFS client (Apache Hudi's) needs for the mini cluster's one DataNode:
+#: an append (Hudi's to its log files) must not ask for a replacement of it
+ONE_DATANODE = {"dfs.replication": "1", "dfs.client.block.write.replace-datanode-on-failure.policy": "NEVER"}
 SOURCE = Path(__file__).with_name("MiniHdfs.java")
 START_TIMEOUT_S = 180
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
