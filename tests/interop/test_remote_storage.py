@@ -18,18 +18,15 @@ import pytest
 from hudi_core import HudiTable
 from hudi_core.testing.s3 import MotoS3Server, S3Bucket
 from minihdfs import ONE_DATANODE
-from oracle import HudiOracle, OracleSetupError, ensure_oracle, s3a_jars
+from oracle import S3_LOCK, HudiOracle, OracleSetupError, ensure_oracle, s3a_jars, s3a_settings
 from workloads import table_options
 
 pytestmark = pytest.mark.interop
 
 Model = dict[str, tuple[str, str]]  # id -> (partition, v)
 
-#: Hudi's compaction procedure now; with its metadata table on it takes the table lock, whose
-#: default provider (the file system's) refuses ``s3a://`` ("can not support atomic creation"):
-#: a Hudi user on S3 names a provider; the in-process one serves a single session
+#: Hudi's compaction procedure now (on S3 with the lock provider it needs there, ``S3_LOCK``)
 COMPACTION = "hoodie.compact.inline.max.delta.commits=1"
-S3_LOCK = "hoodie.write.lock.provider=org.apache.hudi.client.transaction.lock.InProcessLockProvider"
 
 
 @dataclass(frozen=True)
@@ -52,7 +49,7 @@ def store(request: pytest.FixtureRequest, spark: Any, hudi: Any) -> Store:
         bucket: S3Bucket = request.getfixturevalue("s3_bucket")
         oracle: HudiOracle = request.getfixturevalue("hudi_s3")
         return Store(f"{bucket.uri}/{name}", f"s3a://{bucket.name}/{name}", bucket.options, oracle,
-                     f"{COMPACTION},{S3_LOCK}", metadata="true")  # fmt: skip
+                     f"{COMPACTION},{'='.join(S3_LOCK)}", metadata="true")  # fmt: skip
     root: str = request.getfixturevalue("hdfs_root")
     hudi.oracle.hadoop_conf(ONE_DATANODE)
     uri = f"{root}/interop-{name}"
@@ -72,15 +69,7 @@ def hudi_s3(moto_s3_server: MotoS3Server, tmp_path_factory: pytest.TempPathFacto
         pytest.fail(f"Apache Hudi oracle unavailable: {exc}", pytrace=False)
     oracle = HudiOracle(env, tmp_path_factory.mktemp("oracle-s3"), jars=jars)
     try:
-        oracle.hadoop_conf({
-            "fs.s3a.endpoint": moto_s3_server.endpoint_url,
-            "fs.s3a.endpoint.region": "us-east-1",
-            "fs.s3a.path.style.access": "true",
-            "fs.s3a.connection.ssl.enabled": "false",
-            "fs.s3a.aws.credentials.provider": "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider",
-            "fs.s3a.access.key": "testing",
-            "fs.s3a.secret.key": "testing",
-        })  # fmt: skip
+        oracle.hadoop_conf(s3a_settings(moto_s3_server.endpoint_url))
         yield oracle
     finally:
         oracle.close()

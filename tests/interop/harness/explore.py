@@ -15,6 +15,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 14500 10 --spark-read  # hudi_spark.read answers too
     .venv/bin/python tests/interop/harness/explore.py 15400 10 --evolve  # a column added, an int widened
     .venv/bin/python tests/interop/harness/explore.py 17100 10 --store hdfs  # tables on an HDFS mini cluster
+    .venv/bin/python tests/interop/harness/explore.py 17200 10 --store s3  # in a bucket of moto's S3 server
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -33,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).parents[2] / "tools" / "minihdfs"))
 
 from hudi_core import HudiTable
 from hudi_core.storage import storage_for
-from oracle import HudiOracle, ensure_oracle
+from oracle import S3_LOCK, HudiOracle, ensure_oracle, s3a_jars, s3a_settings
 from runner import (
     compare_all,
     core_read,
@@ -89,10 +91,12 @@ def main(argv: list[str]) -> int:
     )
     p.add_argument(
         "--store",
-        choices=["local", "hdfs"],
+        choices=["local", "hdfs", "s3"],
         default="local",
-        help="where the tables live: under --work, or on an HDFS mini cluster on loopback (Hudi's "
-        "writes then keep no metadata table: its bundle's HBase fails on Hadoop 3's HDFS client)",
+        help="where the tables live: under --work; on an HDFS mini cluster on loopback (Hudi's "
+        "writes then keep no metadata table: its bundle's HBase fails on Hadoop 3's HDFS client); "
+        "in a bucket of moto's S3 server on loopback (Hudi through the S3A connector, s3a://, with "
+        "the in-process lock provider its table services need there)",
     )
     a = p.parse_args(argv)
     root = Path(a.work)
@@ -102,8 +106,9 @@ def main(argv: list[str]) -> int:
 
 
 def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> int:
-    oracle = HudiOracle(ensure_oracle(), root / "jvm")
-    tables: str | None = None  # the tables' folder on HDFS
+    oracle = HudiOracle(ensure_oracle(), root / "jvm", jars=s3a_jars() if a.store == "s3" else ())
+    stack.callback(oracle.close)
+    tables: str | None = None  # the tables' folder in remote storage
     hudi_extra: dict[str, str] = {}
     if a.store == "hdfs":
         from minihdfs import ONE_DATANODE, minihdfs
@@ -112,6 +117,17 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
         tables = f"{stack.enter_context(minihdfs(root / 'minihdfs'))}/explore"
         oracle.hadoop_conf(ONE_DATANODE)
         hudi_extra = {"hoodie.metadata.enable": "false"}
+    elif a.store == "s3":
+        from hudi_core.testing.s3 import MotoS3Server
+
+        server = MotoS3Server().start()
+        stack.callback(server.stop)
+        os.environ.update(server.env())  # our side: the endpoint and keys from the environment
+        tables = server.create_bucket("explore").uri
+        oracle.hadoop_conf(s3a_settings(server.endpoint_url))
+        key, provider = S3_LOCK
+        oracle.sql(f"SET {key}={provider}")  # (its procedures take the session's hoodie.* settings)
+        hudi_extra = {key: provider}
     spark = None
     if a.spark or a.spark_read:
         from hudi_spark.session import spark_session
@@ -135,10 +151,11 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
                 else:
                     path = f"{tables}/{w.name}-{writer}"
                     storage_for(path).delete_dir(path)
+                theirs = str(path).replace("s3://", "s3a://", 1)  # the table's URI for Hudi
                 try:
                     for n, step in enumerate(w.steps):
                         if a.cluster == "hudi" and n == 3:
-                            oracle.sql(f"CALL run_clustering(path => '{path}', op => 'scheduleAndExecute')")
+                            oracle.sql(f"CALL run_clustering(path => '{theirs}', op => 'scheduleAndExecute')")
                         elif a.cluster == "ours" and n == 3:
                             sort = (
                                 {"hoodie.clustering.plan.strategy.sort.columns": "ts"}
@@ -151,10 +168,10 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
                         elif writer == "ours":
                             our_write(path, w, step, stream=a.stream)
                         else:
-                            hudi_write(oracle, path, w, step, hudi_extra)
+                            hudi_write(oracle, theirs, w, step, hudi_extra)
                     found = {
                         "model": model_differences(path, w),
-                        **compare_all(oracle, path, w, readers=readers),
+                        **compare_all(oracle, path, w, readers=readers, hudi_path=theirs),
                     }
                     found = {k: v for k, v in found.items() if v}
                     status = f"DIFF {found}" if found else "OK"
@@ -164,7 +181,6 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
                 ops = [s.operation for s in w.steps]
                 print(f"{seed} {writer} {w.name} hive={w.hive_style} {ops} {status[:2000]}", flush=True)
     finally:
-        oracle.close()
         if spark is not None:
             spark.stop()
     return 1 if bad else 0

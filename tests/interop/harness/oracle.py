@@ -136,6 +136,26 @@ def ensure_oracle() -> OracleEnv:
     return OracleEnv(python, bundle)
 
 
+#: Hudi's table services on S3 with its metadata table on take the table lock, whose default
+#: provider (the file system's) refuses ``s3a://`` ("can not support atomic creation"): a Hudi user
+#: on S3 names a provider; the in-process one serves a single session
+S3_LOCK = ("hoodie.write.lock.provider", "org.apache.hudi.client.transaction.lock.InProcessLockProvider")
+
+
+def s3a_settings(endpoint_url: str) -> dict[str, str]:
+    """The Hadoop settings of the S3A connector for an S3 server at ``endpoint_url`` that takes
+    any key (moto's, on loopback: plain HTTP, path-style addresses)."""
+    return {
+        "fs.s3a.endpoint": endpoint_url,
+        "fs.s3a.endpoint.region": "us-east-1",
+        "fs.s3a.path.style.access": "true",
+        "fs.s3a.connection.ssl.enabled": "false",
+        "fs.s3a.aws.credentials.provider": "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider",
+        "fs.s3a.access.key": "testing",
+        "fs.s3a.secret.key": "testing",
+    }
+
+
 def s3a_jars() -> tuple[Path, ...]:
     """Hadoop's S3A connector and the AWS SDK it needs, fetched if missing: a session given them
     (``HudiOracle(jars=...)``) reads and writes ``s3a://`` tables."""

@@ -196,13 +196,15 @@ def compare_all(
     w: Workload,
     queries: Callable[..., list[Query]] = queries,
     readers: dict[str, Reader] | None = None,
+    hudi_path: Path | str | None = None,
 ) -> dict[str, list[str]]:
     """Every query's differences (ours against Hudi's), keyed by query name (prefixed by the
     reader's name in ``readers``; by default our local reader alone, unnamed); empty when all
-    agree. Hudi answers each query once, for every reader."""
+    agree. Hudi answers each query once, for every reader. ``hudi_path``: the table's URI for
+    Hudi where it is not ``path`` (``s3a://`` for our ``s3://``)."""
     found: dict[str, list[str]] = {}
     for q in queries(path, w):
-        theirs = _answer(oracle.read, path, q.hudi_options)
+        theirs = _answer(oracle.read, hudi_path or path, q.hudi_options)
         if isinstance(theirs, Exception) and _hudi_bug(theirs, q, w):
             continue
         for reader_name, read in (readers or {"": core_read}).items():
