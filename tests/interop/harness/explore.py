@@ -42,6 +42,7 @@ from runner import (
     hudi_write,
     model_differences,
     our_write,
+    procedure_options,
     spark_readers,
     spark_write,
 )
@@ -125,9 +126,7 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
         os.environ.update(server.env())  # our side: the endpoint and keys from the environment
         tables = server.create_bucket("explore").uri
         oracle.hadoop_conf(s3a_settings(server.endpoint_url))
-        key, provider = S3_LOCK
-        oracle.sql(f"SET {key}={provider}")  # (its procedures take the session's hoodie.* settings)
-        hudi_extra = {key: provider}
+        hudi_extra = dict([S3_LOCK])  # its writes and its procedures
     spark = None
     if a.spark or a.spark_read:
         from hudi_spark.session import spark_session
@@ -155,7 +154,10 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
                 try:
                     for n, step in enumerate(w.steps):
                         if a.cluster == "hudi" and n == 3:
-                            oracle.sql(f"CALL run_clustering(path => '{theirs}', op => 'scheduleAndExecute')")
+                            oracle.sql(
+                                f"CALL run_clustering(path => '{theirs}', op => 'scheduleAndExecute'"
+                                f"{procedure_options(hudi_extra)})"
+                            )
                         elif a.cluster == "ours" and n == 3:
                             sort = (
                                 {"hoodie.clustering.plan.strategy.sort.columns": "ts"}

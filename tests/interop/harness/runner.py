@@ -20,14 +20,19 @@ def hudi_write(
     oracle: HudiOracle, path: Path | str, w: Workload, step: Step, extra: dict[str, str] | None = None
 ) -> None:
     """One step through Hudi's Spark datasource; an async-compaction workload then runs Hudi's
-    compaction procedure over any plan its writer scheduled."""
+    compaction procedure over any plan its writer scheduled (``extra`` goes to both)."""
     options = {**w.options(), "hoodie.datasource.write.operation": step.operation, **(extra or {})}
     data = step.data
     if step.operation == "delete_partition":
         options["hoodie.datasource.write.partitions.to.delete"] = ",".join(step.partitions)
     oracle.write(path, data, options)
     if w.compaction == "async":
-        oracle.sql(f"CALL run_compaction(op => 'run', path => '{path}')")
+        oracle.sql(f"CALL run_compaction(op => 'run', path => '{path}'{procedure_options(extra)})")
+
+
+def procedure_options(options: dict[str, str] | None) -> str:
+    """``options`` as the ``options`` argument of Hudi's procedures (empty without any)."""
+    return f", options => '{','.join(f'{k}={v}' for k, v in options.items())}'" if options else ""
 
 
 def compacted_by_both(oracle: HudiOracle, path: Path, work: Path) -> tuple[Path, Path]:
