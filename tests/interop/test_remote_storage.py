@@ -25,7 +25,7 @@ pytestmark = pytest.mark.interop
 
 Model = dict[str, tuple[str, str]]  # id -> (partition, v)
 
-#: Hudi's compaction procedure now (on S3 with the lock provider it needs there, ``S3_LOCK``)
+#: Hudi's compaction procedure plans at once (on S3 with the lock provider it needs there, ``S3_LOCK``)
 COMPACTION = "hoodie.compact.inline.max.delta.commits=1"
 
 
@@ -116,7 +116,10 @@ def test_hudi_and_our_writers_take_turns_in_remote_storage(spark: Any, store: St
             hudi_spark.write(spark.createDataFrame(rows), store.ours, operation=op, options=options)
         else:
             table = HudiTable.open(store.ours, options=options)
-            (table.delete(rows, options=options) if op == "delete" else table.upsert(rows, options=options))
+            if op == "delete":
+                table.delete(rows, options=options)
+            else:
+                table.upsert(rows, options=options)
         _apply(model, op, rows)
 
     def both_read(step: str) -> None:

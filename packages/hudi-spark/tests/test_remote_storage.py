@@ -53,7 +53,7 @@ def _options(store: Store, index: str) -> dict[str, str]:
         "hoodie.bucket.index.num.buckets": "2",
         "hoodie.spark.write.single.task.max.bytes": "0",  # BUCKET: rows meet through the shuffle
         "hoodie.parquet.small.file.limit": "0",  # updates go to log files, inserts to new groups
-        # the third delta commit compacts inline, on S3, in the write's services
+        # the third delta commit compacts inline, in the remote store, in the write's services
         "hoodie.compact.inline": "true",
         "hoodie.compact.inline.max.delta.commits": "3",
     }
