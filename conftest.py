@@ -6,7 +6,8 @@ late ran while the other worker, out of tests, sat idle (the first tier's last ~
 worker's S3 stress test). Handed out first, the long tests run beside the short ones, which then
 fill in around them. The sort is stable: each group keeps its order, a module marked ``slow``
 stays together, and a module with a few ``slow`` tests is split in two (none of those has a
-module-scoped fixture, which would then be set up twice)."""
+module-scoped fixture, which would then be set up twice). And the ``hdfs_root`` fixture
+(``tests/tools/minihdfs``) for the tests of every tier that use HDFS."""
 
 from __future__ import annotations
 
@@ -17,8 +18,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "tests" / "tools"))
+sys.path.insert(0, str(Path(__file__).parent / "tests" / "tools" / "minihdfs"))
 
 from jvm_cds import java_options
+from minihdfs import hdfs_root  # the HDFS mini cluster of every tier's HDFS tests
+
+__all__ = ["hdfs_root"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

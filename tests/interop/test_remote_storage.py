@@ -18,15 +18,16 @@ import pytest
 from hudi_core import HudiTable
 from hudi_core.testing.s3 import MotoS3Server, S3Bucket
 from minihdfs import ONE_DATANODE
-from oracle import S3_LOCK, HudiOracle, OracleSetupError, ensure_oracle, s3a_jars, s3a_settings
+from oracle import S3_LOCK, HudiOracle, OracleSetupError, ensure_oracle, hudi_uri, s3_oracle
+from runner import procedure_options
 from workloads import table_options
 
 pytestmark = pytest.mark.interop
 
 Model = dict[str, tuple[str, str]]  # id -> (partition, v)
 
-#: Hudi's compaction procedure plans at once (on S3 with the lock provider it needs there, ``S3_LOCK``)
-COMPACTION = "hoodie.compact.inline.max.delta.commits=1"
+#: Hudi's compaction procedure plans at once
+COMPACTION = {"hoodie.compact.inline.max.delta.commits": "1"}
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,7 @@ class Store:
     theirs: str  # and for Hudi's (S3: the S3A connector's scheme)
     options: dict[str, str]  # what reaches the store from our code
     hudi: HudiOracle
-    compaction: str  # the options of Hudi's compaction procedure
-    metadata: str  # hoodie.metadata.enable of Hudi's writes
+    hudi_extra: dict[str, str]  # what Hudi's writes and procedures take there beyond the table's
 
 
 @pytest.fixture(params=["s3", "hdfs"])
@@ -48,28 +48,28 @@ def store(request: pytest.FixtureRequest, spark: Any, hudi: Any) -> Store:
     if request.param == "s3":
         bucket: S3Bucket = request.getfixturevalue("s3_bucket")
         oracle: HudiOracle = request.getfixturevalue("hudi_s3")
-        return Store(f"{bucket.uri}/{name}", f"s3a://{bucket.name}/{name}", bucket.options, oracle,
-                     f"{COMPACTION},{'='.join(S3_LOCK)}", metadata="true")  # fmt: skip
+        ours = f"{bucket.uri}/{name}"
+        # its metadata table (its default), with the lock provider its table services need on S3
+        return Store(
+            ours, hudi_uri(ours), bucket.options, oracle, {"hoodie.metadata.enable": "true", **S3_LOCK}
+        )
     root: str = request.getfixturevalue("hdfs_root")
     hudi.oracle.hadoop_conf(ONE_DATANODE)
     uri = f"{root}/interop-{name}"
     # Hudi 0.15's bundle shades an HBase built for Hadoop 2, whose HFile reader fails on Hadoop 3's
     # HDFS client when it closes a file of the metadata table (NoSuchMethodError:
     # HdfsDataInputStream.getReadStatistics; apache/hudi#5765, #6414): Hudi on HDFS runs without it
-    return Store(uri, uri, {}, hudi.oracle, COMPACTION, metadata="false")
+    return Store(uri, uri, {}, hudi.oracle, {"hoodie.metadata.enable": "false"})
 
 
 @pytest.fixture(scope="session")
 def hudi_s3(moto_s3_server: MotoS3Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HudiOracle]:
-    """A Hudi session with the S3A connector, pointed at this process's moto server (a JVM of
-    its own: the tier's shared session keeps Hudi's bundle alone on its class path)."""
+    """A Hudi session with the S3A connector, pointed at this process's moto server."""
     try:
-        env, jars = ensure_oracle(), s3a_jars()
+        oracle = s3_oracle(ensure_oracle(), tmp_path_factory.mktemp("oracle-s3"), moto_s3_server.endpoint_url)
     except OracleSetupError as exc:
         pytest.fail(f"Apache Hudi oracle unavailable: {exc}", pytrace=False)
-    oracle = HudiOracle(env, tmp_path_factory.mktemp("oracle-s3"), jars=jars)
     try:
-        oracle.hadoop_conf(s3a_settings(moto_s3_server.endpoint_url))
         yield oracle
     finally:
         oracle.close()
@@ -106,7 +106,7 @@ def test_hudi_and_our_writers_take_turns_in_remote_storage(spark: Any, store: St
         hudi.write(
             store.theirs,
             rows,
-            table_options("rt", table_type, op, {"hoodie.metadata.enable": store.metadata}),
+            table_options("rt", table_type, op, store.hudi_extra),
         )
         _apply(model, op, rows)
 
@@ -137,9 +137,8 @@ def test_hudi_and_our_writers_take_turns_in_remote_storage(spark: Any, store: St
     hudi_write("upsert", _rows(ids[10:30] + ids[50:52] + [f"k{i}" for i in range(70, 75)], 3, "h3"))
     both_read("Hudi's upsert after ours")
     if mor:  # Hudi compacts the logs both writers left
-        hudi.sql(
-            f"CALL run_compaction(op => 'scheduleAndExecute', path => '{store.theirs}', options => '{store.compaction}')"
-        )
+        compaction = procedure_options({**COMPACTION, **store.hudi_extra})
+        hudi.sql(f"CALL run_compaction(op => 'scheduleAndExecute', path => '{store.theirs}'{compaction})")
         both_read("Hudi's compaction")
     our_write("upsert", _rows(ids[::7] + [f"k{i}" for i in range(75, 80)], 4, "o4"), on_spark=True)
     both_read("our upsert through Spark")

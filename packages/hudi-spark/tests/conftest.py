@@ -10,9 +10,7 @@ process on 2 cores).
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,15 +18,10 @@ from hudi_core.testing.fixtures import compat_root, corpus_copy, mimalloc_defaul
 from hudi_core.testing.s3 import moto_s3_server, s3_bucket
 from hudi_spark.session import FAST_CONF
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "tools" / "minihdfs"))
-
-from minihdfs import hdfs_root
-
 __all__ = [
     "collected",
     "compat_root",
     "corpus_copy",
-    "hdfs_root",
     "mimalloc_default",
     "moto_s3_server",
     "s3_bucket",

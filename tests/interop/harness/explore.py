@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).parents[2] / "tools" / "minihdfs"))
 
 from hudi_core import HudiTable
 from hudi_core.storage import storage_for
-from oracle import S3_LOCK, HudiOracle, ensure_oracle, s3a_jars, s3a_settings
+from oracle import S3_LOCK, HudiOracle, ensure_oracle, hudi_uri, s3_oracle
 from runner import (
     compare_all,
     core_read,
@@ -107,10 +107,20 @@ def main(argv: list[str]) -> int:
 
 
 def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> int:
-    oracle = HudiOracle(ensure_oracle(), root / "jvm", jars=s3a_jars() if a.store == "s3" else ())
-    stack.callback(oracle.close)
     tables: str | None = None  # the tables' folder in remote storage
-    hudi_extra: dict[str, str] = {}
+    hudi_extra: dict[str, str] = {}  # what Hudi's writes and procedures take there
+    if a.store == "s3":
+        from hudi_core.testing.s3 import MotoS3Server
+
+        server = MotoS3Server().start()
+        stack.callback(server.stop)
+        os.environ.update(server.env())  # our side: the endpoint and keys from the environment
+        tables = server.create_bucket("explore").uri
+        oracle = s3_oracle(ensure_oracle(), root / "jvm", server.endpoint_url)
+        hudi_extra = dict(S3_LOCK)
+    else:
+        oracle = HudiOracle(ensure_oracle(), root / "jvm")
+    stack.callback(oracle.close)
     if a.store == "hdfs":
         from minihdfs import ONE_DATANODE, minihdfs
 
@@ -118,15 +128,6 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
         tables = f"{stack.enter_context(minihdfs(root / 'minihdfs'))}/explore"
         oracle.hadoop_conf(ONE_DATANODE)
         hudi_extra = {"hoodie.metadata.enable": "false"}
-    elif a.store == "s3":
-        from hudi_core.testing.s3 import MotoS3Server
-
-        server = MotoS3Server().start()
-        stack.callback(server.stop)
-        os.environ.update(server.env())  # our side: the endpoint and keys from the environment
-        tables = server.create_bucket("explore").uri
-        oracle.hadoop_conf(s3a_settings(server.endpoint_url))
-        hudi_extra = dict([S3_LOCK])  # its writes and its procedures
     spark = None
     if a.spark or a.spark_read:
         from hudi_spark.session import spark_session
@@ -150,7 +151,7 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
                 else:
                     path = f"{tables}/{w.name}-{writer}"
                     storage_for(path).delete_dir(path)
-                theirs = str(path).replace("s3://", "s3a://", 1)  # the table's URI for Hudi
+                theirs = hudi_uri(str(path))
                 try:
                     for n, step in enumerate(w.steps):
                         if a.cluster == "hudi" and n == 3:

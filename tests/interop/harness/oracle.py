@@ -83,8 +83,11 @@ def _bundle_path() -> Path:
     return _jar_path(BUNDLE)
 
 
-def _fetch(coordinates: str, *, transitive: bool) -> None:
-    """``coordinates`` into Maven's local repository by Maven's own client."""
+def _ensure_jars(coordinates: str, jars: tuple[Path, ...], *, transitive: bool) -> None:
+    """``jars`` in Maven's local repository, fetched by Maven's own client with ``coordinates``
+    (and its dependencies, ``transitive``) when one is missing."""
+    if all(j.exists() for j in jars):
+        return
     if shutil.which("mvn") is None:
         raise OracleSetupError(f"fetching {coordinates} needs Maven's client (mvn), which is not on PATH")
     _run(
@@ -98,6 +101,19 @@ def _fetch(coordinates: str, *, transitive: bool) -> None:
         ],
         f"fetching {coordinates} from Maven Central",
     )
+    missing = [str(j) for j in jars if not j.exists()]
+    if missing:
+        raise OracleSetupError(f"Maven reported success but {', '.join(missing)} is missing")
+
+
+@contextlib.contextmanager
+def _oracle_folder() -> Iterator[Path]:
+    """The oracle's cache folder, locked for the block (test workers share what it holds)."""
+    root = cache_root() / "oracle"
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield root
 
 
 def _install(venv: Path, python: Path) -> None:
@@ -118,28 +134,28 @@ def _install(venv: Path, python: Path) -> None:
 
 def ensure_oracle() -> OracleEnv:
     """The oracle's python and bundle, made if missing (under a lock: test workers share them)."""
-    root = cache_root() / "oracle"
-    root.mkdir(parents=True, exist_ok=True)
-    venv = root / f"pyspark-{PYSPARK_VERSION}"
-    python = venv / "bin" / "python"
-    with open(root / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with _oracle_folder() as root:
+        venv = root / f"pyspark-{PYSPARK_VERSION}"
+        python = venv / "bin" / "python"
         if not (venv / ".complete").exists():
             shutil.rmtree(venv, ignore_errors=True)
             _install(venv, python)
             (venv / ".complete").touch()
         bundle = _bundle_path()
-        if not bundle.exists():
-            _fetch(BUNDLE, transitive=False)
-            if not bundle.exists():
-                raise OracleSetupError(f"Maven reported success but {bundle} is missing")
+        _ensure_jars(BUNDLE, (bundle,), transitive=False)
     return OracleEnv(python, bundle)
 
 
 #: Hudi's table services on S3 with its metadata table on take the table lock, whose default
 #: provider (the file system's) refuses ``s3a://`` ("can not support atomic creation"): a Hudi user
 #: on S3 names a provider; the in-process one serves a single session
-S3_LOCK = ("hoodie.write.lock.provider", "org.apache.hudi.client.transaction.lock.InProcessLockProvider")
+S3_LOCK = {"hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.InProcessLockProvider"}
+
+
+def hudi_uri(uri: str) -> str:
+    """A table's URI as Hudi's Hadoop file systems name it: ``s3://`` is the S3A connector's
+    ``s3a://`` (other schemes are the same)."""
+    return "s3a://" + uri[len("s3://") :] if uri.startswith("s3://") else uri
 
 
 def s3a_settings(endpoint_url: str) -> dict[str, str]:
@@ -160,16 +176,21 @@ def s3a_jars() -> tuple[Path, ...]:
     """Hadoop's S3A connector and the AWS SDK it needs, fetched if missing: a session given them
     (``HudiOracle(jars=...)``) reads and writes ``s3a://`` tables."""
     jars = (_jar_path(S3A), _jar_path(S3A_SDK))
-    root = cache_root() / "oracle"
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not all(j.exists() for j in jars):
-            _fetch(S3A, transitive=True)  # (the SDK bundle is its dependency)
-            missing = [str(j) for j in jars if not j.exists()]
-            if missing:
-                raise OracleSetupError(f"Maven reported success but {', '.join(missing)} is missing")
+    with _oracle_folder():
+        _ensure_jars(S3A, jars, transitive=True)  # (the SDK bundle is its dependency)
     return jars
+
+
+def s3_oracle(env: OracleEnv, work_dir: Path, endpoint_url: str) -> HudiOracle:
+    """A Hudi session with the S3A connector, pointed at the S3 server at ``endpoint_url`` (a JVM
+    of its own: the tier's shared session keeps Hudi's bundle alone on its class path)."""
+    oracle = HudiOracle(env, work_dir, jars=s3a_jars())
+    try:
+        oracle.hadoop_conf(s3a_settings(endpoint_url))
+    except BaseException:
+        oracle.close()
+        raise
+    return oracle
 
 
 def class_archive(env: OracleEnv) -> str | None:

@@ -5,7 +5,8 @@
 ``hadoop-client-minicluster`` (copied there by Maven's own client) and ``MiniHdfs.class``
 (compiled by the JDK's ``javac``). ``MiniHdfs`` starts a cluster on a free port and runs until its
 stdin closes, so it never outlives the test process. A failure to make any of it is one line
-(:class:`MiniHdfsError`); the tests fail, never skip.
+(:class:`MiniHdfsError`); the tests fail, never skip. ``hdfs_root`` is the tests' fixture (the
+repository's root ``conftest.py`` imports it for every tier).
 """
 
 from __future__ import annotations
