@@ -1,5 +1,5 @@
 """The PySpark 3.5 environment of ``make test-spark35``: a venv with PySpark 3.5 and this
-checkout's hudi-core and hudi-spark installed editable, cached outside the repository
+checkout's hudi-core, hudi-spark and hudi-storage-s3 installed editable, cached outside the repository
 (``$HUDI_PY_CACHE/spark35``, default ``~/.cache/hudi-py/spark35``; one per checkout) like the
 Apache Hudi oracle's.
 
@@ -20,7 +20,8 @@ from hudi_py_cache import cache_root
 
 PYSPARK_VERSION = "3.5.1"
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("packages/hudi-core", "packages/hudi-spark")
+#: (hudi-storage-s3: the Spark tier's jobs on S3 run in this venv too)
+PACKAGES = ("packages/hudi-core", "packages/hudi-spark", "packages/hudi-storage-s3")
 REQUIREMENTS = (f"pyspark=={PYSPARK_VERSION}", "pandas>=2.2,<3", "pyarrow", "pytest>=8", "pytest-xdist>=3.5")
 #: uv does not compile bytecode unless asked; with PYTHONDONTWRITEBYTECODE set (CI) every Spark
 #: Python worker would then compile pandas and pyarrow from source (~1 s each time)

@@ -1,13 +1,16 @@
 """The Spark pipeline on remote storage: ``hudi_spark.write`` and every Spark read of a
 merge-on-read table at ``s3://`` on moto's server and at ``hdfs://`` on an HDFS mini cluster (both
 on loopback). The Python tasks reach the store with the options the driver was given; on HDFS
-Spark's own parquet reader reads the base files it can (the JVM's HDFS client), on S3 the tasks
-read everything (no S3 connector in the JVM)."""
+Spark's own parquet reader reads the base files it can (the JVM's HDFS client); on S3 the tasks
+read everything in the tier's session (no S3 connector in its JVM), and in a PySpark 4 and a 3.5
+job whose JVM has Hadoop's S3A connector Spark's reader reads those base files as ``s3a://``."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -163,3 +166,120 @@ def test_a_merge_on_read_table_on_remote_storage_written_and_read_through_spark(
             p for p in table.storage.walk_files(uri) if SECRET.encode() in table.storage.read_bytes(p.path)
         ]
         assert leaked == []
+
+
+#: a PySpark job whose JVM has Hadoop's S3A connector (a session of its own: the tier's shared
+#: one cannot take jars once started) reads each table of its arguments with hudi_spark.read
+JVM_S3_JOB = """
+import json, sys
+import hudi_spark
+from hudi_spark.session import spark_session
+
+args = json.loads(open(sys.argv[1]).read())
+conf = {"spark.jars": ",".join(args["jars"]), **{f"spark.hadoop.{k}": v for k, v in args["hadoop"].items()}}
+spark = spark_session("local[2]", conf=conf)
+out = []
+for uri, options in args["reads"]:
+    df = hudi_spark.read(spark, uri, options)
+    rows = sorted([r.key, r.ts, r.v, r.part] for r in df.select("key", "ts", "v", "part").collect())
+    out.append({"files": sorted(df.inputFiles()), "rows": rows})
+print("RESULT " + json.dumps(out))
+spark.stop()
+"""
+
+
+def _mor_table(uri: str, options: dict[str, str]) -> HudiTable:
+    """A merge-on-read table (BUCKET, 2 buckets) whose partition ``a`` has log files after an
+    upsert and partition ``b`` none."""
+    opts = {**options, "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "2"}
+    table = HudiTable.create(uri, name="t", table_type="MERGE_ON_READ", record_key_fields="key",
+                             partition_fields="part", ordering_field="ts", options=opts)  # fmt: skip
+
+    def rows(part: str, n: int, ts: int) -> pa.Table:
+        return pa.table({"key": [f"{part}{i:03d}" for i in range(n)], "ts": pa.array([ts] * n, pa.int64()),
+                         "v": [float(ts + i) for i in range(n)], "part": [part] * n})  # fmt: skip
+
+    table.bulk_insert(pa.concat_tables([rows("a", 40, 1), rows("b", 40, 1)]), options=opts)
+    HudiTable.open(uri, options=opts).upsert(rows("a", 10, 2), options=opts)
+    return HudiTable.open(uri, options=opts)
+
+
+def _pyspark_python(version: str) -> str:
+    """The interpreter of a PySpark ``version`` ("4": this one; "3.5": the Spark 3.5 tier's venv,
+    with our packages installed editable, made if missing)."""
+    import sys
+
+    if version == "4":
+        return sys.executable
+    import spark35
+
+    return str(spark35.ensure())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pyspark", ["4", "3.5"])
+def test_spark_reads_s3_base_files_in_its_jvm_when_it_has_an_s3_connector(
+    s3_bucket: S3Bucket, tmp_path: Path, pyspark: str
+) -> None:
+    """On a session whose JVM has Hadoop's S3A connector (of the Hadoop its PySpark ships) and
+    reaches the bucket (its own settings), ``hudi_spark.read`` lets Spark's parquet reader read
+    the base files of ``s3://`` tables as ``s3a://`` (read_optimized: all; snapshot: those without
+    logs, or all with the merge told as a delta), the rest merged in Python tasks; a bucket the
+    JVM cannot reach is read in Python tasks alone. Every answer is the local engine's."""
+    import subprocess
+
+    import s3a
+    from hudi_spark.reading import ReadSpec, plan, read_schema
+
+    python = _pyspark_python(pyspark)
+    where = "import pathlib, pyspark; print(pathlib.Path(pyspark.__file__).parent / 'jars')"
+    pyspark_jars = Path(
+        subprocess.run([python, "-c", where], check=True, capture_output=True, text=True).stdout.strip()
+    )
+    jars = s3a.s3a_jars(s3a.hadoop_version(pyspark_jars))
+    server = s3_bucket.server
+    other = server.create_bucket(f"hudi-{uuid.uuid4().hex[:12]}")
+    tables = {b.name: _mor_table(f"{b.uri}/t", b.options) for b in (s3_bucket, other)}
+    # the second bucket, to the JVM, is at a closed port: its probe fails at once
+    closed = f"fs.s3a.bucket.{other.name}"
+    hadoop = {**s3a.s3a_settings(server.endpoint_url), f"{closed}.endpoint": "http://127.0.0.1:9",
+              f"{closed}.retry.limit": "0", f"{closed}.attempts.maximum": "0"}  # fmt: skip
+    ours = tables[s3_bucket.name]
+    queries = [
+        {},
+        {"hoodie.spark.read.jvm.delta": "true"},
+        {"hoodie.datasource.query.type": "read_optimized"},
+    ]
+    reads = [(ours.base_uri, {**s3_bucket.options, **q}) for q in queries]
+    reads.append((tables[other.name].base_uri, other.options))
+    job = tmp_path / "job.py"
+    job.write_text(JVM_S3_JOB)
+    (tmp_path / "args.json").write_text(
+        json.dumps({"jars": [str(j) for j in jars], "hadoop": hadoop, "reads": reads})
+    )
+    done = subprocess.run([python, str(job), str(tmp_path / "args.json")], capture_output=True, text=True,
+                          timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
+    snapshot, delta, optimized, unreachable = json.loads(line.removeprefix("RESULT "))
+
+    def base_files(*, with_logs: bool) -> list[str]:
+        spec = ReadSpec.from_options({**s3_bucket.options, "path": ours.base_uri})
+        splits = plan(spec, read_schema(spec).names)
+        return sorted("s3a://" + s.base_file.path.split("://", 1)[1]
+                      for s in splits if with_logs or not s.log_files)  # fmt: skip
+
+    def model(table: HudiTable, query: str = "snapshot") -> list[list[Any]]:
+        got = table.read(query, columns=["key", "ts", "v", "part"])
+        return sorted(
+            list(r) for r in zip(*(got.column(c).to_pylist() for c in got.column_names), strict=True)
+        )
+
+    assert snapshot["rows"] == delta["rows"] == model(ours)
+    assert optimized["rows"] == model(ours, "read_optimized") != model(ours)
+    # the JVM's scans: partition b's base files alone (a's have logs); with the delta, all
+    assert snapshot["files"] == base_files(with_logs=False)
+    assert len(snapshot["files"]) == 2 and all("/t/b/" in f for f in snapshot["files"])
+    assert delta["files"] == optimized["files"] == base_files(with_logs=True)
+    assert len(optimized["files"]) == 4
+    assert unreachable["files"] == [] and unreachable["rows"] == model(tables[other.name])

@@ -5,8 +5,9 @@ in a cache outside the repository (``$HUDI_PY_CACHE``, default ``~/.cache/hudi-p
 
 - ``oracle/pyspark-3.5.1/``: a virtual environment with PySpark 3.5.1 (Hudi 0.15 is built
   against it; 3.5.2+ breaks some of its catalog calls), pyarrow and pandas;
-- Hudi's Spark bundle, fetched by Maven's own client into its local repository, and Hadoop's
-  S3A connector with its AWS SDK (``s3a_jars``) for the tests of tables on S3.
+- Hudi's Spark bundle, fetched by Maven's own client into its local repository
+  (``tests/tools/maven.py``), and Hadoop's S3A connector with its AWS SDK (``s3a_jars``,
+  ``tests/tools/s3a.py``) for the tests of tables on S3.
 
 ``HudiOracle`` starts ``oracle_driver.py`` in that environment (one JVM) and sends it requests.
 Run as a script (``python tests/interop/harness/oracle.py``) it only prepares the environment;
@@ -37,15 +38,15 @@ import pyarrow.parquet as pq
 sys.path.insert(0, str(Path(__file__).parents[2] / "tools"))
 
 import jvm_cds
+import maven
+import s3a
 from hudi_py_cache import cache_root
 
 HUDI_VERSION = "0.15.0"
 BUNDLE = f"org.apache.hudi:hudi-spark3.5-bundle_2.12:{HUDI_VERSION}"
 PYSPARK_VERSION = "3.5.1"
-#: Hadoop's S3A connector, of the Hadoop PySpark 3.5.1 ships (3.3.4), with the AWS SDK bundle it
-#: names (fetched with it): what Hudi needs for ``s3a://`` tables (``s3a_jars``)
-S3A = "org.apache.hadoop:hadoop-aws:3.3.4"
-S3A_SDK = "com.amazonaws:aws-java-sdk-bundle:1.12.262"
+#: the Hadoop PySpark 3.5.1 ships, whose S3A connector Hudi needs for ``s3a://`` tables
+HADOOP_VERSION = "3.3.4"
 DRIVER = Path(__file__).with_name("oracle_driver.py")
 START_TIMEOUT_S = 240
 REQUEST_TIMEOUT_S = 600
@@ -73,37 +74,11 @@ def _run(cmd: list[str], what: str) -> None:
         raise OracleSetupError(f"{what} failed ({' '.join(cmd[:3])} ...): {last}")
 
 
-def _jar_path(coordinates: str) -> Path:
-    group, artifact, version = coordinates.split(":")
-    repo = Path(os.environ.get("MAVEN_REPO_LOCAL") or Path.home() / ".m2" / "repository")
-    return repo.joinpath(*group.split("."), artifact, version, f"{artifact}-{version}.jar")
-
-
-def _bundle_path() -> Path:
-    return _jar_path(BUNDLE)
-
-
-def _ensure_jars(coordinates: str, jars: tuple[Path, ...], *, transitive: bool) -> None:
-    """``jars`` in Maven's local repository, fetched by Maven's own client with ``coordinates``
-    (and its dependencies, ``transitive``) when one is missing."""
-    if all(j.exists() for j in jars):
-        return
-    if shutil.which("mvn") is None:
-        raise OracleSetupError(f"fetching {coordinates} needs Maven's client (mvn), which is not on PATH")
-    _run(
-        [
-            "mvn",
-            "-q",
-            "-B",
-            "dependency:get",
-            f"-Dartifact={coordinates}",
-            f"-Dtransitive={str(transitive).lower()}",
-        ],
-        f"fetching {coordinates} from Maven Central",
-    )
-    missing = [str(j) for j in jars if not j.exists()]
-    if missing:
-        raise OracleSetupError(f"Maven reported success but {', '.join(missing)} is missing")
+def _jars(*coordinates: str) -> tuple[Path, ...]:
+    try:
+        return maven.ensure_jars(*coordinates)
+    except maven.MavenError as exc:
+        raise OracleSetupError(str(exc)) from exc
 
 
 @contextlib.contextmanager
@@ -141,8 +116,7 @@ def ensure_oracle() -> OracleEnv:
             shutil.rmtree(venv, ignore_errors=True)
             _install(venv, python)
             (venv / ".complete").touch()
-        bundle = _bundle_path()
-        _ensure_jars(BUNDLE, (bundle,), transitive=False)
+    (bundle,) = _jars(BUNDLE)
     return OracleEnv(python, bundle)
 
 
@@ -158,27 +132,10 @@ def hudi_uri(uri: str) -> str:
     return "s3a://" + uri[len("s3://") :] if uri.startswith("s3://") else uri
 
 
-def s3a_settings(endpoint_url: str) -> dict[str, str]:
-    """The Hadoop settings of the S3A connector for an S3 server at ``endpoint_url`` that takes
-    any key (moto's, on loopback: plain HTTP, path-style addresses)."""
-    return {
-        "fs.s3a.endpoint": endpoint_url,
-        "fs.s3a.endpoint.region": "us-east-1",
-        "fs.s3a.path.style.access": "true",
-        "fs.s3a.connection.ssl.enabled": "false",
-        "fs.s3a.aws.credentials.provider": "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider",
-        "fs.s3a.access.key": "testing",
-        "fs.s3a.secret.key": "testing",
-    }
-
-
 def s3a_jars() -> tuple[Path, ...]:
     """Hadoop's S3A connector and the AWS SDK it needs, fetched if missing: a session given them
     (``HudiOracle(jars=...)``) reads and writes ``s3a://`` tables."""
-    jars = (_jar_path(S3A), _jar_path(S3A_SDK))
-    with _oracle_folder():
-        _ensure_jars(S3A, jars, transitive=True)  # (the SDK bundle is its dependency)
-    return jars
+    return _jars(*s3a.CONNECTORS[HADOOP_VERSION])
 
 
 def s3_oracle(env: OracleEnv, work_dir: Path, endpoint_url: str) -> HudiOracle:
@@ -186,7 +143,7 @@ def s3_oracle(env: OracleEnv, work_dir: Path, endpoint_url: str) -> HudiOracle:
     of its own: the tier's shared session keeps Hudi's bundle alone on its class path)."""
     oracle = HudiOracle(env, work_dir, jars=s3a_jars())
     try:
-        oracle.hadoop_conf(s3a_settings(endpoint_url))
+        oracle.hadoop_conf(s3a.s3a_settings(endpoint_url))
     except BaseException:
         oracle.close()
         raise

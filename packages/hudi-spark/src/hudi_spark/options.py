@@ -29,7 +29,10 @@ class ReadOptions:
     JVM_PARQUET = _r(
         "hoodie.spark.read.jvm.parquet", True,
         "hudi_spark.read: file slices with nothing to merge (no log files, or a read_optimized query) "
-        "of a table on local disk or HDFS are read by Spark's own parquet reader, in the JVM; "
+        "are read by Spark's own parquet reader, in the JVM, on local disk, on HDFS and on an object store "
+        "whose files the session's JVM reads itself (s3:// through a file system for s3 or, Hadoop's S3A "
+        "connector, s3a: the JVM's jars and its fs.* settings, which our storage options do not reach; "
+        "checked once per bucket by reading the table's hoodie.properties); "
         "false merges every slice in Python tasks, as format(\"hudi\") does.",
     )  # fmt: skip
     JVM_DELTA = _r(

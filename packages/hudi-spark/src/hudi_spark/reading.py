@@ -13,7 +13,7 @@ Same options, same rows.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,7 @@ __all__ = [
     "ReadSpec",
     "group_slices",
     "jvm_readable",
+    "jvm_scheme",
     "plan",
     "plan_groups",
     "read_dataframe",
@@ -252,9 +253,13 @@ def _python_frame(
     return seeds.mapInArrow(task, spark_schema(schema))
 
 
-#: file systems Spark's own Hadoop client opens with no settings of ours (S3 and the others need
-#: credentials and connectors that live in our storage options, not in Spark's configuration)
+#: file systems Spark's own Hadoop client opens with no settings of ours
 _JVM_SCHEMES = ("file", "hdfs")
+#: an object store's names in a JVM's Hadoop, tried in order (:func:`jvm_scheme`): EMR's file
+#: system serves ``s3://``, Hadoop's S3A connector ``s3a://``
+_JVM_ALIASES = {"s3": ("s3", "s3a"), "s3a": ("s3a",)}
+#: (application, scheme, bucket) -> the scheme Spark's JVM reads that bucket by, or None
+_jvm_stores: dict[tuple[str, str, str], str | None] = {}
 #: past this many paths Spark lists them in a Spark job of its own (a second or so on local[2])
 _PARALLEL_LISTING = "spark.sql.sources.parallelPartitionDiscovery.threshold"
 #: the base file and row of a base row read by Spark (its parquet reader's metadata columns)
@@ -295,7 +300,7 @@ def read_dataframe(
     with table.pinned_timeline(timeline) as timeline:
         schema = read_schema(spec, table)
         splits = plan(spec, schema.names, filters=_pruning(filters or [], schema), table=table)
-        plain, merged = jvm_readable(spec, splits, schema, table)
+        plain, merged = jvm_readable(spec, splits, schema, table, spark=spark)
     taken = {id(s) for s in (*plain, *merged)}
     rest = [s for s in splits if id(s) not in taken]
     # the Python merges first: Spark starts a stage's tasks in the order of the union's
@@ -306,10 +311,11 @@ def read_dataframe(
     frames = []
     if rest or not (plain or merged):
         frames += _python_frames(spark, spec, rest, schema)
+    in_jvm = _jvm_paths(jvm_scheme(spark, spec.base_uri) if plain or merged else None)  # (probed: cached)
     if merged:
-        frames += _merged_in_jvm(spark, spec, merged, schema)
+        frames += _merged_in_jvm(spark, spec, merged, schema, in_jvm)
     if plain:
-        frames.append(_parquet(spark, [s.base_file.path for s in plain], schema))
+        frames.append(_parquet(spark, in_jvm(s.base_file.path for s in plain), schema))
     df = functools.reduce(lambda a, b: a.union(b), frames)
     if filters:
         df = df.where(_condition(filters))
@@ -404,7 +410,11 @@ def _parquet(spark: SparkSession, paths: list[str], schema: pa.Schema) -> DataFr
 
 
 def _merged_in_jvm(
-    spark: SparkSession, spec: ReadSpec, splits: list[Any], schema: pa.Schema
+    spark: SparkSession,
+    spec: ReadSpec,
+    splits: list[Any],
+    schema: pa.Schema,
+    in_jvm: Callable[[Iterable[str]], list[str]],
 ) -> list[DataFrame]:
     from pyspark.sql import functions as F
 
@@ -412,7 +422,7 @@ def _merged_in_jvm(
     seeds = spark.range(0, len(groups), 1, len(groups))
     drops = seeds.mapInArrow(functools.partial(_delta_task, spec=spec, groups=groups, schema=None),
                              spark_schema(_DROPS))  # fmt: skip
-    base = _parquet(spark, [s.base_file.path for s in splits], schema).select(
+    base = _parquet(spark, in_jvm(s.base_file.path for s in splits), schema).select(
         "*", F.col("_metadata.file_name").alias(_FILE), F.col("_metadata.row_index").alias(_ROW)
     )
     kept = base.join(F.broadcast(drops), [_FILE, _ROW], "left_anti").select(*schema.names)
@@ -442,12 +452,18 @@ def _delta_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list
 
 
 def jvm_readable(
-    spec: ReadSpec, splits: Sequence[Any], schema: pa.Schema, table: HudiTable | None = None
+    spec: ReadSpec,
+    splits: Sequence[Any],
+    schema: pa.Schema,
+    table: HudiTable | None = None,
+    *,
+    spark: SparkSession | None = None,
 ) -> tuple[list[Any], list[Any]]:
     """The splits whose base files Spark's own parquet reader reads with our answers: those with
     nothing to merge, and (``hoodie.spark.read.jvm.delta``) snapshot splits with log files whose
     merge core tells as a delta (every payload but partial updates). Only for a snapshot or
-    read_optimized query of a table on local disk or HDFS whose columns are all flat (nested
+    read_optimized query of a table on local disk, on HDFS or (given ``spark``) on an object store
+    that ``spark``'s JVM reads (:func:`jvm_scheme`), whose columns are all flat (nested
     types stay in Python: parquet-avro's list layouts), from files whose columns have exactly the
     query's types and names (a file written before a column's type was widened is merged in
     Python, which casts, and so is one written before Hudi's schema on read renamed a column, and
@@ -458,8 +474,11 @@ def jvm_readable(
     conf = HoodieConfig(spec.options)
     if spec.query_type not in ("snapshot", "read_optimized") or not conf.get(ReadOptions.JVM_PARQUET):
         return [], []
-    scheme = spec.base_uri.split("://", 1)[0].lower() if "://" in spec.base_uri else "file"
-    if scheme not in _JVM_SCHEMES or any(_nested(f.type) for f in schema):
+    if any(_nested(f.type) for f in schema):
+        return [], []
+    if _scheme(spec.base_uri) not in _JVM_SCHEMES and (
+        spark is None or jvm_scheme(spark, spec.base_uri) is None
+    ):
         return [], []
     table = table or spec.open_table()
     if table.config.drops_partition_columns:  # the partition columns come from the path: in Python
@@ -483,6 +502,60 @@ def jvm_readable(
         )
     readable = [s for s in candidates if fits[s.base_file.instant]]
     return [s for s in readable if not s.log_files], [s for s in readable if s.log_files]
+
+
+def jvm_scheme(spark: SparkSession, base_uri: str) -> str | None:
+    """The scheme Spark's JVM reads the table at ``base_uri`` by: local disk's and HDFS's own; on
+    an object store the first of its names (``s3://``: ``s3``, then ``s3a``) that the JVM's Hadoop
+    has a file system for and reads the table's ``.hoodie/hoodie.properties`` through, with the
+    session's own Hadoop settings (its credentials and endpoint, not our storage options); None
+    when no name does (a stock PySpark has no S3 connector). Probed once per application and
+    bucket."""
+    scheme = _scheme(base_uri)
+    if scheme in _JVM_SCHEMES:
+        return scheme
+    rest = base_uri.split("://", 1)[1].rstrip("/")
+    try:
+        key = (spark.sparkContext.applicationId, scheme, rest.split("/", 1)[0])
+    except Exception:  # a session with no JVM of its own here (Spark Connect)
+        return None
+    if key not in _jvm_stores:
+        _jvm_stores[key] = next(
+            (name for name in _JVM_ALIASES.get(scheme, (scheme,)) if _jvm_reads(spark, f"{name}://{rest}")),
+            None,
+        )
+    return _jvm_stores[key]
+
+
+def _jvm_reads(spark: SparkSession, base_uri: str) -> bool:
+    from py4j.protocol import Py4JError
+
+    jvm = spark._jvm
+    if jvm is None:
+        return False
+    try:
+        conf = spark._jsparkSession.sessionState().newHadoopConf()  # with the session's fs.* settings
+        hadoop = jvm.org.apache.hadoop.fs
+        hadoop.FileSystem.getFileSystemClass(base_uri.split("://", 1)[0], conf)  # no call to the store
+        properties = hadoop.Path(f"{base_uri}/.hoodie/hoodie.properties")
+        return bool(properties.getFileSystem(conf).exists(properties))
+    except Py4JError:  # no file system for the scheme, or no access to the bucket
+        return False
+
+
+def _jvm_paths(scheme: str | None) -> Callable[[Iterable[str]], list[str]]:
+    """Our URIs of files as the JVM's Hadoop names them (``s3://`` as ``s3a://``)."""
+
+    def rename(paths: Iterable[str]) -> list[str]:
+        if scheme is None:
+            return list(paths)
+        return [p if "://" not in p else f"{scheme}://{p.split('://', 1)[1]}" for p in paths]
+
+    return rename
+
+
+def _scheme(uri: str) -> str:
+    return uri.split("://", 1)[0].lower() if "://" in uri else "file"
 
 
 def _by_name(history: Any, instant: str) -> bool:
