@@ -45,3 +45,15 @@ def s3a_settings(endpoint_url: str) -> dict[str, str]:
         "fs.s3a.access.key": "testing",
         "fs.s3a.secret.key": "testing",
     }
+
+
+def s3a_session_conf(endpoint_url: str) -> dict[str, str]:
+    """A SparkSession's settings that give this interpreter's PySpark the S3A connector of its
+    Hadoop (fetched if missing), pointed at the S3 server at ``endpoint_url``."""
+    import pyspark
+
+    jars = s3a_jars(hadoop_version(Path(pyspark.__file__).parent / "jars"))
+    return {
+        "spark.jars": ",".join(str(j) for j in jars),
+        **{f"spark.hadoop.{k}": v for k, v in s3a_settings(endpoint_url).items()},
+    }

@@ -3,7 +3,8 @@ merge-on-read table at ``s3://`` on moto's server and at ``hdfs://`` on an HDFS 
 on loopback). The Python tasks reach the store with the options the driver was given; on HDFS
 Spark's own parquet reader reads the base files it can (the JVM's HDFS client); on S3 the tasks
 read everything in the tier's session (no S3 connector in its JVM), and in a PySpark 4 and a 3.5
-job whose JVM has Hadoop's S3A connector Spark's reader reads those base files as ``s3a://``."""
+job whose JVM has Hadoop's S3A connector Spark's reader reads those base files as ``s3a://``
+when ``hoodie.spark.read.jvm.object.store`` asks it to."""
 
 from __future__ import annotations
 
@@ -221,11 +222,12 @@ def _pyspark_python(version: str) -> str:
 def test_spark_reads_s3_base_files_in_its_jvm_when_it_has_an_s3_connector(
     s3_bucket: S3Bucket, tmp_path: Path, pyspark: str
 ) -> None:
-    """On a session whose JVM has Hadoop's S3A connector (of the Hadoop its PySpark ships) and
-    reaches the bucket (its own settings), ``hudi_spark.read`` lets Spark's parquet reader read
-    the base files of ``s3://`` tables as ``s3a://`` (read_optimized: all; snapshot: those without
-    logs, or all with the merge told as a delta), the rest merged in Python tasks; a bucket the
-    JVM cannot reach is read in Python tasks alone. Every answer is the local engine's."""
+    """With ``hoodie.spark.read.jvm.object.store``, on a session whose JVM has Hadoop's S3A
+    connector (of the Hadoop its PySpark ships) and reaches the bucket (its own settings),
+    ``hudi_spark.read`` lets Spark's parquet reader read the base files of ``s3://`` tables as
+    ``s3a://`` (read_optimized: all; snapshot: those without logs, or all with the merge told as
+    a delta), the rest merged in Python tasks; a bucket the JVM cannot reach, and any table
+    without the option, is read in Python tasks alone. Every answer is the local engine's."""
     import subprocess
 
     import s3a
@@ -250,8 +252,10 @@ def test_spark_reads_s3_base_files_in_its_jvm_when_it_has_an_s3_connector(
         {"hoodie.spark.read.jvm.delta": "true"},
         {"hoodie.datasource.query.type": "read_optimized"},
     ]
-    reads = [(ours.base_uri, {**s3_bucket.options, **q}) for q in queries]
-    reads.append((tables[other.name].base_uri, other.options))
+    jvm = {"hoodie.spark.read.jvm.object.store": "true"}
+    reads = [(ours.base_uri, {**s3_bucket.options, **jvm, **q}) for q in queries]
+    reads.append((tables[other.name].base_uri, {**other.options, **jvm}))
+    reads.append((ours.base_uri, s3_bucket.options))  # the default: Python tasks alone
     job = tmp_path / "job.py"
     job.write_text(JVM_S3_JOB)
     (tmp_path / "args.json").write_text(
@@ -261,7 +265,7 @@ def test_spark_reads_s3_base_files_in_its_jvm_when_it_has_an_s3_connector(
                           timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
-    snapshot, delta, optimized, unreachable = json.loads(line.removeprefix("RESULT "))
+    snapshot, delta, optimized, unreachable, default = json.loads(line.removeprefix("RESULT "))
 
     def base_files(*, with_logs: bool) -> list[str]:
         spec = ReadSpec.from_options({**s3_bucket.options, "path": ours.base_uri})
@@ -283,3 +287,4 @@ def test_spark_reads_s3_base_files_in_its_jvm_when_it_has_an_s3_connector(
     assert delta["files"] == optimized["files"] == base_files(with_logs=True)
     assert len(optimized["files"]) == 4
     assert unreachable["files"] == [] and unreachable["rows"] == model(tables[other.name])
+    assert default["files"] == [] and default["rows"] == model(ours)

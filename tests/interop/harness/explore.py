@@ -16,6 +16,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 15400 10 --evolve  # a column added, an int widened
     .venv/bin/python tests/interop/harness/explore.py 17100 10 --store hdfs  # tables on an HDFS mini cluster
     .venv/bin/python tests/interop/harness/explore.py 17200 10 --store s3  # in a bucket of moto's S3 server
+    .venv/bin/python tests/interop/harness/explore.py 17700 10 --store s3 --spark-read  # Spark's S3A reads too
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -31,6 +32,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[2] / "tools"))
 sys.path.insert(0, str(Path(__file__).parents[2] / "tools" / "minihdfs"))
 
 from hudi_core import HudiTable
@@ -46,6 +48,7 @@ from runner import (
     spark_readers,
     spark_write,
 )
+from s3a import s3a_session_conf
 from workloads import PAYLOADS, generate
 
 
@@ -88,7 +91,9 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help="every query is also put to hudi_spark.read (PySpark 4, local[2]) on its default paths "
         "and with hoodie.spark.read.jvm.delta, and to the Python data source (format('hudi') with "
-        "hoodie.spark.read.format.fast=false), each against Hudi's answer",
+        "hoodie.spark.read.format.fast=false), each against Hudi's answer (--store s3: our session's "
+        "JVM has Hadoop's S3A connector, and hoodie.spark.read.jvm.object.store has Spark's parquet "
+        "reader read base files there too)",
     )
     p.add_argument(
         "--store",
@@ -132,10 +137,13 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
     if a.spark or a.spark_read:
         from hudi_spark.session import spark_session
 
-        spark = spark_session(
-            "local[2]", app_name="hudi-explore", conf={"spark.local.dir": str(root / "spark")}
-        )
-    readers = {"": core_read, **(spark_readers(spark) if a.spark_read else {})}
+        conf = {"spark.local.dir": str(root / "spark")}
+        if a.store == "s3":  # our JVM reads base files through Hadoop's S3A connector too
+            conf.update(s3a_session_conf(server.endpoint_url))
+        spark = spark_session("local[2]", app_name="hudi-explore", conf=conf)
+    # on S3 our session's JVM has the S3A connector: Spark's parquet reader reads there too
+    s3_jvm = {"hoodie.spark.read.jvm.object.store": "true"} if a.store == "s3" else {}
+    readers = {"": core_read, **(spark_readers(spark, s3_jvm) if a.spark_read else {})}
     bad = 0
     try:
         for seed in range(a.start, a.start + a.count):

@@ -185,13 +185,16 @@ def spark_reader(spark: Any, options: dict[str, str] | None = None, *, source: b
     return read
 
 
-def spark_readers(spark: Any) -> dict[str, Reader]:
+def spark_readers(spark: Any, options: dict[str, str] | None = None) -> dict[str, Reader]:
     """Our Spark readers by name: ``hudi_spark.read`` on its default paths, the same with
-    ``hoodie.spark.read.jvm.delta``, and the Python data source."""
+    ``hoodie.spark.read.jvm.delta`` (both collected by Spark itself, so that the rows of its
+    parquet scans are among them: the DataFrame's own ``toArrow`` on a local master has Python
+    tasks read every slice), and the Python data source; ``options`` go to each."""
+    jvm = {"hoodie.spark.read.collect.local": "false", **(options or {})}
     return {
-        "spark": spark_reader(spark),
-        "spark-delta": spark_reader(spark, {"hoodie.spark.read.jvm.delta": "true"}),
-        "spark-source": spark_reader(spark, source=True),
+        "spark": spark_reader(spark, jvm),
+        "spark-delta": spark_reader(spark, {**jvm, "hoodie.spark.read.jvm.delta": "true"}),
+        "spark-source": spark_reader(spark, options, source=True),
     }
 
 

@@ -462,8 +462,9 @@ def jvm_readable(
     """The splits whose base files Spark's own parquet reader reads with our answers: those with
     nothing to merge, and (``hoodie.spark.read.jvm.delta``) snapshot splits with log files whose
     merge core tells as a delta (every payload but partial updates). Only for a snapshot or
-    read_optimized query of a table on local disk, on HDFS or (given ``spark``) on an object store
-    that ``spark``'s JVM reads (:func:`jvm_scheme`), whose columns are all flat (nested
+    read_optimized query of a table on local disk, on HDFS or (given ``spark``, with
+    ``hoodie.spark.read.jvm.object.store``) on an object store that ``spark``'s JVM reads
+    (:func:`jvm_scheme`), whose columns are all flat (nested
     types stay in Python: parquet-avro's list layouts), from files whose columns have exactly the
     query's types and names (a file written before a column's type was widened is merged in
     Python, which casts, and so is one written before Hudi's schema on read renamed a column, and
@@ -477,7 +478,9 @@ def jvm_readable(
     if any(_nested(f.type) for f in schema):
         return [], []
     if _scheme(spec.base_uri) not in _JVM_SCHEMES and (
-        spark is None or jvm_scheme(spark, spec.base_uri) is None
+        spark is None
+        or not conf.get(ReadOptions.JVM_OBJECT_STORE)
+        or jvm_scheme(spark, spec.base_uri) is None
     ):
         return [], []
     table = table or spec.open_table()
