@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hudi_spark.testing import collected
 
 sys.path.insert(0, str(Path(__file__).with_name("harness")))
 
 from oracle import HudiOracle, OracleSetupError, ensure_oracle
+
+__all__ = ["collected"]
 
 
 class OracleHandle:

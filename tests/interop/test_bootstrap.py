@@ -62,7 +62,7 @@ def test_a_full_record_bootstrap_reads_and_takes_writes(hudi, tmp_path: Path) ->
 
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_a_metadata_only_bootstrap_reads_its_source_files(
-    hudi, spark, tmp_path: Path, table_type: str
+    hudi, spark, collected, tmp_path: Path, table_type: str
 ) -> None:
     """Every column Hudi's reader gives, from the skeleton files and the source files the
     bootstrap index names; then our upsert (COW: a merge of a skeleton's file group; MOR: logs
@@ -74,7 +74,7 @@ def test_a_metadata_only_bootstrap_reads_its_source_files(
     expected = [("a", 1, "a1", "p1"), ("b", 1, "b1", "p1"), ("c", 1, "c1", "p2")]
     assert (
         _rows(HudiTable.open(str(path)).read())
-        == _rows(hudi_spark.read(spark, str(path)).toArrow())
+        == _rows(collected(hudi_spark.read(spark, str(path))))
         == expected
     )
     if table_type == "MERGE_ON_READ":

@@ -119,7 +119,7 @@ _DDL = "id string, p string, u string, ts bigint, s struct<g1: string, f2: int>,
 @pytest.mark.slow
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_columns_renamed_dropped_and_added_again_read_by_id(
-    hudi, sql, spark, tmp_path: Path, table_type: str
+    hudi, sql, spark, collected, tmp_path: Path, table_type: str
 ) -> None:
     """A top-level and a nested rename, a column dropped and added again under its old name (a
     new id: the old values are not its values), another rename: every query of both readers
@@ -154,11 +154,11 @@ def test_columns_renamed_dropped_and_added_again_read_by_id(
         x = dict(zip(snapshot.column("id").to_pylist(), snapshot.column("x").to_pylist(), strict=True))
         assert x == {"a": None, "b": "x3", "c": None, "d": "x3"}
         assert _data(snapshot) == _data(hudi.oracle.read(path, ON))
-        assert _data(hudi_spark.read(spark, str(path)).toArrow()) == _data(snapshot)
+        assert _data(collected(hudi_spark.read(spark, str(path)))) == _data(snapshot)
         if table_type == "MERGE_ON_READ":
             ro = {"hoodie.datasource.query.type": "read_optimized"}
             assert _data(ours.read("read_optimized")) == _data(hudi.oracle.read(path, {**ON, **ro}))
-            assert _data(hudi_spark.read(spark, str(path), ro).toArrow()) == _data(
+            assert _data(collected(hudi_spark.read(spark, str(path), ro))) == _data(
                 ours.read("read_optimized")
             )
         commits = [i.timestamp for i in ours.timeline.completed_commits()]

@@ -10,13 +10,14 @@ process on 2 cores).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hudi_core.testing.fixtures import compat_root, corpus_copy, mimalloc_default
 from hudi_core.testing.s3 import moto_s3_server, s3_bucket
 from hudi_spark.session import FAST_CONF
+from hudi_spark.testing import collected
 
 __all__ = [
     "collected",
@@ -71,26 +72,3 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     )
     yield session
     session.stop()
-
-
-@pytest.fixture
-def collected() -> Callable[[Any], Any]:
-    """Spark's own collection of a DataFrame to Arrow (its rows through the JVM), checked against
-    ``toArrow``/``_collect_as_arrow`` and ``count()`` of the DataFrame itself, which for a
-    ``hudi_spark.read`` DataFrame take the read tasks' Arrow files (on a local master) and count
-    in the read tasks (``hudi_spark.collect``): the same schema, rows and count."""
-    from hudi_spark.compat import to_arrow
-
-    def collect(df: Any) -> Any:
-        spark_side = to_arrow(df.select("*"))  # a DataFrame of Spark's own class
-        direct = to_arrow(df)
-        assert direct.schema == spark_side.schema
-        assert _rows(direct) == _rows(spark_side)
-        assert df.count() == spark_side.num_rows
-        return spark_side
-
-    return collect
-
-
-def _rows(t: Any) -> list[tuple[str, ...]]:
-    return sorted(tuple(str(v) for v in r.values()) for r in t.to_pylist())

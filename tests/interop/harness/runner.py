@@ -164,16 +164,19 @@ def core_read(path: Path | str, q: Query) -> pa.Table:
 
 
 def spark_reader(spark: Any, options: dict[str, str] | None = None, *, source: bool = False) -> Reader:
-    """``hudi_spark.read`` with Hudi's query options (and ``options``), collected to Arrow;
-    ``source``: PySpark 4's Python data source instead (``format("hudi")`` with
+    """``hudi_spark.read`` with Hudi's query options (and ``options``), collected to Arrow by
+    Spark (the rows of its parquet scans among them), the DataFrame's own ``toArrow`` (read
+    tasks' Arrow files) and ``count()`` checked against that (``hudi_spark.testing``); ``source``:
+    PySpark 4's Python data source instead (``format("hudi")`` with
     ``hoodie.spark.read.format.fast=false``, every file slice read in Python tasks)."""
     import hudi_spark
     from hudi_spark.compat import to_arrow
+    from hudi_spark.testing import checked_collect
 
     def read(path: Path | str, q: Query) -> pa.Table:
         opts = {**q.hudi_options, **(options or {})}
         if not source:
-            return to_arrow(hudi_spark.read(spark, str(path), opts))
+            return checked_collect(hudi_spark.read(spark, str(path), opts))
         from pyspark.errors import AnalysisException
 
         opts["hoodie.spark.read.format.fast"] = "false"
@@ -187,13 +190,10 @@ def spark_reader(spark: Any, options: dict[str, str] | None = None, *, source: b
 
 def spark_readers(spark: Any, options: dict[str, str] | None = None) -> dict[str, Reader]:
     """Our Spark readers by name: ``hudi_spark.read`` on its default paths, the same with
-    ``hoodie.spark.read.jvm.delta`` (both collected by Spark itself, so that the rows of its
-    parquet scans are among them: the DataFrame's own ``toArrow`` on a local master has Python
-    tasks read every slice), and the Python data source; ``options`` go to each."""
-    jvm = {"hoodie.spark.read.collect.local": "false", **(options or {})}
+    ``hoodie.spark.read.jvm.delta``, and the Python data source; ``options`` go to each."""
     return {
-        "spark": spark_reader(spark, jvm),
-        "spark-delta": spark_reader(spark, {**jvm, "hoodie.spark.read.jvm.delta": "true"}),
+        "spark": spark_reader(spark, options),
+        "spark-delta": spark_reader(spark, {**(options or {}), "hoodie.spark.read.jvm.delta": "true"}),
         "spark-source": spark_reader(spark, options, source=True),
     }
 

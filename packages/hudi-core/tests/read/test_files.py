@@ -326,3 +326,29 @@ def test_kept_footers_stay_within_their_byte_budget(tmp_path: Path) -> None:
     tiny = Kept(size - 1, lambda meta: int(meta.serialized_size))
     tiny.put(keys[0], metas[0])
     assert tiny.get(keys[0]) is None
+
+
+@pytest.mark.parametrize(
+    "columns", [[], ["_hoodie_record_key"], ["v"], None], ids=["none", "meta", "data", "all"]
+)
+def test_a_bootstrap_skeleton_reads_its_rows_whatever_the_columns(
+    tmp_path: Path, columns: list[str] | None
+) -> None:
+    """A METADATA_ONLY bootstrap's skeleton (meta columns) stitched to its source file (data
+    columns), row for row, whole and in batches: with no column asked (a count) the rows are
+    there, 5 of them, not none nor a batch's worth (pyarrow slices a table of no column to any
+    length asked)."""
+    skeleton, source = tmp_path / "skeleton.parquet", tmp_path / "source.parquet"
+    keys = [f"k{i}" for i in range(5)]
+    pq.write_table(pa.table({"_hoodie_commit_time": ["1"] * 5, "_hoodie_record_key": keys}), skeleton)
+    pq.write_table(pa.table({"id": keys, "v": [float(i) for i in range(5)]}), source)
+    storage = LocalStorage()
+    whole = read_parquet(storage, str(skeleton), columns, source=str(source))
+    batches = list(iter_parquet(storage, str(skeleton), columns, 2, source=str(source)))
+    assert whole.num_rows == 5 and [b.num_rows for b in batches] == [2, 2, 1]
+    expected = ["_hoodie_commit_time", "_hoodie_record_key", "id", "v"] if columns is None else columns
+    assert whole.column_names == expected
+    if columns != []:  # (pyarrow concatenates tables of no column into no row)
+        assert pa.concat_tables(batches).equals(whole)
+    if columns is None:
+        assert whole.column("_hoodie_record_key").to_pylist() == whole.column("id").to_pylist() == keys

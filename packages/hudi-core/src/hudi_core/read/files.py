@@ -139,6 +139,8 @@ def read_skeleton(storage: Storage, path: str, source: str, columns: Sequence[st
         raise StorageError(
             f"bootstrap skeleton {path} holds {skeleton.num_rows} rows and its source {source} {data.num_rows}"
         )
+    if not skeleton.num_columns and not data.num_columns:  # no column asked: the rows, counted
+        return skeleton
     return pa.Table.from_arrays(
         [*skeleton.columns, *data.columns], schema=pa.schema([*skeleton.schema, *data.schema])
     )
@@ -209,7 +211,9 @@ def iter_parquet(
         if footer is not None:
             footer.append(parquet_metadata(storage, path))
         whole = read_skeleton(storage, path, source, columns)
-        yield from (whole.slice(i, batch_rows) for i in range(0, max(whole.num_rows, 1), batch_rows))
+        # (the length clamped here: pyarrow slices a table of no column to any length asked)
+        rows = whole.num_rows
+        yield from (whole.slice(i, min(batch_rows, rows - i)) for i in range(0, max(rows, 1), batch_rows))
         return
     if by_id is not None:
         batches = iter_parquet(storage, path, by_id.names(columns), batch_rows,
