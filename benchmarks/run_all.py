@@ -26,6 +26,7 @@ FULL: list[tuple[str, list[str]]] = [
     ("defaults_bench.py", ["--rows", "1000000"]),
     ("spark_vs_hudi_bench.py", ["--rows", "1000000"]),
     ("s3_requests.py", []),
+    ("spark_s3_read_bench.py", ["--rows", "2000000"]),
 ]
 QUICK: list[tuple[str, list[str]]] = [
     ("avro_encode_bench.py", []),
@@ -41,6 +42,7 @@ QUICK: list[tuple[str, list[str]]] = [
     ("defaults_bench.py", ["--rows", "50000", "--upserts", "2"]),
     ("spark_vs_hudi_bench.py", ["--rows", "20000", "--upserts", "2", "--index", "BUCKET"]),
     ("s3_requests.py", ["--upserts", "3", "--partitions", "5"]),
+    ("spark_s3_read_bench.py", ["--rows", "50000", "--repeat", "2"]),
 ]
 
 

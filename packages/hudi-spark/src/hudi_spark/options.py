@@ -40,9 +40,9 @@ class ReadOptions:
         "Hadoop's S3A connector (as s3a://), with the JVM's jars and its own fs.* settings (our "
         "hoodie.storage.s3.* options reach only the Python tasks); checked once per bucket and application "
         "by reading the table's hoodie.properties, Python tasks where that fails. Off: on moto's S3 server "
-        "(2M rows, 10 base files of 12 MB, 2026-12-07) it took 0.86-1.04x the Python tasks' time for a "
-        "read_optimized scan and 1.19-1.25x for a snapshot scan with half the slices merged (Spark asks "
-        "S3 for each file four times before reading it).",
+        "(2M rows, 10 base files of 12 MB, 2026-12-07, benchmarks/spark_s3_read_bench.py) it took 0.86-1.37x "
+        "the Python tasks' time for a read_optimized scan and 1.19-1.38x for a snapshot scan with half the "
+        "slices merged (Spark asks S3 for each file four times before reading it).",
     )  # fmt: skip
     JVM_DELTA = _r(
         "hoodie.spark.read.jvm.delta", False,
