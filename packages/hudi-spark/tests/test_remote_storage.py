@@ -98,7 +98,7 @@ def _sorted(table: pa.Table) -> list[tuple[Any, ...]]:
     ("store", "index"), [("s3", "SIMPLE"), ("s3", "BUCKET"), ("hdfs", "SIMPLE")], indirect=["store"]
 )
 def test_a_merge_on_read_table_on_remote_storage_written_and_read_through_spark(
-    spark: Any, store: Store, index: str
+    spark: Any, store: Store, index: str, collected: Any
 ) -> None:
     import hudi_spark
 
@@ -133,18 +133,19 @@ def test_a_merge_on_read_table_on_remote_storage_written_and_read_through_spark(
     }
     assert stored and stored <= named
 
-    # the local engine, and Spark's reads: hudi_spark.read and format("hudi")
+    # the local engine, and Spark's reads: hudi_spark.read and format("hudi"), each collected by
+    # Spark (with the rows of its parquet scans, on HDFS) and by the read tasks, and counted
     assert _sorted(table.read(columns=COLUMNS)) == expected
-    snapshot = hudi_spark.read(spark, uri, opts).select(*COLUMNS).toArrow()
+    snapshot = collected(hudi_spark.read(spark, uri, opts).select(*COLUMNS))
     assert _sorted(snapshot) == expected
-    through_format = spark.read.format("hudi").options(**opts).load(uri).select(*COLUMNS).toArrow()
+    through_format = collected(spark.read.format("hudi").options(**opts).load(uri).select(*COLUMNS))
     assert _sorted(through_format) == expected
     narrow = hudi_spark.read(spark, uri, opts).filter("city = 'nyc' AND fare > 900").select(*COLUMNS)
-    assert _sorted(narrow.toArrow()) == [r for r in expected if r[2] == "nyc" and r[3] > 900]
+    assert _sorted(collected(narrow)) == [r for r in expected if r[2] == "nyc" and r[3] > 900]
     # read_optimized: the base files alone, the last upsert's updates (in logs) not among them;
     # the compaction left no deleted key in them
     optimized = hudi_spark.read(spark, uri, {**opts, "hoodie.datasource.query.type": "read_optimized"})
-    base_rows = _sorted(optimized.select(*COLUMNS).toArrow())
+    base_rows = _sorted(collected(optimized.select(*COLUMNS)))
     assert base_rows == _sorted(table.read("read_optimized", columns=COLUMNS))
     assert base_rows != expected and {r[0] for r in base_rows} <= {r[0] for r in expected}
     scanned = optimized.inputFiles()  # the base files Spark's own parquet scan reads
