@@ -151,8 +151,15 @@ def test_a_merge_on_read_table_on_remote_storage_written_and_read_through_spark(
     scanned = optimized.inputFiles()  # the base files Spark's own parquet scan reads
     if uri.startswith("hdfs://"):
         assert scanned and all(f.startswith(f"{uri}/") and f.endswith(".parquet") for f in scanned)
-    else:  # no S3 connector in the JVM: the tasks read every split
+    else:  # no S3 connector in the JVM: the tasks read every split, even when asked to leave them
         assert scanned == []
+        asked = {
+            **opts,
+            "hoodie.datasource.query.type": "read_optimized",
+            "hoodie.spark.read.jvm.object.store": "true",
+        }
+        optimized = hudi_spark.read(spark, uri, asked)
+        assert optimized.inputFiles() == [] and _sorted(collected(optimized)) == base_rows
     compaction = next(i for i in completed if i.action == "compaction")
     # what the last upsert changed: an incremental query from the compaction on
     since = hudi_spark.read(spark, uri, {
