@@ -138,10 +138,9 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
         from hudi_spark.session import spark_session
 
         conf = {"spark.local.dir": str(root / "spark")}
-        if a.store == "s3":  # our JVM reads base files through Hadoop's S3A connector too
+        if a.store == "s3":  # Hadoop's S3A connector in our JVM, which the readers ask to read with
             conf.update(s3a_session_conf(server.endpoint_url))
         spark = spark_session("local[2]", app_name="hudi-explore", conf=conf)
-    # on S3 our session's JVM has the S3A connector: Spark's parquet reader reads there too
     s3_jvm = {"hoodie.spark.read.jvm.object.store": "true"} if a.store == "s3" else {}
     readers = {"": core_read, **(spark_readers(spark, s3_jvm) if a.spark_read else {})}
     bad = 0
