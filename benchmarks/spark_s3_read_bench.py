@@ -52,6 +52,7 @@ def make_table(uri: str, options: dict[str, str], rows: int) -> None:
 
 def measure(spark: Any, proxy: Any, uri: str, options: dict[str, str], repeat: int) -> None:
     import hudi_spark
+    from s3_requests import _kind
 
     for query in ("read_optimized", "snapshot"):
         times: dict[str, list[float]] = {p: [] for p in PATHS}
@@ -63,9 +64,7 @@ def measure(spark: Any, proxy: Any, uri: str, options: dict[str, str], repeat: i
                 df = hudi_spark.read(spark, uri, {**options, **extra, "hoodie.datasource.query.type": query})
                 df.write.format("noop").mode("overwrite").save()
                 times[path].append(time.perf_counter() - t0)
-                requests[path] = Counter(
-                    "LIST" if q.prefix is not None else q.method for q in proxy.seen[start:]
-                )
+                requests[path] = Counter(_kind(q) for q in proxy.seen[start:])
         med = {p: statistics.median(t[1:]) for p, t in times.items()}
         print(f"  {query}: python {med['python']:.2f} s, jvm {med['jvm']:.2f} s, jvm / python "
               f"{med['jvm'] / med['python']:.2f}x", flush=True)  # fmt: skip

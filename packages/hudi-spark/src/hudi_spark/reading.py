@@ -13,7 +13,7 @@ Same options, same rows.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -311,11 +311,11 @@ def read_dataframe(
     frames = []
     if rest or not (plain or merged):
         frames += _python_frames(spark, spec, rest, schema)
-    in_jvm = _jvm_paths(jvm_scheme(spark, spec.base_uri) if plain or merged else None)  # (probed: cached)
+    scheme = jvm_scheme(spark, spec.base_uri) if plain or merged else None  # (probed: cached)
     if merged:
-        frames += _merged_in_jvm(spark, spec, merged, schema, in_jvm)
+        frames += _merged_in_jvm(spark, spec, merged, schema, scheme)
     if plain:
-        frames.append(_parquet(spark, in_jvm(s.base_file.path for s in plain), schema))
+        frames.append(_parquet(spark, [_in_jvm(s.base_file.path, scheme) for s in plain], schema))
     df = functools.reduce(lambda a, b: a.union(b), frames)
     if filters:
         df = df.where(_condition(filters))
@@ -414,7 +414,7 @@ def _merged_in_jvm(
     spec: ReadSpec,
     splits: list[Any],
     schema: pa.Schema,
-    in_jvm: Callable[[Iterable[str]], list[str]],
+    scheme: str | None,
 ) -> list[DataFrame]:
     from pyspark.sql import functions as F
 
@@ -422,7 +422,7 @@ def _merged_in_jvm(
     seeds = spark.range(0, len(groups), 1, len(groups))
     drops = seeds.mapInArrow(functools.partial(_delta_task, spec=spec, groups=groups, schema=None),
                              spark_schema(_DROPS))  # fmt: skip
-    base = _parquet(spark, in_jvm(s.base_file.path for s in splits), schema).select(
+    base = _parquet(spark, [_in_jvm(s.base_file.path, scheme) for s in splits], schema).select(
         "*", F.col("_metadata.file_name").alias(_FILE), F.col("_metadata.row_index").alias(_ROW)
     )
     kept = base.join(F.broadcast(drops), [_FILE, _ROW], "left_anti").select(*schema.names)
@@ -546,15 +546,9 @@ def _jvm_reads(spark: SparkSession, base_uri: str) -> bool:
         return False
 
 
-def _jvm_paths(scheme: str | None) -> Callable[[Iterable[str]], list[str]]:
-    """Our URIs of files as the JVM's Hadoop names them (``s3://`` as ``s3a://``)."""
-
-    def rename(paths: Iterable[str]) -> list[str]:
-        if scheme is None:
-            return list(paths)
-        return [p if "://" not in p else f"{scheme}://{p.split('://', 1)[1]}" for p in paths]
-
-    return rename
+def _in_jvm(path: str, scheme: str | None) -> str:
+    """Our URI of a file as the JVM's Hadoop names it under ``scheme`` (``s3://`` as ``s3a://``)."""
+    return path if scheme is None or "://" not in path else f"{scheme}://{path.split('://', 1)[1]}"
 
 
 def _scheme(uri: str) -> str:
