@@ -36,7 +36,7 @@ DATA_SOURCE = {"hoodie.spark.read.format.fast": "false"}
 @pytest.mark.parametrize("fast", [True, False], ids=["as_read", "data_source"])
 @pytest.mark.parametrize("entry", V6, ids=[f"{t['category']}/{t['name']}" for t in V6])
 def test_snapshot_equals_core_reader(
-    spark: Any, compat_root: Path, entry: dict[str, Any], fast: bool
+    spark: Any, compat_root: Path, entry: dict[str, Any], fast: bool, collected: Any
 ) -> None:
     from hudi_core import HudiTable
 
@@ -44,12 +44,12 @@ def test_snapshot_equals_core_reader(
     core = HudiTable.open(path).read()
     df = spark.read.format("hudi").options(**({} if fast else DATA_SOURCE)).load(path)
     assert hasattr(df, "_hudi_methods") == fast  # hudi_spark.read's DataFrame, or the data source's
-    got = df.toArrow()
+    got = collected(df)
     assert got.num_rows == entry["rows"]
     _same(got, core)
 
 
-def test_query_types_time_travel_and_pruning(spark: Any, compat_root: Path) -> None:
+def test_query_types_time_travel_and_pruning(spark: Any, compat_root: Path, collected: Any) -> None:
     from hudi_core import HudiTable
 
     entry = next(t for t in V6 if t["category"] == "trips_mor_avro")
@@ -59,20 +59,19 @@ def test_query_types_time_travel_and_pruning(spark: Any, compat_root: Path) -> N
     first, last = commits[0], commits[-1]
     reader = spark.read.format("hudi")
 
-    ro = reader.option("hoodie.datasource.query.type", "read_optimized").load(path).toArrow()
+    ro = collected(reader.option("hoodie.datasource.query.type", "read_optimized").load(path))
     _same(ro, table.read("read_optimized"))
 
-    tt = reader.option("as.of.instant", first).load(path).toArrow()
+    tt = collected(reader.option("as.of.instant", first).load(path))
     _same(tt, table.read(as_of=first))
     assert set(tt.column("_hoodie_commit_time").to_pylist()) == {first}
 
-    inc = (
+    inc = collected(
         spark.read.format("hudi")
         .option("hoodie.datasource.query.type", "incremental")
         .option("hoodie.datasource.read.begin.instanttime", first)
         .option("hoodie.datasource.read.end.instanttime", last)
         .load(path)
-        .toArrow()
     )
     _same(inc, table.read("incremental", start=first, end=last))
     assert inc.num_rows > 0 and first not in inc.column("_hoodie_commit_time").to_pylist()
@@ -132,7 +131,7 @@ def test_bad_query_type_names_the_value(spark: Any, compat_root: Path) -> None:
         spark.read.format("hudi").option("hoodie.datasource.query.type", "bogus").load(path).count()
 
 
-def test_reads_across_a_pending_compaction(spark: Any, tmp_path: Path) -> None:
+def test_reads_across_a_pending_compaction(spark: Any, tmp_path: Path, collected: Any) -> None:
     """Under a pending compaction the latest slice has no base file yet: Spark's reader merges
     it with the slice before (base + logs of both), as core's reader does."""
     from hudi_core import HudiTable
@@ -156,11 +155,9 @@ def test_reads_across_a_pending_compaction(spark: Any, tmp_path: Path) -> None:
     assert any(s.base_file is None for s in t.file_slices())  # the compaction's slice: logs only
     for query_type in ("snapshot", "read_optimized"):
         core = t.read(query_type=query_type)
-        got = (
-            spark.read.format("hudi").option("hoodie.datasource.query.type", query_type).load(path).toArrow()
-        )
+        got = collected(spark.read.format("hudi").option("hoodie.datasource.query.type", query_type).load(path))
         _same(got, core)
-    got = spark.read.format("hudi").load(path).select("id", "v").toArrow()
+    got = collected(spark.read.format("hudi").load(path).select("id", "v"))
     rows = dict(zip(got.column("id").to_pylist(), got.column("v").to_pylist(), strict=True))
     assert rows == {**{i: "v1" for i in range(10)}, 1: "v2", 2: "v2", 3: "v2", 0: "v3", 5: "v3", 20: "v3"}
 
@@ -169,7 +166,7 @@ def _plan(df: Any) -> str:
     return str(df._jdf.queryExecution().executedPlan().toString())
 
 
-def test_format_hudi_loads_as_hudi_spark_read(spark: Any, tmp_path: Path) -> None:
+def test_format_hudi_loads_as_hudi_spark_read(spark: Any, tmp_path: Path, collected: Any) -> None:
     """In a driver that imported hudi_spark, ``spark.read.format("hudi").load(path)`` in each of
     PySpark's forms is ``hudi_spark.read``'s DataFrame for the reader's options: log-free slices
     through Spark's parquet scan, a count and a filter planned into the read; a schema of the
@@ -204,18 +201,18 @@ def test_format_hudi_loads_as_hudi_spark_read(spark: Any, tmp_path: Path) -> Non
             if form in ("load(path, format=, **options)", "option('path').load()")
             else "snapshot"
         )
-        _same(df.toArrow(), expected[query])
+        _same(collected(df), expected[query])
     data_source = spark.read.format("hudi").options(**DATA_SOURCE).load(path)
     by_schema = spark.read.format("hudi").schema("id long, v string").load(path)
     for df in (data_source, by_schema):
         assert not hasattr(df, "_hudi_methods") and "BatchScan hudi" in _plan(df)  # the data source's scan
-    _same(data_source.toArrow(), expected["snapshot"])
+    _same(collected(data_source), expected["snapshot"])
     assert by_schema.count() == 12 and by_schema.columns == ["id", "v"]
     for condition in ("p = 'a'", "id IN (0, 3) AND v = 'v2'", "ts > 1 OR id = 5"):
         fast = snapshot.filter(condition)
         assert fast.count() == data_source.filter(condition).count() > 0, condition
-        assert sorted(fast.toArrow().column("id").to_pylist()) == sorted(
-            data_source.filter(condition).toArrow().column("id").to_pylist()
+        assert sorted(collected(fast).column("id").to_pylist()) == sorted(
+            collected(data_source.filter(condition)).column("id").to_pylist()
         ), condition
 
 

@@ -167,7 +167,7 @@ def test_a_merge_on_read_table_on_remote_storage_written_and_read_through_spark(
         "hoodie.datasource.read.begin.instanttime": compaction.timestamp,
     })  # fmt: skip
     last = _steps()[-1][1]
-    assert _sorted(since.select(*COLUMNS).toArrow()) == _sorted(last)
+    assert _sorted(collected(since.select(*COLUMNS))) == _sorted(last)
 
     # the credentials the options carried are written nowhere in the table
     if store.options:

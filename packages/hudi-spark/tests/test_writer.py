@@ -118,7 +118,7 @@ def test_same_snapshot_as_local_engine(
     )
 
 
-def test_spark_datasource_reads_what_spark_wrote(spark: Any, tmp_path: Path) -> None:
+def test_spark_datasource_reads_what_spark_wrote(spark: Any, tmp_path: Path, collected: Any) -> None:
     import hudi_spark
 
     path = str(tmp_path / "t")
@@ -126,7 +126,7 @@ def test_spark_datasource_reads_what_spark_wrote(spark: Any, tmp_path: Path) -> 
     hudi_spark.write(
         spark.createDataFrame(first), path, operation="bulk_insert", options=_opts("COPY_ON_WRITE")
     )
-    got = spark.read.format("hudi").load(path).select("uuid").toArrow()
+    got = collected(spark.read.format("hudi").load(path).select("uuid"))
     assert sorted(got.column("uuid").to_pylist()) == sorted(
         [f"k{i}" for i in range(40)] + ["k0"]
     )  # bulk_insert keeps duplicates
