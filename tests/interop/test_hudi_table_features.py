@@ -7,16 +7,18 @@ Before, our readers returned nulls for them in every row read from a base file (
 with the oracle), and left them out of the answer where the commit's schema lacks them (COW). Now
 the local reader and ``hudi_spark.read`` answer as Hudi does (two partition columns, one of them
 an int in the input, both strings from the path in the answer; hive-style paths; COW and MOR with
-log files), and our writers refuse
-such a table with a clear error instead of writing files Hudi's layout does not expect.
+log files). Our writers refused such a table until 2026-12-07; they now write it as Hudi's insert
+does (no partition column in a file or commit schema), and Hudi reads and writes on.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hudi_core import HudiTable
 from hudi_core.errors import ConfigError
@@ -67,9 +69,59 @@ def test_we_read_a_table_without_partition_columns_in_its_files(
     ro = {"hoodie.datasource.query.type": "read_optimized"}
     assert _answer(HudiTable.open(path).read("read_optimized")) == _answer(oracle.read(path, ro))
 
-    with pytest.raises(ConfigError, match=r"drop\.partition\.columns"):
-        HudiTable.open(path).upsert(_rows(["a"], "sf", 1, 3), options=_options(table_type, "upsert"))
-    assert _answer(HudiTable.open(path).read()) == expected
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_our_writes_to_a_table_without_partition_columns_read_alike_in_hudi(
+    hudi: Any, spark: Any, collected: Any, tmp_path: Path, table_type: str
+) -> None:
+    """Hudi creates the table; our local engine and ``hudi_spark.write`` upsert (updates and new
+    keys; MOR: into log files, then our compaction), then Hudi upserts again: after each, Hudi's
+    snapshot and read_optimized answers are our readers'. Our COW files and commit schemas hold
+    no partition column; on MOR our upserts keep them, as text, as Hudi's own upserts there do
+    (its reader answers a log record with the partition values it holds: nulls, before, for the
+    records of our logs), and our compaction's base files leave them out."""
+    import hudi_spark
+    from hudi_core.table.file_names import BaseFileName
+
+    oracle, path = hudi.oracle, str(tmp_path / "t")
+    oracle.write(path, pa.concat_tables([_rows(["a", "b"], "sf", 1, 1), _rows(["c"], "la", 2, 1)]),
+                 _options(table_type, "insert"))  # fmt: skip
+    hudis = set(HudiTable.open(path).timeline.completed_commits().timestamps())
+    ours = {**_options(table_type, "upsert"), "hoodie.parquet.small.file.limit": "0"}
+
+    def same_answers() -> list[tuple[Any, ...]]:
+        for query in ("snapshot", "read_optimized"):
+            expected = _answer(oracle.read(path, {"hoodie.datasource.query.type": query}))
+            assert _answer(HudiTable.open(path).read(query)) == expected, query
+            spark_read = hudi_spark.read(spark, path, {"hoodie.datasource.query.type": query})
+            assert _answer(collected(spark_read)) == expected, query
+        return _answer(HudiTable.open(path).read())
+
+    HudiTable.open(path).upsert(pa.concat_tables([_rows(["b"], "sf", 1, 3), _rows(["e"], "la", 2, 3)]),
+                                options=ours)  # fmt: skip
+    same_answers()
+    hudi_spark.write(spark.createDataFrame(pa.concat_tables([_rows(["c"], "la", 2, 4), _rows(["f"], "sf", 1, 4)])),
+                     path, operation="upsert", options=ours)  # fmt: skip
+    same_answers()
+    if table_type == "MERGE_ON_READ":
+        assert list(tmp_path.rglob(".*.log.*")) and HudiTable.open(path).compact()
+        same_answers()
+    mine = set(HudiTable.open(path).timeline.completed_commits().timestamps()) - hudis
+    oracle.write(path, pa.concat_tables([_rows(["a", "g"], "sf", 1, 5)]), _options(table_type, "upsert"))
+    assert same_answers() == [("a", "sf", "1", 5, "v5"), ("b", "sf", "1", 3, "v3"), ("c", "la", "2", 4, "v4"),
+                              ("e", "la", "2", 3, "v3"), ("f", "sf", "1", 4, "v4"), ("g", "sf", "1", 5, "v5")]  # fmt: skip
+    # COW: no file or commit schema of ours holds a partition column; MOR: our upserts keep them,
+    # as text (as Hudi's upserts do there), our compaction's base files do not
+    for instant in mine:
+        (commit,) = (tmp_path / "t" / ".hoodie").glob(f"{instant}.*commit")
+        fields = json.loads(json.loads(commit.read_text())["extraMetadata"]["schema"])["fields"]
+        kept = {f["name"]: f["type"] for f in fields if f["name"] in ("city", "zone")}
+        files = [f for f in tmp_path.rglob("*.parquet") if BaseFileName.parse(f.name).instant_time == instant]
+        in_files = {n for f in files for n in pq.read_schema(f).names} & {"city", "zone"}
+        if table_type == "COPY_ON_WRITE" or commit.name.endswith(".commit"):
+            assert not kept and not in_files, commit.name
+        else:
+            assert kept == {"city": ["null", "string"], "zone": ["null", "string"]}, commit.name
 
 
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])

@@ -85,14 +85,15 @@ class HudiArrowWriter(DataSourceArrowWriter):
         from hudi_core.config.write import IndexOptions, WriteOptions
         from hudi_core.write.bucket_assigner import WorkloadProfile
         from hudi_core.write.commit import check_schema_on_read
-        from hudi_core.write.records import evolve_schema
+        from hudi_core.write.key_encoding import with_table_key_encoding
+        from hudi_core.write.records import evolve_schema, partition_columns_of_writes
 
         from hudi_spark.commit import SparkCommit
         from hudi_spark.table_ops import required_columns
         from hudi_spark.writer import _write_context
 
         check_option_conflicts(table, opts)
-        cfg = table.write_config(opts)
+        cfg = with_table_key_encoding(table, table.write_config(opts))
         check_write_options(cfg)
         # each task writes the rows it is given, with no shuffle: anything that must bring rows
         # together (a bucket's file group, a key's duplicates, a small file's new inserts) cannot
@@ -115,7 +116,10 @@ class HudiArrowWriter(DataSourceArrowWriter):
             raise ConfigError(refusal(need, base, op, opts))
         required = required_columns(table, cfg, op)
         table_schema = table.schema()
-        commit_schema = evolve_schema(table_schema, arrow, required=required, config=cfg)
+        dropped, text = partition_columns_of_writes(table.config)
+        commit_schema = evolve_schema(
+            table_schema, arrow, required=required, config=cfg, dropped=dropped, text=text
+        )
         check_schema_on_read(table, table_schema, commit_schema)
         job = SparkCommit(table, cfg, op, commit_schema, {})
         # single writer: the lease is taken here and kept (renewed by this driver-side worker)

@@ -119,25 +119,28 @@ def _write(
     commit was made on, for the services after it."""
     from hudi_core.client.write_client import check_option_conflicts, check_write_options, drops_duplicates
     from hudi_core.write.commit import check_schema_on_read
-    from hudi_core.write.records import evolve_schema
+    from hudi_core.write.key_encoding import with_table_key_encoding
+    from hudi_core.write.records import evolve_schema, partition_columns_of_writes, without_columns
 
     from hudi_spark.commit import SparkCommit
 
     check_option_conflicts(table, opts)
-    cfg = table.write_config(opts)
+    cfg = with_table_key_encoding(table, table.write_config(opts))
     check_write_options(cfg)
     drops_duplicates(cfg, op)  # refused combinations fail before the instant
     if op == "delete_partition":
         return table_ops.delete_partitions(df, table, cfg), "", None
-    required = table_ops.required_columns(table, cfg, op)
-    table_schema = table.schema()
+    required, table_schema = table_ops.required_columns(table, cfg, op), table.schema()
+    dropped, text = partition_columns_of_writes(table.config)
     if op == "delete":
         evolve_schema(None, input_schema, required=required)
         if table_schema is None:
             return SparkWriteResult(None, op), "", None
-        schema = table_schema
+        schema = without_columns(table_schema, dropped)
     else:
-        schema = evolve_schema(table_schema, input_schema, required=required, config=cfg)
+        schema = evolve_schema(
+            table_schema, input_schema, required=required, config=cfg, dropped=dropped, text=text
+        )
         check_schema_on_read(table, table_schema, schema)
     job = SparkCommit(table, cfg, op, schema, dict(extra_metadata or {}))
     if job.already_committed():

@@ -48,6 +48,7 @@ from hudi_core.write.index import (
     index_for,
     tag_locations,
 )
+from hudi_core.write.key_encoding import with_table_key_encoding
 from hudi_core.write.payload import payload_for
 from hudi_core.write.records import (
     BASE_INSTANT,
@@ -59,7 +60,9 @@ from hudi_core.write.records import (
     KeyGen,
     conform_to_schema,
     evolve_schema,
+    partition_columns_of_writes,
     prepare,
+    without_columns,
 )
 from hudi_core.write.stream import StreamWriter, chunk_max_bytes, chunks
 from hudi_core.write.transaction import WriteTransaction, check_concurrency_options, retrying, writing
@@ -128,6 +131,13 @@ def check_option_conflicts(table: MetaClient, options: Mapping[str, Any]) -> Non
                 f"{opt.key}={value!r} conflicts with the table's {prop.key}={current!r} in "
                 f"{table.base_uri}/.hoodie/hoodie.properties; drop the option or use the table's value"
             )
+    drop = given.raw(TableOptions.DROP_PARTITION_COLUMNS)
+    if drop is not None and str(drop).strip().lower() != str(table.config.drops_partition_columns).lower():
+        raise ConfigError(
+            f"{TableOptions.DROP_PARTITION_COLUMNS.key}={drop!r} conflicts with the table's, "
+            f"{str(table.config.drops_partition_columns).lower()}, in {table.base_uri}/.hoodie/hoodie.properties: "
+            "it is chosen when the table is created; drop the option or use the table's value"
+        )
 
 
 #: hoodie.bulkinsert.sort.mode values Hudi knows (every bucket already holds one partition's rows,
@@ -202,7 +212,7 @@ class WriteClient:
         check_option_conflicts(table, options or {})
         self.options = dict(options or {})
         self.table = table
-        self.config = table.write_config(options)
+        self.config = with_table_key_encoding(table, table.write_config(options))
         check_write_options(self.config)
         self._engine = engine
         #: ``progress(total_buckets)`` returns a callback called as each bucket is written
@@ -276,10 +286,13 @@ class WriteClient:
         """The commit's writer schema for ``data`` over ``table_schema``, the table's as the
         write read it once (None: a delete on a table without data)."""
         required = self._required(data, op)
+        dropped, text = partition_columns_of_writes(self.table.config)
         if op == "delete":
             evolve_schema(None, data.schema, required=required)  # keys must be there
-            return table_schema
-        schema = evolve_schema(table_schema, data.schema, required=required, config=self.config)
+            return without_columns(table_schema, dropped)
+        schema = evolve_schema(
+            table_schema, data.schema, required=required, config=self.config, dropped=dropped, text=text
+        )
         check_schema_on_read(self.table, table_schema, schema)
         return schema
 

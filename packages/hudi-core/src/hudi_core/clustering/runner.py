@@ -279,6 +279,7 @@ def run_clustering(
 ) -> ClusteringResult:
     """Execute and commit one pending clustering (the oldest when ``instant`` is None)."""
     from hudi_core.read.merge import slice_schema
+    from hudi_core.schema.avro_schema import without_fields
 
     table.config.check_writable()
     cfg = table.write_config(dict(config or {}))
@@ -310,7 +311,8 @@ def run_clustering(
     avro = table.avro_schema(as_of=t)
     if avro is None:
         raise ClusteringError(f"table {table.base_uri} has no schema to cluster with")
-    schema = slice_schema(table, as_of=t)
+    avro = without_fields(avro, table.config.dropped_columns)
+    schema = slice_schema(table, as_of=t, stored=True)
     remove_stale_metadata_table(table)
     # the exclusive create of the inflight file claims the plan: among concurrent writers
     # exactly one runs it (the others get CommitConflictError); a heartbeat tells them it lives
@@ -336,7 +338,8 @@ def _execute(
     options.update({k: v for k, v in dict(config or {}).items() if v is not None})
     snapshot = Timeline(list(tl))
     strings = {k: str(v) for k, v in options.items()}
-    sort = tuple(plan.sort_columns)
+    dropped = table.config.dropped_columns  # a group is one partition's: its path value sorts nothing
+    sort = tuple(c for c in plan.sort_columns if c not in dropped)
     history = table.schema_history(timeline=tl)
     tasks = [
         _GroupTask(

@@ -277,6 +277,7 @@ def run_compaction(
 ) -> CompactionResult:
     """Execute and commit one pending compaction (the oldest when ``instant`` is None)."""
     from hudi_core.read.merge import slice_schema
+    from hudi_core.schema.avro_schema import without_fields
 
     table.config.check_writable()
     cfg = table.write_config(dict(config or {}))
@@ -313,7 +314,8 @@ def run_compaction(
     avro = table.avro_schema(as_of=t)
     if avro is None:
         raise CompactionError(f"table {table.base_uri} has no schema to compact with")
-    schema = slice_schema(table, as_of=t)
+    avro = without_fields(avro, table.config.dropped_columns)
+    schema = slice_schema(table, as_of=t, stored=True)
     # the exclusive create of the inflight file claims the plan: among concurrent writers
     # exactly one runs it (the others get CommitConflictError); a heartbeat tells them it lives
     inflight = tl.transition_to_inflight(Instant(t, Action.COMPACTION, State.REQUESTED))

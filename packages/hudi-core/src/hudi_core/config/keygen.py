@@ -35,7 +35,16 @@ class KeyGenOptions:
         "hoodie.write.complex.keygen.new.encoding",
         False,
         "ComplexKeyGenerator with one record key field writes the bare value (as Hudi 0.14.1/0.15.0 "
-        "did) instead of 'field:value'. Keep an existing table's encoding.",
+        "did) instead of 'field:value'. Unset, a write into a table with data takes the table's "
+        "encoding (see hoodie.write.complex.keygen.auto.deduce.encoding).",
+    )
+    COMPLEX_AUTO_DEDUCE_ENCODING = _k(
+        "hoodie.write.complex.keygen.auto.deduce.encoding",
+        True,
+        "When hoodie.write.complex.keygen.new.encoding is not set, a write with ComplexKeyGenerator "
+        "over one record key field keys records as the table's stored keys are (Hudi's record of it "
+        "in .hoodie/.aux/complex_key_encoding, else a key of a recent base file), so an upsert "
+        "updates what Hudi 0.14.1/0.15.0 wrote instead of adding duplicates.",
     )
 
 

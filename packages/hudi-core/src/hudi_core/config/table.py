@@ -45,7 +45,10 @@ class TableOptions:
         "(found through Hudi's bootstrap index, io.bootstrap_index).",
     )
     DROP_PARTITION_COLUMNS = _t(
-        "hoodie.datasource.write.drop.partition.columns", False, "Must stay false for hudi-rs."
+        "hoodie.datasource.write.drop.partition.columns",
+        False,
+        "Data files leave the partition columns out; readers take their values from the partition path "
+        "(as strings). Set at creation; hudi-rs refuses such tables.",
     )
     CREATE_SCHEMA = _t("hoodie.table.create.schema", None, "Avro schema (JSON) at creation, no meta fields.")
     POPULATE_META_FIELDS = _t("hoodie.populate.meta.fields", True, "Write the five _hoodie_* columns.")

@@ -58,14 +58,23 @@ RUN_FIELDS = ("_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_file_nam
 
 
 def slice_schema(
-    table: MetaClient, as_of: str | None = None, *, timeline: ActiveTimeline | None = None
+    table: MetaClient,
+    as_of: str | None = None,
+    *,
+    timeline: ActiveTimeline | None = None,
+    stored: bool = False,
 ) -> pa.Schema:
-    """Meta columns then the table's data columns (as of an instant)."""
+    """Meta columns then the table's data columns (as of an instant); ``stored``: the columns
+    data files hold (a compaction's or clustering's output), without the partition columns of a
+    ``drop.partition.columns`` table, which a query's answer has from the path."""
     data = table.schema(as_of, timeline=timeline)
     meta = meta_arrow_fields()
     names = {f.name for f in meta}
+    if stored:
+        names |= set(table.config.dropped_columns)
     fields = [f for f in (data or pa.schema([])) if f.name not in names]
-    return with_path_partition_columns(table, pa.schema(meta + fields))
+    schema = pa.schema(meta + fields)
+    return schema if stored else with_path_partition_columns(table, schema)
 
 
 def with_path_partition_columns(table: MetaClient, schema: pa.Schema) -> pa.Schema:

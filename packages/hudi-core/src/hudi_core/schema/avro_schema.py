@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -19,6 +20,7 @@ __all__ = [
     "parse_avro_schema",
     "refuse_naive_timestamps",
     "strip_meta_fields",
+    "without_fields",
 ]
 
 META_FIELDS = (
@@ -252,10 +254,12 @@ def add_meta_fields(avro: dict[str, Any], *, with_operation: bool = False) -> di
 
 
 def strip_meta_fields(avro: dict[str, Any]) -> dict[str, Any]:
-    return {
-        **avro,
-        "fields": [f for f in avro["fields"] if f["name"] not in (*META_FIELDS, OPERATION_FIELD)],
-    }
+    return without_fields(avro, (*META_FIELDS, OPERATION_FIELD))
+
+
+def without_fields(avro: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """A record schema but its top-level fields named in ``names``."""
+    return {**avro, "fields": [f for f in avro["fields"] if f["name"] not in names]}
 
 
 def refuse_naive_timestamps(schema: pa.Schema, known: pa.Schema | None) -> None:

@@ -52,10 +52,6 @@ UNWRITABLE_FEATURES = (
         "Apache Hudi's CDC queries expect the CDC log file its writers add to every write, "
         "which this writer does not write",
     ),
-    (
-        TableOptions.DROP_PARTITION_COLUMNS,
-        "its base files do not hold the partition columns, which this writer keeps in every file",
-    ),
 )
 
 
@@ -111,9 +107,17 @@ class TableConfig(HoodieConfig):
 
     @property
     def drops_partition_columns(self) -> bool:
-        """``hoodie.datasource.write.drop.partition.columns``: Apache Hudi wrote the base files
-        without the partition columns; readers take their values from the partition path."""
+        """``hoodie.datasource.write.drop.partition.columns``: the data files do not hold the
+        partition columns; readers take their values from the partition path."""
         return bool(self.get(TableOptions.DROP_PARTITION_COLUMNS))
+
+    @property
+    def dropped_columns(self) -> list[str]:
+        """The columns writers leave out of data files and commit schemas: the partition fields of
+        a table with ``drop.partition.columns`` (its readers add them from the path), else none."""
+        if not self.drops_partition_columns or not self.is_partitioned:
+            return []
+        return [f for f in self.partition_fields if f]
 
     def check_writable(self) -> None:
         """Refuse to write data files into a table this writer cannot keep as Apache Hudi expects
@@ -124,6 +128,27 @@ class TableConfig(HoodieConfig):
                     f"table {self.name!r} has {prop.key}=true: {why}; it can be read here, but writes and "
                     "compactions are not supported; write it with Apache Hudi"
                 )
+        self.check_dropped_columns()
+
+    def check_dropped_columns(self) -> None:
+        """Refuse ``drop.partition.columns`` where leaving the partition columns out of the files
+        would lose what a merge needs: the ordering field's values, or the record keys of a table
+        without meta columns (Apache Hudi writes such tables, and its merges then read nulls)."""
+        dropped = set(self.dropped_columns)
+        if not dropped:
+            return
+        key = TableOptions.DROP_PARTITION_COLUMNS.key
+        order = self.ordering_field
+        if order and order.split(".")[0] in dropped:
+            raise ConfigError(
+                f"table {self.name!r} has {key}=true and its ordering field {order!r} is a partition field: "
+                "the files would not hold the values merges order records by"
+            )
+        if not self.populate_meta_fields:
+            raise ConfigError(
+                f"table {self.name!r} has {key}=true and {TableOptions.POPULATE_META_FIELDS.key}=false: "
+                "without the meta columns the files would not hold the partition path of a record"
+            )
 
     @property
     def populate_meta_fields(self) -> bool:

@@ -134,6 +134,7 @@ class MetaClient:
         for key, value in resolved.items():
             if key.startswith(("hoodie.table.", "hoodie.datasource.write.hive_style",
                                "hoodie.datasource.write.partitionpath.urlencode",
+                               "hoodie.datasource.write.drop.partition.columns",
                                "hoodie.database.", "hoodie.populate.meta.fields",
                                "hoodie.keygen.timebased.", "hoodie.compaction.payload.class")):  # fmt: skip
                 why = _UNWRITABLE.get(key)
@@ -150,6 +151,7 @@ class MetaClient:
             props[TableOptions.CREATE_SCHEMA.key] = to_create_schema_json(arrow_to_avro(schema, name))
         props[TableOptions.TYPE.key] = ttype
         props[TableOptions.VERSION.key] = "6"
+        TableConfig(props).check_dropped_columns()
         meta = f"{base}/{META_FOLDER}"
         config = TableConfig.create(storage, meta, props)
         for sub in _SKELETON:

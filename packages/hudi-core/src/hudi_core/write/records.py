@@ -8,7 +8,7 @@ distributed engine can ship the table and a small context to its tasks.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 import numpy as np
 import pyarrow as pa
@@ -39,7 +39,9 @@ __all__ = [
     "conform_to_schema",
     "data_columns",
     "evolve_schema",
+    "partition_columns_of_writes",
     "prepare",
+    "without_columns",
 ]
 
 RECORD_KEY = "_hoodie_record_key"
@@ -234,24 +236,35 @@ def evolve_schema(
     *,
     required: Sequence[str] = (),
     config: HoodieConfig | None = None,
+    dropped: Sequence[str] = (),
+    text: Sequence[str] = (),
 ) -> pa.Schema:
     """The writer schema of a commit: the table's fields (types widened where the input widens
-    them), then new input fields. Raises ``SchemaMismatchError`` for a missing required field
-    (record key, partition, ordering), an incompatible type change, or a table column the input
-    lacks, or a field of one of its structs (as Hudi's writer refuses both, unless the write's
-    ``config`` sets ``hoodie.write.set.null.for.missing.columns``); with the write's ``config``
-    (a delete, which writes no columns, has none), timestamps without a zone where the table has
-    none, as Hudi's writer refuses them (unless ``hoodie.write.timestamp.ntz.enabled``)."""
-    cols = [n for n in input_schema.names if n not in INTERNAL_COLUMNS and n not in _META]
+    them), then new input fields, but the ``dropped`` columns (a table's partition columns under
+    ``drop.partition.columns``, which the input must still hold: keys come from them); the
+    ``text`` columns, where the table has none of that name yet, as strings. Raises
+    ``SchemaMismatchError`` for a missing required field (record key, partition, ordering), an
+    incompatible type change, or a table column the input lacks, or a field of one of its
+    structs (as Hudi's writer refuses both, unless the write's ``config`` sets
+    ``hoodie.write.set.null.for.missing.columns``); with the write's ``config`` (a delete, which
+    writes no columns, has none), timestamps without a zone where the table has none, as Hudi's
+    writer refuses them (unless ``hoodie.write.timestamp.ntz.enabled``)."""
     missing = [f for f in required if f and f.split(".")[0] not in input_schema.names]
+    input_schema = without_columns(input_schema, dropped)
+    table_schema = without_columns(table_schema, dropped)
+    cols = [n for n in input_schema.names if n not in INTERNAL_COLUMNS and n not in _META]
     if missing:
         raise SchemaMismatchError(
             f"input data has no column(s) {missing} (needed for keys / ordering); its columns are {cols}"
         )
     if config is not None and not config.get(WriteOptions.TIMESTAMP_NTZ):
         refuse_naive_timestamps(pa.schema([input_schema.field(n) for n in cols]), table_schema)
+
+    def new_field(name: str) -> pa.Field:
+        return pa.field(name, pa.string()) if name in text else input_schema.field(name).with_nullable(True)
+
     if table_schema is None:
-        return pa.schema([input_schema.field(n).with_nullable(True) for n in cols])
+        return pa.schema([new_field(n) for n in cols])
     given = {f.name: f.type for f in input_schema}
     lacking = [  # a table column, or a field of one, that the input has not (Hudi's element/value paths)
         path
@@ -281,8 +294,32 @@ def evolve_schema(
         else:
             fields.append(f.with_nullable(True))
     known = set(table_schema.names)
-    fields.extend(input_schema.field(n).with_nullable(True) for n in cols if n not in known)
+    fields.extend(new_field(n) for n in cols if n not in known)
     return pa.schema(fields)
+
+
+def partition_columns_of_writes(table_config: Any) -> tuple[list[str], list[str]]:
+    """What a write does with a ``drop.partition.columns`` table's partition columns: those it
+    leaves out of its data files and commit schema, and those it writes as text. COPY_ON_WRITE
+    leaves them out. MERGE_ON_READ keeps them, as text: Apache Hudi's upserts there keep them
+    (its writer turns the option off for them, and its readers answer a log record with the
+    values the record holds), typed as Hudi's ``TableSchemaResolver`` types them for its writers,
+    as strings. Compaction and clustering, which write base files, leave them out on either type
+    (``slice_schema(stored=True)``). Every other table: neither."""
+    columns = list(table_config.dropped_columns)
+    return ([], columns) if table_config.is_mor else (columns, [])
+
+
+@overload
+def without_columns(schema: pa.Schema, names: Sequence[str]) -> pa.Schema: ...
+@overload
+def without_columns(schema: None, names: Sequence[str]) -> None: ...
+def without_columns(schema: pa.Schema | None, names: Sequence[str]) -> pa.Schema | None:
+    """``schema`` but its top-level fields named in ``names``."""
+    if schema is None or not names:
+        return schema
+    gone = set(names)
+    return pa.schema([f for f in schema if f.name not in gone], metadata=schema.metadata)
 
 
 def _cast(column: pa.Array | pa.ChunkedArray, field: pa.Field) -> pa.Array | pa.ChunkedArray:
