@@ -155,7 +155,9 @@ def test_reads_across_a_pending_compaction(spark: Any, tmp_path: Path, collected
     assert any(s.base_file is None for s in t.file_slices())  # the compaction's slice: logs only
     for query_type in ("snapshot", "read_optimized"):
         core = t.read(query_type=query_type)
-        got = collected(spark.read.format("hudi").option("hoodie.datasource.query.type", query_type).load(path))
+        got = collected(
+            spark.read.format("hudi").option("hoodie.datasource.query.type", query_type).load(path)
+        )
         _same(got, core)
     got = collected(spark.read.format("hudi").load(path).select("id", "v"))
     rows = dict(zip(got.column("id").to_pylist(), got.column("v").to_pylist(), strict=True))
