@@ -8,7 +8,7 @@ distributed engine can ship the table and a small context to its tasks.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, overload
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -310,10 +310,6 @@ def partition_columns_of_writes(table_config: Any) -> tuple[list[str], list[str]
     return ([], columns) if table_config.is_mor else (columns, [])
 
 
-@overload
-def without_columns(schema: pa.Schema, names: Sequence[str]) -> pa.Schema: ...
-@overload
-def without_columns(schema: None, names: Sequence[str]) -> None: ...
 def without_columns(schema: pa.Schema | None, names: Sequence[str]) -> pa.Schema | None:
     """``schema`` but its top-level fields named in ``names``."""
     if schema is None or not names:
