@@ -35,6 +35,9 @@ def test_an_upsert_takes_the_bare_keys_hudi_015_stored(tmp_path: Path, table_typ
     _table(tmp_path, table_type).upsert(_batch(["a", "b"], 1), options=BARE)  # as Hudi 0.15.0 writes
     HudiTable.open(str(tmp_path / "t")).upsert(_batch(["b", "c"], 2))
     assert _keys(tmp_path) == [("a", "a", 1), ("b", "b", 2), ("c", "c", 2)]
+    # recorded where Hudi's fixed releases record it, for the writes after
+    recorded = (tmp_path / "t" / ".hoodie" / AUX_FILE).read_text().splitlines()
+    assert "hoodie.write.complex.keygen.new.encoding=true" in recorded
     HudiTable.open(str(tmp_path / "t")).delete(_batch(["a"], 3))
     assert _keys(tmp_path) == [("b", "b", 2), ("c", "c", 2)]
 

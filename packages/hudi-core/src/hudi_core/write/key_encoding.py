@@ -6,9 +6,10 @@ wrote the bare ``<value>`` (HUDI-7001), and the releases that fixed it went back
 whose encoding is not the table's keys every record anew: an upsert of a stored key adds a
 duplicate instead of updating it. So, as Hudi's fixed releases do
 (``hoodie.write.complex.keygen.auto.deduce.encoding``, default true), a write that does not set
-the encoding takes the table's: the one Hudi recorded in ``.hoodie/.aux/complex_key_encoding``,
-else the one a stored ``_hoodie_record_key`` shows, from a base file of the latest commit that
-wrote one. A table with no base file yet keeps the default.
+the encoding takes the table's: the one recorded in ``.hoodie/.aux/complex_key_encoding``, else
+the one a stored ``_hoodie_record_key`` shows, from a base file of the latest commit that wrote
+one, then recorded there (Hudi's file: a Java properties file of that option) for the writes
+after it. A table with no base file yet keeps the default and records nothing.
 """
 
 from __future__ import annotations
@@ -71,8 +72,17 @@ def stored_key_encoding(table: MetaClient, field: str) -> bool | None:
                 bare = not key.startswith(f"{field}:")
                 log.info("record keys of %s are %s (%s)", table.base_uri,
                          "bare values" if bare else f"'{field}:<value>'", stat.path)  # fmt: skip
+                _record(table, bare)
                 return bare
     return None
+
+
+def _record(table: MetaClient, bare: bool) -> None:
+    text = f"#Complex key generator encoding format\n{KeyGenOptions.COMPLEX_BARE_SINGLE_FIELD.key}={str(bare).lower()}\n"
+    try:
+        table.storage.write_bytes(f"{table.meta_path}/{AUX_FILE}", text.encode())
+    except OSError as e:  # the write goes on with what it found; the next one looks again
+        log.warning("could not record the record key encoding of %s: %s", table.base_uri, e)
 
 
 def _recorded(table: MetaClient) -> bool | None:
