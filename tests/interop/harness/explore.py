@@ -17,6 +17,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 17100 10 --store hdfs  # tables on an HDFS mini cluster
     .venv/bin/python tests/interop/harness/explore.py 17200 10 --store s3  # in a bucket of moto's S3 server
     .venv/bin/python tests/interop/harness/explore.py 17700 10 --store s3 --spark-read  # Spark's S3A reads too
+    .venv/bin/python tests/interop/harness/explore.py 18300 10 --turns  # Hudi and we write one table in turns
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -104,7 +105,16 @@ def main(argv: list[str]) -> int:
         "in a bucket of moto's S3 server on loopback (Hudi through the S3A connector, s3a://, with "
         "the in-process lock provider its table services need there)",
     )
+    p.add_argument(
+        "--turns",
+        action="store_true",
+        help="one table, its writes taken in turns by Apache Hudi and by us (--spark: hudi_spark.write), "
+        "an even seed's first by us, an odd one's by Hudi; the model, and every query against Hudi's "
+        "answer, on that table",
+    )
     a = p.parse_args(argv)
+    if a.turns and a.stream:
+        p.error("--turns takes our writes whole; leave out --stream")
     root = Path(a.work)
     root.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
@@ -150,7 +160,7 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
             w = generate(seed, **fixed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
             if a.cluster and w.index == "BUCKET":  # neither engine clusters a simple bucket index
                 w = generate(seed, **fixed, index="GLOBAL_BLOOM")
-            for writer in ("ours",) if a.stream else ("ours", "hudi"):
+            for writer in ("ours",) if a.stream else ("turns",) if a.turns else ("ours", "hudi"):
                 path: Path | str
                 if tables is None:
                     path = root / f"{w.name}-{writer}"
@@ -173,9 +183,10 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
                                 else {}
                             )
                             HudiTable.open(str(path), options=w.options()).cluster({**w.options(), **sort})
-                        if writer == "ours" and a.spark:
+                        who = ("ours", "hudi")[(n + seed) % 2] if writer == "turns" else writer
+                        if who == "ours" and a.spark:
                             spark_write(spark, path, w, step)
-                        elif writer == "ours":
+                        elif who == "ours":
                             our_write(path, w, step, stream=a.stream)
                         else:
                             hudi_write(oracle, theirs, w, step, hudi_extra)
