@@ -18,6 +18,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 17200 10 --store s3  # in a bucket of moto's S3 server
     .venv/bin/python tests/interop/harness/explore.py 17700 10 --store s3 --spark-read  # Spark's S3A reads too
     .venv/bin/python tests/interop/harness/explore.py 18300 10 --turns  # Hudi and we write one table in turns
+    .venv/bin/python tests/interop/harness/explore.py 18500 10 --turns --keygen complex1
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -50,7 +51,7 @@ from runner import (
     spark_write,
 )
 from s3a import s3a_session_conf
-from workloads import PAYLOADS, generate
+from workloads import KEYGENS, PAYLOADS, generate
 
 
 def main(argv: list[str]) -> int:
@@ -75,6 +76,12 @@ def main(argv: list[str]) -> int:
         help="our writes as iterators of small batches (runner.STREAMED); Hudi's writes are not repeated",
     )
     p.add_argument("--payload", choices=sorted(PAYLOADS), help="every seed's payload (default: drawn)")
+    p.add_argument(
+        "--keygen",
+        choices=[*KEYGENS, "complex1"],
+        help="every seed's key generator (default: drawn; complex1, never drawn: the complex key "
+        "generator over one record key field)",
+    )
     p.add_argument(
         "--rich",
         action="store_true",
@@ -156,7 +163,8 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
     bad = 0
     try:
         for seed in range(a.start, a.start + a.count):
-            fixed = {**({"payload": a.payload} if a.payload else {}), "rich": a.rich, "evolve": a.evolve}
+            fixed = {**({"payload": a.payload} if a.payload else {}), **({"keygen": a.keygen} if a.keygen else {}),
+                     "rich": a.rich, "evolve": a.evolve}  # fmt: skip
             w = generate(seed, **fixed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
             if a.cluster and w.index == "BUCKET":  # neither engine clusters a simple bucket index
                 w = generate(seed, **fixed, index="GLOBAL_BLOOM")

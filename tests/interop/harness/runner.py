@@ -253,7 +253,8 @@ HUDI_BUGS = [
     (ttype, keygen, "incremental", "[COLUMN_ALREADY_EXISTS] The column `_hoodie_commit_seqno`",
      "Hudi's COW incremental relation adds the meta columns twice when a partition field of a "
      "Custom, Complex or TimestampBased key generator is also a data column")
-    for ttype, keygen in (("COPY_ON_WRITE", "custom"), ("COPY_ON_WRITE", "complex"), ("COPY_ON_WRITE", "timestamp"))
+    for ttype, keygen in (("COPY_ON_WRITE", "custom"), ("COPY_ON_WRITE", "complex"), ("COPY_ON_WRITE", "complex1"),
+                          ("COPY_ON_WRITE", "timestamp"))
 ]  # fmt: skip
 
 

@@ -176,6 +176,10 @@ def _keygen_options(keygen: str) -> dict[str, str]:
         return {"hoodie.datasource.write.recordkey.field": "uuid,region",
                 "hoodie.datasource.write.partitionpath.field": "city,region",
                 "hoodie.datasource.write.keygenerator.class": pkg + "ComplexKeyGenerator"}  # fmt: skip
+    if keygen == "complex1":  # one record key field: Hudi 0.15.0 stores the bare value (HUDI-7001)
+        return {"hoodie.datasource.write.recordkey.field": "uuid",
+                "hoodie.datasource.write.partitionpath.field": "city,region",
+                "hoodie.datasource.write.keygenerator.class": pkg + "ComplexKeyGenerator"}  # fmt: skip
     if keygen == "timestamp":
         return {"hoodie.datasource.write.recordkey.field": "uuid",
                 "hoodie.datasource.write.partitionpath.field": "event_ms",
@@ -242,7 +246,8 @@ def _rows(keys: list[str], pool: _Keys, rng: random.Random, *, ts_base: int, nul
 def partition_of(keygen: str, hive: bool, city: str, region: str, event_ms: int) -> str:
     stamp = datetime.datetime.fromtimestamp(event_ms / 1000, datetime.timezone.utc)
     day = stamp.strftime("%Y%m%d" if keygen == "custom" else "%Y/%m/%d")
-    parts = {"simple": [("city", city)], "complex": [("city", city), ("region", region)],
+    both = [("city", city), ("region", region)]
+    parts = {"simple": [("city", city)], "complex": both, "complex1": both,
              "timestamp": [("event_ms", day)], "custom": [("city", city), ("event_ms", day)],
              "nonpartitioned": []}[keygen]  # fmt: skip
     return "/".join(f"{n}={v}" if hive else v for n, v in parts)
