@@ -19,6 +19,7 @@ import logging
 import pyarrow.parquet as pq
 from hudi_core.config.keygen import KeyGenOptions
 from hudi_core.config.property import HoodieConfig
+from hudi_core.errors import HudiError
 from hudi_core.io.base_file import MIN_KEY, read_footer
 from hudi_core.keygen import key_generator_for
 from hudi_core.keygen.simple import ComplexKeyGenerator
@@ -44,7 +45,7 @@ def with_table_key_encoding(table: MetaClient, config: HoodieConfig) -> HoodieCo
         return config  # virtual keys: no stored key to disagree with
     try:
         keygen = key_generator_for(config)
-    except Exception:  # a key generator the write cannot make fails later, with its own error
+    except HudiError:  # a key generator the write cannot make fails later, with its own error
         return config
     fields = list(keygen.record_key_fields)
     if type(keygen) is not ComplexKeyGenerator or len(fields) != 1:
@@ -78,7 +79,8 @@ def stored_key_encoding(table: MetaClient, field: str) -> bool | None:
 
 
 def _record(table: MetaClient, bare: bool) -> None:
-    text = f"#Complex key generator encoding format\n{KeyGenOptions.COMPLEX_BARE_SINGLE_FIELD.key}={str(bare).lower()}\n"
+    key = KeyGenOptions.COMPLEX_BARE_SINGLE_FIELD.key
+    text = f"#Complex key generator encoding format\n{key}={str(bare).lower()}\n"
     try:
         table.storage.write_bytes(f"{table.meta_path}/{AUX_FILE}", text.encode())
     except OSError as e:  # the write goes on with what it found; the next one looks again
