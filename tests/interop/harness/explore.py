@@ -19,6 +19,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 17700 10 --store s3 --spark-read  # Spark's S3A reads too
     .venv/bin/python tests/interop/harness/explore.py 18300 10 --turns  # Hudi and we write one table in turns
     .venv/bin/python tests/interop/harness/explore.py 18500 10 --turns --keygen complex1
+    .venv/bin/python tests/interop/harness/explore.py 19500 10 --turns --drop  # drop.partition.columns
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -113,6 +114,14 @@ def main(argv: list[str]) -> int:
         "the in-process lock provider its table services need there)",
     )
     p.add_argument(
+        "--drop",
+        action="store_true",
+        help="tables with hoodie.datasource.write.drop.partition.columns=true, created by an insert (a "
+        "MOR table Hudi's upsert creates keeps its partition columns; Hudi 0.15's bulk_insert writes "
+        "such a table's files empty); key generators whose partition values are data values (a "
+        "timestamp or custom seed keys as simple)",
+    )
+    p.add_argument(
         "--turns",
         action="store_true",
         help="one table, its writes taken in turns by Apache Hudi and by us (--spark: hudi_spark.write), "
@@ -165,7 +174,12 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
         for seed in range(a.start, a.start + a.count):
             fixed = {**({"payload": a.payload} if a.payload else {}), **({"keygen": a.keygen} if a.keygen else {}),
                      "rich": a.rich, "evolve": a.evolve}  # fmt: skip
+            if a.drop:
+                fixed.update(drop=True, first="insert")  # Hudi's bulk_insert writes empty files (docs)
             w = generate(seed, **fixed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
+            if a.drop and w.keygen in ("timestamp", "custom"):  # the path holds a date, the model the time
+                fixed["keygen"] = "simple"
+                w = generate(seed, **fixed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
             if a.cluster and w.index == "BUCKET":  # neither engine clusters a simple bucket index
                 w = generate(seed, **fixed, index="GLOBAL_BLOOM")
             for writer in ("ours",) if a.stream else ("turns",) if a.turns else ("ours", "hudi"):

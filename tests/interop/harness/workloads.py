@@ -97,6 +97,8 @@ class Workload:
     rich: bool = False  # every step's rows also carry RICH's columns (drawn values, nested nulls)
     #: from a drawn step on, the rows carry a new column ``note``; from another, ``seq`` is a long
     evolve: bool = False
+    #: ``hoodie.datasource.write.drop.partition.columns=true`` (never drawn)
+    drop: bool = False
     steps: list[Step] = field(default_factory=list)
 
     @property
@@ -104,7 +106,7 @@ class Workload:
         return (f"s{self.seed}-{self.table_type[:3].lower()}-{self.index.lower()}-{self.payload}-{self.keygen}"
                 f"-{self.log_format}-{self.compaction}{'-clean' if self.clean else ''}"
                 f"{'' if self.metadata else '-nomdt'}{'-rich' if self.rich else ''}"
-                f"{'-evolve' if self.evolve else ''}")  # fmt: skip
+                f"{'-evolve' if self.evolve else ''}{'-drop' if self.drop else ''}")  # fmt: skip
 
     # -- Hudi's option dict, the same for Hudi's writer and ours ---------------------------------
     def options(self) -> dict[str, str]:
@@ -128,6 +130,8 @@ class Workload:
         o.update(_keygen_options(self.keygen))
         if not self.metadata:
             o["hoodie.metadata.enable"] = "false"
+        if self.drop:
+            o["hoodie.datasource.write.drop.partition.columns"] = "true"
         if self.index == "BUCKET":
             o.update({"hoodie.bucket.index.num.buckets": "4", "hoodie.index.bucket.engine": "SIMPLE"})
         if self.index == "GLOBAL_BLOOM":
@@ -269,6 +273,7 @@ def generate(seed: int, **layout: Any) -> Workload:
         metadata=layout.get("metadata", True),
         rich=layout.get("rich", False),
         evolve=layout.get("evolve", False),
+        drop=layout.get("drop", False),
     )
     if w.table_type == "MERGE_ON_READ":
         w.compaction = layout.get("compaction") or rng.choice(("none", "inline", "async"))

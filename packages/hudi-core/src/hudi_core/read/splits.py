@@ -131,13 +131,17 @@ def iter_split(
 
 def _with_path_values(split: Split, parts: Iterator[pa.Table]) -> Iterator[pa.Table]:
     """``parts`` with the partition columns set from the split's partition path, where the base
-    files do not hold them (Hudi's ``drop.partition.columns``; its reader does the same). A value
-    the path cannot give as the column's type stays as read."""
+    files do not hold them (Hudi's ``drop.partition.columns``; its reader does the same). A row a
+    log record gave keeps the value the record holds, as Hudi's merge-on-read reader answers it
+    (writers keep the columns in log records); a value the path cannot give as the column's type
+    stays as read."""
     values = (split.context.path_values or {}).get(split.partition_path)
     if not values:
         yield from parts
         return
+    merged = split.context.query_type != "read_optimized" and bool(split.file_slice.log_files)
     for data in parts:
+        logged = _from_logs(data) if merged else None
         for name, text in values.items():
             if name not in data.column_names:
                 continue
@@ -146,8 +150,25 @@ def _with_path_values(split: Split, parts: Iterator[pa.Table]) -> Iterator[pa.Ta
                 value = pa.array([text], pa.string()).cast(data.schema.field(i).type)[0]
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 continue
-            data = data.set_column(i, data.schema.field(i), pa.repeat(value, data.num_rows))
+            column: Any = pa.repeat(value, data.num_rows)
+            if logged is not None:
+                own = data.column(i)
+                if pa.types.is_dictionary(own.type):
+                    own = own.cast(own.type.value_type)
+                column = pc.if_else(pc.and_(logged, pc.is_valid(own)), own, column)
+            data = data.set_column(i, data.schema.field(i), column)
         yield data
+
+
+def _from_logs(data: pa.Table) -> pa.ChunkedArray | None:
+    """Which rows of a merged slice came from log records: their ``_hoodie_file_name`` is the
+    file id (a base file's rows carry its file name); None where the column is not read."""
+    if "_hoodie_file_name" not in data.column_names:
+        return None
+    names = data.column("_hoodie_file_name")
+    if pa.types.is_dictionary(names.type):
+        names = names.cast(names.type.value_type)
+    return pc.fill_null(pc.invert(pc.ends_with(names, ".parquet")), False)
 
 
 def _opened(table: MetaClient | str, options: dict[str, Any] | None) -> MetaClient:
