@@ -235,3 +235,26 @@ def _log_blocks(path: str) -> list[Any]:
     table = HudiTable.open(path)
     logs = [f for f in Path(path).rglob(".*.log.*") if not f.name.endswith(".crc")]
     return [b for f in logs for b in read_log_file(table.storage, str(f))]
+
+
+def test_a_log_record_answers_the_partition_values_it_holds(hudi: Any, tmp_path: Path) -> None:
+    """On merge-on-read with ``drop.partition.columns``, Hudi's reader answers a log record's
+    partition columns with the values the record holds (its upserts keep them there), a base
+    row's from the path. ``explore.py --drop`` seed 19507 (GLOBAL_BLOOM, PartialUpdate, hive-style
+    paths) has a key moved with its stored data into a partition its ``city`` does not name, in a
+    log until the next compaction: every query, time travel to before it among them, answers as
+    Hudi's does (ours answered the path's value there before)."""
+    from runner import compare_all, our_write
+    from workloads import generate
+
+    w = generate(19507, drop=True, first="bulk_insert", keygen="simple")
+    assert (w.table_type, w.index, w.payload, w.keygen) == (
+        "MERGE_ON_READ",
+        "GLOBAL_BLOOM",
+        "partial",
+        "simple",
+    )
+    path = tmp_path / "t"
+    for step in w.steps:
+        our_write(path, w, step)
+    assert compare_all(hudi.oracle, path, w) == {}
