@@ -1,8 +1,9 @@
 """A table with ``hoodie.datasource.write.drop.partition.columns=true`` (chosen at creation, as in
-Apache Hudi): every data file this writer adds (base files, log blocks, compacted and clustered
-files) and every commit schema leaves the partition columns out, and every query answers them
-from the partition path, as strings, as Hudi's readers do. The Apache Hudi tier checks Hudi's
-answers on such tables (``tests/interop/test_hudi_table_features.py``)."""
+Apache Hudi): COPY_ON_WRITE files and commit schemas leave the partition columns out, MERGE_ON_READ
+writes keep them as text (as Hudi's upserts there do), compacted and clustered base files leave
+them out on either type, and every query answers them from the partition path, as strings, as
+Hudi's readers do. The Apache Hudi tier checks Hudi's answers on such tables
+(``tests/interop/test_hudi_table_features.py``)."""
 
 from __future__ import annotations
 
