@@ -176,12 +176,14 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
                      "rich": a.rich, "evolve": a.evolve}  # fmt: skip
             if a.drop:
                 fixed.update(drop=True, first="insert")  # Hudi's bulk_insert writes empty files (docs)
-            w = generate(seed, **fixed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
+            if a.cluster and seed % 2:
+                fixed["index"] = "SIMPLE"
+            w = generate(seed, **fixed)
             if a.drop and w.keygen in ("timestamp", "custom"):  # the path holds a date, the model the time
                 fixed["keygen"] = "simple"
-                w = generate(seed, **fixed, **({"index": "SIMPLE"} if a.cluster and seed % 2 else {}))
+                w = generate(seed, **fixed)
             if a.cluster and w.index == "BUCKET":  # neither engine clusters a simple bucket index
-                w = generate(seed, **fixed, index="GLOBAL_BLOOM")
+                w = generate(seed, **{**fixed, "index": "GLOBAL_BLOOM"})
             for writer in ("ours",) if a.stream else ("turns",) if a.turns else ("ours", "hudi"):
                 path: Path | str
                 if tables is None:

@@ -86,7 +86,7 @@ class HudiArrowWriter(DataSourceArrowWriter):
         from hudi_core.write.bucket_assigner import WorkloadProfile
         from hudi_core.write.commit import check_schema_on_read
         from hudi_core.write.key_encoding import with_table_key_encoding
-        from hudi_core.write.records import evolve_schema, partition_columns_of_writes
+        from hudi_core.write.records import evolve_schema
 
         from hudi_spark.commit import SparkCommit
         from hudi_spark.table_ops import required_columns
@@ -116,9 +116,8 @@ class HudiArrowWriter(DataSourceArrowWriter):
             raise ConfigError(refusal(need, base, op, opts))
         required = required_columns(table, cfg, op)
         table_schema = table.schema()
-        dropped, text = partition_columns_of_writes(table.config)
         commit_schema = evolve_schema(
-            table_schema, arrow, required=required, config=cfg, dropped=dropped, text=text
+            table_schema, arrow, required=required, config=cfg, table_config=table.config
         )
         check_schema_on_read(table, table_schema, commit_schema)
         job = SparkCommit(table, cfg, op, commit_schema, {})

@@ -120,7 +120,7 @@ def _write(
     from hudi_core.client.write_client import check_option_conflicts, check_write_options, drops_duplicates
     from hudi_core.write.commit import check_schema_on_read
     from hudi_core.write.key_encoding import with_table_key_encoding
-    from hudi_core.write.records import evolve_schema, partition_columns_of_writes, without_columns
+    from hudi_core.write.records import evolve_schema, stored_schema
 
     from hudi_spark.commit import SparkCommit
 
@@ -131,15 +131,14 @@ def _write(
     if op == "delete_partition":
         return table_ops.delete_partitions(df, table, cfg), "", None
     required, table_schema = table_ops.required_columns(table, cfg, op), table.schema()
-    dropped, text = partition_columns_of_writes(table.config)
     if op == "delete":
         evolve_schema(None, input_schema, required=required)
         if table_schema is None:
             return SparkWriteResult(None, op), "", None
-        schema = without_columns(table_schema, dropped)
+        schema = stored_schema(table.config, table_schema)
     else:
         schema = evolve_schema(
-            table_schema, input_schema, required=required, config=cfg, dropped=dropped, text=text
+            table_schema, input_schema, required=required, config=cfg, table_config=table.config
         )
         check_schema_on_read(table, table_schema, schema)
     job = SparkCommit(table, cfg, op, schema, dict(extra_metadata or {}))

@@ -60,9 +60,8 @@ from hudi_core.write.records import (
     KeyGen,
     conform_to_schema,
     evolve_schema,
-    partition_columns_of_writes,
     prepare,
-    without_columns,
+    stored_schema,
 )
 from hudi_core.write.stream import StreamWriter, chunk_max_bytes, chunks
 from hudi_core.write.transaction import WriteTransaction, check_concurrency_options, retrying, writing
@@ -286,12 +285,11 @@ class WriteClient:
         """The commit's writer schema for ``data`` over ``table_schema``, the table's as the
         write read it once (None: a delete on a table without data)."""
         required = self._required(data, op)
-        dropped, text = partition_columns_of_writes(self.table.config)
         if op == "delete":
             evolve_schema(None, data.schema, required=required)  # keys must be there
-            return without_columns(table_schema, dropped)
+            return stored_schema(self.table.config, table_schema)
         schema = evolve_schema(
-            table_schema, data.schema, required=required, config=self.config, dropped=dropped, text=text
+            table_schema, data.schema, required=required, config=self.config, table_config=self.table.config
         )
         check_schema_on_read(self.table, table_schema, schema)
         return schema

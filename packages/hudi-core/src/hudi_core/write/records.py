@@ -41,6 +41,7 @@ __all__ = [
     "evolve_schema",
     "partition_columns_of_writes",
     "prepare",
+    "stored_schema",
     "without_columns",
 ]
 
@@ -236,13 +237,13 @@ def evolve_schema(
     *,
     required: Sequence[str] = (),
     config: HoodieConfig | None = None,
-    dropped: Sequence[str] = (),
-    text: Sequence[str] = (),
+    table_config: Any = None,
 ) -> pa.Schema:
     """The writer schema of a commit: the table's fields (types widened where the input widens
-    them), then new input fields, but the ``dropped`` columns (a table's partition columns under
-    ``drop.partition.columns``, which the input must still hold: keys come from them); the
-    ``text`` columns, where the table has none of that name yet, as strings. Raises
+    them), then new input fields; with the table's ``table_config``, a ``drop.partition.columns``
+    table's partition columns as :func:`partition_columns_of_writes` says (left out, though the
+    input must still hold them: keys come from them; or, where the table has none of that name
+    yet, as strings). Raises
     ``SchemaMismatchError`` for a missing required field (record key, partition, ordering), an
     incompatible type change, or a table column the input lacks, or a field of one of its
     structs (as Hudi's writer refuses both, unless the write's ``config`` sets
@@ -250,6 +251,7 @@ def evolve_schema(
     writes no columns, has none), timestamps without a zone where the table has none, as Hudi's
     writer refuses them (unless ``hoodie.write.timestamp.ntz.enabled``)."""
     missing = [f for f in required if f and f.split(".")[0] not in input_schema.names]
+    dropped, text = partition_columns_of_writes(table_config) if table_config is not None else ([], [])
     input_schema = without_columns(input_schema, dropped)
     table_schema = without_columns(table_schema, dropped)
     cols = [n for n in input_schema.names if n not in INTERNAL_COLUMNS and n not in _META]
@@ -308,6 +310,12 @@ def partition_columns_of_writes(table_config: Any) -> tuple[list[str], list[str]
     (``slice_schema(stored=True)``). Every other table: neither."""
     columns = list(table_config.dropped_columns)
     return ([], columns) if table_config.is_mor else (columns, [])
+
+
+def stored_schema(table_config: Any, table_schema: pa.Schema | None) -> pa.Schema | None:
+    """The table's schema as a write that adds no column (a delete) commits it: without the
+    partition columns :func:`partition_columns_of_writes` leaves out."""
+    return without_columns(table_schema, partition_columns_of_writes(table_config)[0])
 
 
 def without_columns(schema: pa.Schema | None, names: Sequence[str]) -> pa.Schema | None:
