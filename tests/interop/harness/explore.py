@@ -20,6 +20,7 @@ on its table); one line per write, ``OK``, ``DIFF`` (what differs) or ``ERROR``.
     .venv/bin/python tests/interop/harness/explore.py 18300 10 --turns  # Hudi and we write one table in turns
     .venv/bin/python tests/interop/harness/explore.py 18500 10 --turns --keygen complex1
     .venv/bin/python tests/interop/harness/explore.py 19500 10 --turns --drop  # drop.partition.columns
+    .venv/bin/python tests/interop/harness/explore.py 21000 10 --cdc  # Hudi's CDC query on both tables
 
 Seeds 5000-5069 ran clean but for one Hudi quirk (docs/interop.md, "Hudi quirks"). A ``DIFF`` is a lead, not a
 verdict: replay the workload with Hudi writing (``hudi`` lines) to see which side the model or
@@ -42,6 +43,8 @@ from hudi_core import HudiTable
 from hudi_core.storage import storage_for
 from oracle import S3_LOCK, HudiOracle, ensure_oracle, hudi_uri, s3_oracle
 from runner import (
+    CDC_QUERY,
+    cdc_changes,
     compare_all,
     core_read,
     hudi_write,
@@ -128,7 +131,15 @@ def main(argv: list[str]) -> int:
         "an even seed's first by us, an odd one's by Hudi; the model, and every query against Hudi's "
         "answer, on that table",
     )
+    p.add_argument(
+        "--cdc",
+        action="store_true",
+        help="tables with hoodie.table.cdc.enabled: Hudi's CDC query on our table against its answer "
+        "on its own (a 'cdc' line per seed)",
+    )
     a = p.parse_args(argv)
+    if a.cdc and a.turns:
+        p.error("--cdc compares our table with Hudi's: leave out --turns")
     if a.turns and a.stream:
         p.error("--turns takes our writes whole; leave out --stream")
     root = Path(a.work)
@@ -173,7 +184,7 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
     try:
         for seed in range(a.start, a.start + a.count):
             fixed = {**({"payload": a.payload} if a.payload else {}), **({"keygen": a.keygen} if a.keygen else {}),
-                     "rich": a.rich, "evolve": a.evolve}  # fmt: skip
+                     "rich": a.rich, "evolve": a.evolve, "cdc": a.cdc}  # fmt: skip
             if a.drop:
                 fixed.update(drop=True, first="insert")  # Hudi's bulk_insert writes empty files (docs)
             if a.cluster and seed % 2:
@@ -184,6 +195,7 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
                 w = generate(seed, **fixed)
             if a.cluster and w.index == "BUCKET":  # neither engine clusters a simple bucket index
                 w = generate(seed, **{**fixed, "index": "GLOBAL_BLOOM"})
+            written: dict[str, tuple[str, str]] = {}  # writer -> the table's URIs, ours and Hudi's
             for writer in ("ours",) if a.stream else ("turns",) if a.turns else ("ours", "hudi"):
                 path: Path | str
                 if tables is None:
@@ -193,6 +205,7 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
                     path = f"{tables}/{w.name}-{writer}"
                     storage_for(path).delete_dir(path)
                 theirs = hudi_uri(str(path))
+                written[writer] = (str(path), theirs)
                 try:
                     for n, step in enumerate(w.steps):
                         if a.cluster == "hudi" and n == 3:
@@ -225,10 +238,51 @@ def _explore(a: argparse.Namespace, root: Path, stack: contextlib.ExitStack) -> 
                 bad += not status.startswith("OK")
                 ops = [s.operation for s in w.steps]
                 print(f"{seed} {writer} {w.name} hive={w.hive_style} {ops} {status[:2000]}", flush=True)
+            if a.cdc:
+                status = _same_changes(oracle, written)
+                bad += not status.startswith("OK")
+                print(f"{seed} cdc {w.name} {status[:2000]}", flush=True)
     finally:
         if spark is not None:
             spark.stop()
     return 1 if bad else 0
+
+
+def _same_changes(oracle: HudiOracle, written: dict[str, tuple[str, str]]) -> str:
+    """Hudi's CDC query on our table against its answer on its own (``OK`` where Hudi refuses
+    its own table and answers on ours: its concat handle, docs/interop.md), and our CDC reader
+    (``HudiTable.read_changes``) against Hudi's query on each table."""
+    hudis: dict[str, object] = {}
+    found = []
+    for writer, (path, uri) in written.items():
+        try:
+            hudis[writer] = cdc_changes(oracle.read(uri, CDC_QUERY))
+        except Exception as exc:
+            hudis[writer] = exc
+        try:
+            mine: object = cdc_changes(HudiTable.open(path).read_changes())
+        except Exception as exc:
+            mine = exc
+        if isinstance(hudis[writer], Exception) != isinstance(mine, Exception) or (
+            not isinstance(mine, Exception) and mine != hudis[writer]
+        ):
+            found.append(f"our reader on {writer}'s table: {_delta(mine, hudis[writer])}")
+    ours, theirs = hudis.get("ours"), hudis.get("hudi")
+    if isinstance(ours, Exception):
+        found.append(f"Hudi's query on our table: {ours!r}")
+    elif not isinstance(theirs, Exception) and ours != theirs:
+        found.append(f"Hudi's query, our table against its: {_delta(ours, theirs)}")
+    if found:
+        return "DIFF " + "; ".join(found)
+    refused = f" (Hudi refuses its own table: {str(theirs)[:200]!r})" if isinstance(theirs, Exception) else ""
+    return f"OK ({len(ours)} changes){refused}"  # type: ignore[arg-type]
+
+
+def _delta(a: object, b: object) -> str:
+    if isinstance(a, Exception) or isinstance(b, Exception):
+        return f"{str(a)[:300]!r} against {str(b)[:300]!r}"
+    mine, theirs = set(map(repr, a)), set(map(repr, b))  # type: ignore[call-overload]
+    return f"only the first {sorted(mine - theirs)[:4]}, only the second {sorted(theirs - mine)[:4]}"
 
 
 if __name__ == "__main__":

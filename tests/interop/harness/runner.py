@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -256,6 +257,29 @@ def _as_hudi_spark_shows(ours: pa.Table, theirs: pa.Table, w: Workload) -> pa.Ta
     i = ours.column_names.index("event_ms")
     # custom's 'yyyyMMdd' even comes back as an int (Spark's partition value type inference)
     return ours.set_column(i, "event_ms", pc.strftime(stamps, format=fmt).cast(shown))
+
+
+#: Apache Hudi's CDC query from the table's first commit on
+CDC_QUERY = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": "000",
+             "hoodie.datasource.query.incremental.format": "cdc"}  # fmt: skip
+
+
+def cdc_changes(cdc: pa.Table) -> list[tuple[Any, ...]]:
+    """Hudi's CDC rows as sorted (commit ordinal, op, before, after), the images without meta
+    columns (which name files and seqnos), as sorted items: comparable between two tables that
+    took the same writes."""
+    ordinal = {ts: n for n, ts in enumerate(sorted(set(cdc.column("ts_ms").to_pylist())))}
+
+    def image(text: str | None) -> tuple[Any, ...] | None:
+        value = None if text is None else json.loads(text)
+        return (
+            None
+            if value is None
+            else tuple(sorted((k, v) for k, v in value.items() if not k.startswith("_hoodie")))
+        )
+
+    rows = ((ordinal[r["ts_ms"]], r["op"], image(r["before"]), image(r["after"])) for r in cdc.to_pylist())
+    return sorted(rows, key=repr)
 
 
 #: queries Apache Hudi 0.15 fails on its own tables (its error, then why we still answer)

@@ -99,6 +99,8 @@ class Workload:
     evolve: bool = False
     #: ``hoodie.datasource.write.drop.partition.columns=true`` (never drawn)
     drop: bool = False
+    #: ``hoodie.table.cdc.enabled=true`` (never drawn)
+    cdc: bool = False
     steps: list[Step] = field(default_factory=list)
 
     @property
@@ -106,7 +108,7 @@ class Workload:
         return (f"s{self.seed}-{self.table_type[:3].lower()}-{self.index.lower()}-{self.payload}-{self.keygen}"
                 f"-{self.log_format}-{self.compaction}{'-clean' if self.clean else ''}"
                 f"{'' if self.metadata else '-nomdt'}{'-rich' if self.rich else ''}"
-                f"{'-evolve' if self.evolve else ''}{'-drop' if self.drop else ''}")  # fmt: skip
+                f"{'-evolve' if self.evolve else ''}{'-drop' if self.drop else ''}{'-cdc' if self.cdc else ''}")  # fmt: skip
 
     # -- Hudi's option dict, the same for Hudi's writer and ours ---------------------------------
     def options(self) -> dict[str, str]:
@@ -132,6 +134,8 @@ class Workload:
             o["hoodie.metadata.enable"] = "false"
         if self.drop:
             o["hoodie.datasource.write.drop.partition.columns"] = "true"
+        if self.cdc:
+            o["hoodie.table.cdc.enabled"] = "true"
         if self.index == "BUCKET":
             o.update({"hoodie.bucket.index.num.buckets": "4", "hoodie.index.bucket.engine": "SIMPLE"})
         if self.index == "GLOBAL_BLOOM":
@@ -274,6 +278,7 @@ def generate(seed: int, **layout: Any) -> Workload:
         rich=layout.get("rich", False),
         evolve=layout.get("evolve", False),
         drop=layout.get("drop", False),
+        cdc=layout.get("cdc", False),
     )
     if w.table_type == "MERGE_ON_READ":
         w.compaction = layout.get("compaction") or rng.choice(("none", "inline", "async"))

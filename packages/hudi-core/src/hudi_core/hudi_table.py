@@ -58,6 +58,14 @@ class HudiTable(MetaClient):
         return read_table(self, query_type=query_type, as_of=as_of, start=start, end=end,
                           columns=columns, filters=filters, merge_type=merge_type)  # fmt: skip
 
+    def read_changes(self, start: str = "000", end: str | None = None) -> pa.Table:
+        """The changes of the commits in ``(start, end]`` on a table with ``hoodie.table.cdc.enabled``
+        (Hudi's incremental query with ``hoodie.datasource.query.incremental.format=cdc``): ``op``
+        (``i``, ``u``, ``d``), ``ts_ms`` (the instant), ``before`` and ``after`` (JSON or null)."""
+        from hudi_core.read.cdc import read_changes
+
+        return read_changes(self, start, end)
+
     def read_batches(
         self,
         query_type: str = "snapshot",

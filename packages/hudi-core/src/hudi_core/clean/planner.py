@@ -28,9 +28,10 @@ from hudi_core.clean.metadata import CleanerPlan
 from hudi_core.clean.partitions import partitions_to_clean
 from hudi_core.config.clean import CleanOptions
 from hudi_core.config.property import HoodieConfig
-from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
+from hudi_core.fs_view.model import BaseFile, FileSlice
 from hudi_core.fs_view.partitions import is_ignored_name
 from hudi_core.fs_view.view import FileSystemView
+from hudi_core.table.file_names import LogFileName
 from hudi_core.timeline.instant import Instant
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
 
@@ -138,7 +139,7 @@ def _replaced_group_files(table: MetaClient, partition: str, file_ids: set[str])
     for info in table.storage.list(uri):
         if info.is_dir or is_ignored_name(info.name):
             continue
-        f = BaseFile.from_path(info.path) or LogFile.from_path(info.path)
+        f = BaseFile.from_path(info.path) or LogFileName.parse(info.name)  # (CDC log files too)
         if f is not None and f.file_id in file_ids:
             out.append(info.path)
     return out
@@ -204,6 +205,7 @@ def plan_clean(
             for sl in _to_delete_in_group(group.slices, s, ectr):
                 if not _is_savepointed(sl, kept):  # a savepoint's slice stays whole (Hudi)
                     doomed.extend(_slice_files(sl))
+                    doomed.extend(view.cdc_files(part, sl.file_id, sl.base_instant))
         if part in replaced:
             doomed.extend(_replaced_group_files(table, part, replaced[part]))
         doomed = sorted({p for p in doomed if p not in protected and p.rsplit("/", 1)[-1] not in kept})

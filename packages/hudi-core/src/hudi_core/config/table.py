@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from hudi_core.config.property import ConfigProperty
+from hudi_core.config.property import ConfigProperty, HoodieConfig
+from hudi_core.errors import ConfigError
 
-__all__ = ["TableOptions"]
+__all__ = ["CDC_LOGGING_MODES", "TableOptions", "cdc_logging_mode"]
 
 
 def _t(key: str, default: object, doc: str, *aliases: str) -> ConfigProperty:  # type: ignore[type-arg]
@@ -35,7 +36,14 @@ class TableOptions:
     CDC_ENABLED = _t(
         "hoodie.table.cdc.enabled",
         False,
-        "Apache Hudi writes CDC log files beside each write (not this writer).",
+        "Change data capture: a write that rewrites a base file writes what changed in it into a "
+        "CDC log file beside it (log.cdc), which Hudi's CDC query reads. Set at creation.",
+    )
+    CDC_LOGGING_MODE = _t(
+        "hoodie.table.cdc.supplemental.logging.mode",
+        "DATA_BEFORE_AFTER",
+        "What a CDC record holds beside the operation: OP_KEY_ONLY (the record key), DATA_BEFORE "
+        "(the key and the record before), DATA_BEFORE_AFTER (the instant and both images).",
     )
     BOOTSTRAP_BASE_PATH = _t(
         "hoodie.bootstrap.base.path",
@@ -74,3 +82,19 @@ class TableOptions:
         "hoodie.table.metadata.partitions.inflight", None, "Metadata-table partitions being built."
     )
     TIMELINE_PATH = _t("hoodie.timeline.path", None, "Timeline folder (table version 8).")
+
+
+#: ``hoodie.table.cdc.supplemental.logging.mode``'s values (:mod:`hudi_core.log.cdc`)
+CDC_LOGGING_MODES = ("OP_KEY_ONLY", "DATA_BEFORE", "DATA_BEFORE_AFTER")
+
+
+def cdc_logging_mode(config: HoodieConfig) -> str | None:
+    """The table's CDC supplemental logging mode, or None where it keeps no change log."""
+    if not config.get(TableOptions.CDC_ENABLED):
+        return None
+    mode = str(config.get_str(TableOptions.CDC_LOGGING_MODE) or TableOptions.CDC_LOGGING_MODE.default).upper()
+    if mode not in CDC_LOGGING_MODES:
+        raise ConfigError(
+            f"{TableOptions.CDC_LOGGING_MODE.key}={mode!r} is not one of {', '.join(CDC_LOGGING_MODES)}"
+        )
+    return mode

@@ -14,6 +14,7 @@ from hudi_core.errors import TimelineError, UnsupportedTableError
 from hudi_core.fs_view.model import BaseFile, FileGroup, FileSlice, LogFile
 from hudi_core.fs_view.partitions import is_ignored_name, partition_listings
 from hudi_core.io.bootstrap_index import METADATA_BOOTSTRAP_INSTANT, bootstrap_sources
+from hudi_core.table.file_names import LogFileName
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.timeline import ActiveTimeline, Timeline
@@ -155,6 +156,22 @@ class FileSystemView:
                 log.warning("ignoring %s: not a Hudi base or log file name", info.path)
             self._listing[partition] = (bases, logs)
         return self._listing[partition]
+
+    def cdc_files(self, partition: str, file_id: str, base_instant: str) -> list[str]:
+        """The CDC log files of a file slice (``hoodie.table.cdc.enabled``: named by the file
+        group and the instant that rewrote its base file; the cleaner deletes them with it)."""
+        self._list(partition)
+        out = []
+        for info in self._listed.get(partition, ()):
+            name = LogFileName.parse(info.name) if info.name.endswith(_CDC_SUFFIX) else None
+            if (
+                name is not None
+                and name.cdc
+                and name.file_id == file_id
+                and name.base_instant == base_instant
+            ):
+                out.append(info.path)
+        return out
 
     def listed(self) -> dict[str, list[FileInfo]]:
         """The partitions this view has listed so far (finding the partitions lists each), each

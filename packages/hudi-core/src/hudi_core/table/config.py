@@ -8,11 +8,11 @@ from collections.abc import Mapping
 
 from hudi_core.config.properties import dump_properties, load_properties
 from hudi_core.config.property import HoodieConfig
-from hudi_core.config.table import TableOptions
+from hudi_core.config.table import TableOptions, cdc_logging_mode
 from hudi_core.errors import ConfigError, TableNotFoundError, UnsupportedTableVersionError
 from hudi_core.storage.base import Storage
 
-__all__ = ["PROPERTIES_FILE", "UNWRITABLE_FEATURES", "TableConfig", "table_checksum"]
+__all__ = ["PROPERTIES_FILE", "TableConfig", "table_checksum"]
 
 PROPERTIES_FILE = "hoodie.properties"
 BACKUP_FILE = "hoodie.properties.backup"
@@ -42,17 +42,6 @@ def table_checksum(props: Mapping[str, str]) -> int:
 def _now_comment(prefix: str) -> str:
     now = _dt.datetime.now(_dt.timezone.utc)
     return f"{prefix} {now.strftime('%Y-%m-%dT%H:%M:%S.')}{now.microsecond // 1000:03d}Z"
-
-
-#: table features whose ``true`` this writer cannot keep as Apache Hudi expects them, and why;
-#: tables with them are read, and refused by writes, compactions and table creation
-UNWRITABLE_FEATURES = (
-    (
-        TableOptions.CDC_ENABLED,
-        "Apache Hudi's CDC queries expect the CDC log file its writers add to every write, "
-        "which this writer does not write",
-    ),
-)
 
 
 class TableConfig(HoodieConfig):
@@ -120,14 +109,9 @@ class TableConfig(HoodieConfig):
         return [f for f in self.partition_fields if f]
 
     def check_writable(self) -> None:
-        """Refuse to write data files into a table this writer cannot keep as Apache Hudi expects
-        it (:data:`UNWRITABLE_FEATURES`); such a table is still read."""
-        for prop, why in UNWRITABLE_FEATURES:
-            if self.get(prop):
-                raise ConfigError(
-                    f"table {self.name!r} has {prop.key}=true: {why}; it can be read here, but writes and "
-                    "compactions are not supported; write it with Apache Hudi"
-                )
+        """Refuse to write data files into a table whose options this writer cannot keep as
+        Apache Hudi expects them; such a table is still read."""
+        cdc_logging_mode(self)  # an unknown CDC logging mode
         self.check_dropped_columns()
 
     def check_dropped_columns(self) -> None:

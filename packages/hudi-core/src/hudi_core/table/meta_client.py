@@ -26,7 +26,7 @@ from hudi_core.schema.avro_schema import (
 from hudi_core.schema.internal import LATEST_SCHEMA, SchemaHistory, renamed_fields, versions
 from hudi_core.storage import normalize_uri, storage_for
 from hudi_core.storage.base import Storage
-from hudi_core.table.config import UNWRITABLE_FEATURES, TableConfig
+from hudi_core.table.config import TableConfig
 from hudi_core.table.paths import join_table_path
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.completed import CompletedDetails
@@ -34,7 +34,6 @@ from hudi_core.timeline.timeline import ActiveTimeline
 
 __all__ = ["META_FOLDER", "MetaClient"]
 
-_UNWRITABLE = {prop.key: why for prop, why in UNWRITABLE_FEATURES}
 
 M = TypeVar("M", bound="MetaClient")
 
@@ -137,9 +136,6 @@ class MetaClient:
                                "hoodie.datasource.write.drop.partition.columns",
                                "hoodie.database.", "hoodie.populate.meta.fields",
                                "hoodie.keygen.timebased.", "hoodie.compaction.payload.class")):  # fmt: skip
-                why = _UNWRITABLE.get(key)
-                if why is not None and value.lower() == "true":
-                    raise ConfigError(f"{key}=true is not supported: {why}")
                 props[key] = value
         if not props.get(TableOptions.RECORDKEY_FIELDS.key):
             props.pop(TableOptions.RECORDKEY_FIELDS.key, None)  # no key fields: Hudi writes none
@@ -151,7 +147,10 @@ class MetaClient:
             props[TableOptions.CREATE_SCHEMA.key] = to_create_schema_json(arrow_to_avro(schema, name))
         props[TableOptions.TYPE.key] = ttype
         props[TableOptions.VERSION.key] = "6"
-        TableConfig(props).check_dropped_columns()
+        if HoodieConfig(props).get(TableOptions.CDC_ENABLED):  # as Apache Hudi writes it
+            mode = props.get(TableOptions.CDC_LOGGING_MODE.key, str(TableOptions.CDC_LOGGING_MODE.default))
+            props[TableOptions.CDC_LOGGING_MODE.key] = mode.upper()
+        TableConfig(props).check_writable()
         meta = f"{base}/{META_FOLDER}"
         config = TableConfig.create(storage, meta, props)
         for sub in _SKELETON:

@@ -52,13 +52,15 @@ class WriteStat:
     log_offset: int | None = None
     base_file: str | None = None
     log_files: list[str] | None = None
+    #: ``{CDC log file, from the base path: size}`` (``hoodie.table.cdc.enabled``)
+    cdc_stats: dict[str, int] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
             "fileId": self.file_id,
             "path": self.path,
-            "cdcStats": None,
+            "cdcStats": dict(self.cdc_stats) if self.cdc_stats else None,
             "prevCommit": self.prev_commit,
             "numWrites": self.num_writes,
             "numDeletes": self.num_deletes,
@@ -129,6 +131,7 @@ class WriteStat:
             log_offset=d.get("logOffset"),
             base_file=d.get("baseFile"),
             log_files=d.get("logFiles"),
+            cdc_stats={str(k): int(v) for k, v in d["cdcStats"].items()} if d.get("cdcStats") else None,
             extra={k: v for k, v in d.items() if k not in known},
         )
 

@@ -122,6 +122,7 @@ def reconcile_against_markers(table: MetaClient, instant: str, statuses: Iterabl
     for s in statuses:
         if s.stat.path:
             kept.add(s.stat.path.rsplit("/", 1)[-1])
+        kept.update(p.rsplit("/", 1)[-1] for p in s.stat.cdc_stats or ())
     ok_tokens = {t for n in kept if (t := _token_of(n)) is not None}
     markers = MarkerFiles(table.storage, table.meta_path, instant)
     storage = table.storage

@@ -215,6 +215,8 @@ def _requests_from_commit(table: MetaClient, inst: Instant) -> list[_Request]:
                                          log_blocks={f"{puri}/{name}": size}))  # fmt: skip
             elif name:
                 reqs.append(_Request(part, files_to_delete=[f"{puri}/{name}"]))
+            for cdc in stat.cdc_stats or ():  # the CDC log file beside a rewritten base file
+                reqs.append(_Request(part, files_to_delete=[f"{puri}/{cdc.rsplit('/', 1)[-1]}"]))
     return reqs
 
 
@@ -255,12 +257,15 @@ def _with_leftovers(
         for info in infos:
             if info.is_dir or info.name in known:
                 continue
-            base = BaseFileName.parse(info.name)
-            ours = base is not None and base.instant_time == x
+            base, log = BaseFileName.parse(info.name), LogFileName.parse(info.name)
+            # its base files, and its CDC log files (named by the instant that wrote them)
+            ours = (base is not None and base.instant_time == x) or (
+                log is not None and log.cdc and log.base_instant == x
+            )
             empty = (
                 temp_age_s is not None
                 and info.size == 0
-                and (base is not None or LogFileName.parse(info.name) is not None)
+                and (base is not None or log is not None)
                 and info.stale(temp_age_s, now)
             )
             if ours or empty:

@@ -44,6 +44,7 @@ from hudi_core.write.buffer import WriteBuffer
 from hudi_core.write.clustering import reject_clustered_updates
 from hudi_core.write.dedupe import deduplicate
 from hudi_core.write.handles.append import append_to_file_group
+from hudi_core.write.handles.cdc import ChangeLog
 from hudi_core.write.handles.context import TaskAttempt, WriteContext, WriteStatus
 from hudi_core.write.handles.create import write_new_file
 from hudi_core.write.handles.merge import merge_file_group
@@ -348,9 +349,18 @@ class StreamWriter:
         ctx = self.ctx
         self._roll_insert_file(part, fid)
         prev = self._written.get((part, fid))
+        prior = self.statuses[prev[0]] if prev else None
+        changes = prior.changes if prior is not None else None
+        log = ChangeLog.kept_by(ctx) if prior is not None else None
+        if prior is not None and log is not None:  # the changes of the file merged again
+            for cdc in prior.stat.cdc_stats or {}:  # (the new CDC log file holds them too)
+                ctx.storage.delete(f"{ctx.base_uri}/{cdc}")
+            if changes is None and prev is not None:  # a file the instant created: its rows are inserts
+                changes = log.inserted_rows_of(prev[1])
         statuses = merge_file_group(
-            ctx, part, fid, base, records, task_id=self._attempt(key), base_path=prev[1] if prev else None
-        )
+            ctx, part, fid, base, records, task_id=self._attempt(key), base_path=prev[1] if prev else None,
+            prior_changes=changes, keep_changes=True,
+        )  # fmt: skip
         if prev is None:
             for st in statuses:
                 self._collect(st)

@@ -203,6 +203,9 @@ class WriteStatus:
     inserted: int = 0
     updated: int = 0
     deleted: int = 0
+    #: a merge's change records on a table with CDC, where its caller asked to keep them (a
+    #: streamed write merges a group again: :func:`~hudi_core.write.handles.cdc.combine_changes`)
+    changes: pa.Table | None = None
 
 
 def meta_columns(

@@ -28,6 +28,7 @@ from hudi_core.schema.fields import field_type, field_values
 from hudi_core.table.file_names import BaseFileName
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.handles import parquet_out
+from hudi_core.write.handles.cdc import ChangeLog, combine_changes
 from hudi_core.write.handles.context import (
     TaskAttempt,
     WriteContext,
@@ -86,12 +87,18 @@ def merge_file_group(
     *,
     task_id: TaskAttempt | int,
     base_path: str | None = None,
+    prior_changes: pa.Table | None = None,
+    keep_changes: bool = False,
 ) -> list[WriteStatus]:
     """Rewrite the group's base file at ``base_instant`` (or the file at ``base_path``: a file this
     instant wrote earlier, when a streamed write merges the same group again) with ``records``.
 
     The old file is read batch by batch and each merged batch written as it is made, so memory
-    holds one batch of the old file (plus ``records`` and the output's keys for the bloom filter)."""
+    holds one batch of the old file (plus ``records`` and the output's keys for the bloom filter).
+
+    On a table with ``hoodie.table.cdc.enabled`` the merge's changes go into a CDC log file
+    beside the new base file (:mod:`~hudi_core.write.handles.cdc`); ``prior_changes``: those of
+    the merge that wrote ``base_path`` (they combine), ``keep_changes``: the status keeps them."""
     storage = ctx.storage
     base_path = base_path or _base_file_path(ctx, partition, file_id, base_instant)
     if base_path is None:
@@ -136,7 +143,14 @@ def merge_file_group(
         num_inserts=state.inserted, total_write_bytes=res.size, file_size_in_bytes=res.size,
         runtime_stats={"totalScanTime": 0, "totalUpsertTime": 0, "totalCreateTime": 0},
     )  # fmt: skip
-    return [WriteStatus(stat, "MERGE", inserted=state.inserted, updated=state.updated, deleted=state.deleted)]
+    status = WriteStatus(stat, "MERGE", inserted=state.inserted, updated=state.updated, deleted=state.deleted)
+    if state.changes is not None:
+        changes = state.changes.records()
+        if prior_changes is not None:
+            changes = combine_changes(prior_changes, changes)
+        stat.cdc_stats = state.changes.write(partition, file_id, attempt, changes)
+        status.changes = changes if keep_changes else None
+    return [status]
 
 
 class _MergeState:
@@ -203,6 +217,8 @@ class _MergeState:
         self.carried = frozenset(() if plain else (n for n in carried if n != top))
         #: the types of the rows written so far (the old rows'): the new rows are encoded alike
         self.written: pa.Schema | None = None
+        #: what the merge changes, where the table keeps a change log
+        self.changes = ChangeLog.kept_by(ctx)
 
     def _new_rows(self, rows: np.ndarray) -> pa.Table:
         """Incoming ``rows`` as written: new commit time and seqnos, this file's name."""
@@ -219,7 +235,8 @@ class _MergeState:
         """One batch of the old file merged: kept rows and updates in the old order, deletes gone."""
         ctx = self.ctx
         old_data = conform_to_schema(old, ctx.schema, keep_dictionaries=True)
-        in_row = keymatch.index_in(_old_record_keys(ctx, old), self.keys)
+        old_keys = _old_record_keys(ctx, old)
+        in_row = keymatch.index_in(old_keys, self.keys)
         has_match = in_row >= 0
         in_idx = np.maximum(in_row, 0)
         wins = np.ones(old.num_rows, dtype=bool)
@@ -239,6 +256,8 @@ class _MergeState:
         self.deleted += int(drop.sum())
         if drop.any():
             self.growing.invalidate()
+            if self.changes is not None:
+                self.changes.add("d", old_keys.filter(pa.array(drop)), old_data.filter(pa.array(drop)), None)
         meta = [old.column(m) for m in META_FIELDS[:4]]
         batch = _assemble(meta[:2], old_data, ctx, keys=meta[2], parts=meta[3], name=self.name)
         self.written = batch.schema
@@ -256,6 +275,8 @@ class _MergeState:
             new_rows = coalesce_by_winner(
                 new_rows, old_data.take(pa.array(upd)), pa.array(wins[upd]), ctx.schema.names
             )
+        if self.changes is not None:
+            self.changes.add("u", old_keys.take(pa.array(upd)), old_data.take(pa.array(upd)), new_rows)
         # one take of the old rows and the new: each update in its old row's place, deletes gone
         n = old.num_rows
         rows = np.arange(n, dtype=np.int64)
@@ -270,6 +291,8 @@ class _MergeState:
         if self.written is not None:
             table = encoded_like(table, self.written)
         self.growing.add(table.column(META_FIELDS[2]).combine_chunks())
+        if self.changes is not None:
+            self.changes.add("i", table.column(META_FIELDS[2]).combine_chunks(), None, table)
         return table
 
 

@@ -1,0 +1,300 @@
+"""Change data capture queries: Apache Hudi's incremental query with
+``hoodie.datasource.query.incremental.format=cdc`` on a table with ``hoodie.table.cdc.enabled``.
+
+The answer has Hudi's four string columns: ``op`` (``i``, ``u``, ``d``), ``ts_ms`` (the instant
+of the change), ``before`` and ``after`` (the record as JSON, or null), one row per change of
+every data commit in ``(start, end]`` (compactions, clusterings and log compactions change no
+data and are skipped). Each write stat of a commit says where its changes are, as in Hudi's
+``HoodieCDCExtractor``:
+
+- a CDC log file (``cdcStats``; a COPY_ON_WRITE merge): its records. In the ``DATA_BEFORE_AFTER``
+  logging mode they hold both images; the other modes take what they lack from the base files
+  before (``prevCommit``) and after the write;
+- a new base file written by inserts alone: every row inserted;
+- a base file a ``delete`` emptied: every row of the file before it deleted;
+- a log file (MERGE_ON_READ): the file slice before the log file and with it, merged, compared
+  key by key: a key only after is inserted, only before deleted, in both and not the same
+  record (meta columns included: a record that lost to the stored one is none) updated;
+- a replace commit's replaced file groups (``insert_overwrite``, ``delete_partition``): every
+  row of their latest slice deleted.
+
+Images from a CDC log file are the records without meta columns, as Hudi writes them, in Avro's
+JSON rendering (``{"id": "a", "ts": 1}``, nulls kept); images read from files hold the meta
+columns (Hudi's reader renders those of base files compactly and without nulls, in no fixed key
+order: parse the JSON, do not compare the text).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import decimal
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core import keymatch
+from hudi_core.config.table import cdc_logging_mode
+from hudi_core.errors import ConfigError, HudiError
+from hudi_core.fs_view import FileSystemView
+from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
+from hudi_core.log.cdc import DATA_BEFORE, DATA_BEFORE_AFTER
+from hudi_core.log.format import BlockType
+from hudi_core.log.reader import read_log_file
+from hudi_core.read.keys import record_keys
+from hudi_core.read.merge import merge_file_slice
+from hudi_core.table.file_names import BaseFileName
+from hudi_core.table.meta_client import MetaClient
+from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
+from hudi_core.timeline.instant import Action, Instant
+
+__all__ = ["CDC_SCHEMA", "read_changes"]
+
+#: the answer's columns, as Hudi's Spark CDC relation declares them
+CDC_SCHEMA = pa.schema(
+    [("op", pa.string()), ("ts_ms", pa.string()), ("before", pa.string()), ("after", pa.string())]
+)
+
+#: operations that change data (Hudi's ``WriteOperationType.isDataChange``)
+_DATA_CHANGES = frozenset({
+    "insert", "insert_prepped", "upsert", "upsert_prepped", "bulk_insert", "bulk_insert_prepped",
+    "delete", "delete_prepped", "delete_partition", "insert_overwrite", "insert_overwrite_table", "bootstrap",
+})  # fmt: skip
+_DELETES = frozenset({"delete", "delete_prepped"})
+
+
+def read_changes(table: MetaClient, start: str, end: str | None = None) -> pa.Table:
+    """The changes of the data commits in ``(start, end]`` (``end``: the latest instant)."""
+    mode = cdc_logging_mode(table.config)
+    if mode is None:
+        raise ConfigError(
+            f"table {table.config.name!r} keeps no change log (hoodie.table.cdc.enabled is not true): "
+            "a CDC query needs it set when the table was created"
+        )
+    timeline = table.timeline
+    commits = [i for i in timeline.completed_commits()
+               if start < i.timestamp and (end is None or i.timestamp <= end)]  # fmt: skip
+    view = FileSystemView(table, timeline=timeline)
+    done = [i.timestamp for i in timeline.completed_commits()]
+    pieces: list[pa.Table] = []
+    for inst in commits:
+        meta = CommitMetadata.from_json(timeline.read_details(inst))
+        if meta.operation_type.lower() not in _DATA_CHANGES:
+            continue
+        before = max((t for t in done if t < inst.timestamp), default=None)
+        changes = _Changes(table, view, inst, meta.operation_type.lower(), mode, before)
+        for part, stats in meta.partition_to_write_stats.items():
+            for stat in stats:
+                pieces.extend(changes.of_stat(part, stat))
+        if inst.action == Action.REPLACE_COMMIT:
+            for part, file_ids in (meta.partition_to_replace_file_ids or {}).items():
+                pieces.extend(changes.of_replaced(part, set(file_ids)))
+    return pa.concat_tables(pieces) if pieces else CDC_SCHEMA.empty_table()
+
+
+@dataclass(frozen=True)
+class _Changes:
+    """The changes of one commit, write stat by write stat (``prev``: the completed instant
+    before it, whose slices a replace commit's deletes are read from)."""
+
+    table: MetaClient
+    view: FileSystemView
+    inst: Instant
+    operation: str
+    mode: str
+    prev: str | None
+
+    def _uri(self, partition: str, name: str) -> str:
+        base = self.table.partition_uri(partition) if partition else self.table.base_uri
+        return f"{base}/{name.rsplit('/', 1)[-1]}"
+
+    def _answer(self, op: pa.Array, before: pa.Array, after: pa.Array) -> pa.Table:
+        ts = pa.repeat(pa.scalar(self.inst.timestamp), len(op))
+        return pa.Table.from_arrays([op, ts, before, after], schema=CDC_SCHEMA)
+
+    def _all(self, op: str, rows: pa.Table, *, before: bool, compact: bool = True) -> pa.Table:
+        n = rows.num_rows
+        images, nulls = _json(rows, compact=compact), pa.nulls(n, pa.string())
+        return self._answer(
+            pa.repeat(pa.scalar(op), n), images if before else nulls, nulls if before else images
+        )
+
+    def _base_rows(self, partition: str, name: str, instant: str) -> pa.Table:
+        base = BaseFile.from_path(self._uri(partition, name), 0)
+        if base is None:
+            raise HudiError(f"{name} is not a base file name")
+        return merge_file_slice(self.table, FileSlice(partition, base.file_id, instant, base), as_of=instant)
+
+    def _prev_base(self, partition: str, file_id: str, instant: str) -> str:
+        for group in self.view.file_groups(partition):
+            for s in group.slices:
+                if group.file_id == file_id and s.base_instant == instant and s.base_file is not None:
+                    return s.base_file.name
+        raise HudiError(
+            f"the base file of file group {file_id} at {instant} in {partition!r}, which a CDC query of "
+            f"{self.inst.timestamp} reads, is gone (cleaned)"
+        )
+
+    def of_stat(self, partition: str, stat: WriteStat) -> Iterator[pa.Table]:
+        name = (stat.path or "").rsplit("/", 1)[-1]
+        if stat.cdc_stats:
+            yield self._logged(partition, stat)
+        elif BaseFileName.parse(name) is not None:
+            if self.operation in _DELETES and stat.num_writes == 0 and stat.num_deletes:
+                old = self._prev_base(partition, stat.file_id, stat.prev_commit)
+                yield self._all("d", self._base_rows(partition, old, stat.prev_commit), before=True)
+            elif stat.num_update_writes == 0 and stat.num_writes == stat.num_inserts:
+                yield self._all("i", self._base_rows(partition, name, self.inst.timestamp), before=False)
+            else:
+                raise HudiError(
+                    f"{stat.path} of {self.inst.timestamp} rewrote a base file with updates or deletes but "
+                    "no CDC log file lists them (Apache Hudi: 'There should be a cdc log file')"
+                )
+        elif name:
+            yield self._log_file(partition, stat, name)
+
+    def of_replaced(self, partition: str, file_ids: set[str]) -> Iterator[pa.Table]:
+        if self.prev is None:
+            return
+        for group in self.view.file_groups(partition, as_of=self.prev):
+            latest = group.latest_slice() if group.file_id in file_ids else None
+            if latest is not None and not latest.is_empty:
+                yield self._all("d", merge_file_slice(self.table, latest, as_of=self.prev), before=True)
+
+    def _logged(self, partition: str, stat: WriteStat) -> pa.Table:
+        """AS_IS: the records of the stat's CDC log files (in version order)."""
+        storage = self.table.storage
+        records = []
+        for path in sorted(stat.cdc_stats or (), key=_log_version):
+            for block in read_log_file(storage, f"{self.table.base_uri}/{path}"):
+                if block.block_type is BlockType.CDC_DATA:
+                    records.append(block.records())
+        if not records:
+            return CDC_SCHEMA.empty_table()
+        rows = pa.concat_tables(records, promote_options="default")
+        op = rows.column("op").combine_chunks()
+        if self.mode == DATA_BEFORE_AFTER:
+            return self._answer(op, _json_images(rows.column("before")), _json_images(rows.column("after")))
+        keys = rows.column("record_key").combine_chunks()
+        new = self._base_rows(partition, stat.path or "", self.inst.timestamp)
+        after = _by_key(keys, new, self.table)
+        if self.mode == DATA_BEFORE:
+            before = _json_images(rows.column("before"))
+        else:  # OP_KEY_ONLY: both images from the files
+            old = self._prev_base(partition, stat.file_id, stat.prev_commit)
+            before = _by_key(keys, self._base_rows(partition, old, stat.prev_commit), self.table)
+        is_delete = pc.equal(op, "d")
+        return self._answer(op, before, pc.if_else(is_delete, pa.nulls(len(op), pa.string()), after))
+
+    def _log_file(self, partition: str, stat: WriteStat, name: str) -> pa.Table:
+        """LOG_FILE: the slice before the log file and with it, compared key by key."""
+        base = BaseFile.from_path(self._uri(partition, stat.base_file), 0) if stat.base_file else None
+        others = [n for n in (stat.log_files or []) if n.rsplit("/", 1)[-1] != name]
+        logs = [lf for n in others if (lf := LogFile.from_path(self._uri(partition, n), 0)) is not None]
+        this = LogFile.from_path(self._uri(partition, name), 0)
+        if this is None:
+            return CDC_SCHEMA.empty_table()
+        at = self.inst.timestamp
+        earlier = FileSlice(partition, stat.file_id, stat.prev_commit, base).with_logs(tuple(logs))
+        old = merge_file_slice(self.table, earlier, as_of=at) if not earlier.is_empty else None
+        new = merge_file_slice(self.table, earlier.with_logs((*logs, this)), as_of=at)
+        if old is None:
+            return self._all("i", new, before=False, compact=False)
+        new_keys = pa.chunked_array(record_keys(new, self.table.config)).combine_chunks().cast(pa.string())
+        old_keys = pa.chunked_array(record_keys(old, self.table.config)).combine_chunks().cast(pa.string())
+        in_old = keymatch.index_in(new_keys, old_keys)
+        matched = in_old >= 0
+        old_rows = old.take(pa.array(in_old[matched]))
+        new_rows = new.filter(pa.array(matched))
+        changed = ~_same_rows(old_rows, new_rows)
+        inserted = new.filter(pa.array(~matched))
+        deleted = old.filter(pa.array(keymatch.index_in(old_keys, new_keys) < 0))
+        updated_old, updated_new = old_rows.filter(pa.array(changed)), new_rows.filter(pa.array(changed))
+        n = updated_new.num_rows
+        updates = self._answer(pa.repeat(pa.scalar("u"), n), _json(updated_old), _json(updated_new))
+        return pa.concat_tables([
+            self._answer(pa.repeat(pa.scalar("i"), inserted.num_rows), pa.nulls(inserted.num_rows, pa.string()), _json(inserted)),
+            updates,
+            self._answer(pa.repeat(pa.scalar("d"), deleted.num_rows), _json(deleted), pa.nulls(deleted.num_rows, pa.string())),
+        ])  # fmt: skip
+
+
+def _log_version(path: str) -> tuple[int, str]:
+    from hudi_core.table.file_names import LogFileName
+
+    parsed = LogFileName.parse(path.rsplit("/", 1)[-1])
+    return (parsed.version, parsed.write_token or "") if parsed is not None else (0, path)
+
+
+def _by_key(keys: pa.Array, rows: pa.Table, table: MetaClient) -> pa.Array:
+    """The JSON image of each key's row in ``rows`` (null where it has none)."""
+    stored = pa.chunked_array(record_keys(rows, table.config)).combine_chunks().cast(pa.string())
+    at = keymatch.index_in(keys.cast(pa.string()), stored)
+    found = at >= 0
+    images = (
+        _json(rows.take(pa.array(np.maximum(at, 0))), compact=True)
+        if rows.num_rows
+        else pa.nulls(len(keys), pa.string())
+    )
+    return pc.if_else(pa.array(found), images, pa.nulls(len(keys), pa.string()))
+
+
+def _same_rows(a: pa.Table, b: pa.Table) -> np.ndarray:
+    """Per row, whether ``a`` and ``b`` (the same columns) hold the same values."""
+    same = np.ones(a.num_rows, dtype=bool)
+    for name in a.column_names:
+        x, y = a.column(name).combine_chunks(), b.column(name).combine_chunks()
+        if pa.types.is_dictionary(x.type):
+            x = x.dictionary_decode()
+        if pa.types.is_dictionary(y.type):
+            y = y.dictionary_decode()
+        if pa.types.is_nested(x.type) or x.type != y.type:
+            same &= np.array([p == q for p, q in zip(x.to_pylist(), y.to_pylist(), strict=True)], dtype=bool)
+            continue
+        eq = pc.fill_null(pc.equal(x, y), False).to_numpy(zero_copy_only=False)
+        both_null = pc.is_null(x).to_numpy(zero_copy_only=False) & pc.is_null(y).to_numpy(
+            zero_copy_only=False
+        )
+        same &= eq | both_null
+    return same
+
+
+def _json_images(images: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """A CDC record's images as Avro renders a record, nulls kept (an absent image too: the text
+    ``null``, as Hudi answers it)."""
+    col = images.combine_chunks() if isinstance(images, pa.ChunkedArray) else images
+    return pa.array([_dumps(v, compact=False) for v in col.to_pylist()], pa.string())
+
+
+def _json(rows: pa.Table, *, compact: bool = False) -> pa.Array:
+    """Each row as JSON: compact without nulls (Hudi's rendering of rows it reads from base
+    files), else as Avro renders a record."""
+    return pa.array([_dumps(r, compact=compact) for r in rows.to_pylist()], pa.string())
+
+
+def _dumps(record: dict[str, Any] | None, *, compact: bool) -> str:
+    if compact and record is not None:
+        record = {k: v for k, v in record.items() if v is not None}
+        return json.dumps(record, separators=(",", ":"), ensure_ascii=False, default=_plain)
+    return json.dumps(record, ensure_ascii=False, default=_plain)
+
+
+def _plain(value: Any) -> Any:
+    """A value JSON has no type for, as Avro's records hold it."""
+    if isinstance(value, _dt.datetime):
+        epoch = _dt.datetime(1970, 1, 1, tzinfo=value.tzinfo)
+        return (value - epoch) // _dt.timedelta(microseconds=1)
+    if isinstance(value, _dt.date):
+        return (value - _dt.date(1970, 1, 1)).days
+    if isinstance(value, _dt.time):
+        return (value.hour * 3600 + value.minute * 60 + value.second) * 1_000_000 + value.microsecond
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    return str(value)

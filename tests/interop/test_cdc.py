@@ -1,0 +1,96 @@
+"""Tables with ``hoodie.table.cdc.enabled=true``: Apache Hudi's CDC query over our writes.
+
+Hudi's CDC query (``hoodie.datasource.query.incremental.format=cdc``) answers each data commit's
+changes: from the CDC log file a COPY_ON_WRITE merge writes beside its new base file, and by
+inference for new file groups, replaced ones and MERGE_ON_READ log files. Until 2026-12-07 our
+writers refused such tables, because they wrote no CDC log file, and Hudi's query fails on a
+rewritten base file without one. Here a table Hudi creates takes writes from our local engine
+and ``hudi_spark.write`` between Hudi's own, beside a twin table only Hudi writes: Hudi's CDC
+query answers the same changes on both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hudi_core import HudiTable
+from runner import CDC_QUERY, cdc_changes
+from workloads import table_options
+
+pytestmark = pytest.mark.interop
+
+
+def _options(table_type: str, operation: str, **more: str) -> dict[str, str]:
+    return table_options("cdc", table_type, operation, {"hoodie.table.cdc.enabled": "true", **more})
+
+
+def _rows(ids: list[str], p: str, ts: int) -> pa.Table:
+    n = len(ids)
+    return pa.table({"id": ids, "p": [p] * n, "ts": pa.array([ts] * n, pa.int64()),
+                     "v": [f"{i}@{ts}" for i in ids]})  # fmt: skip
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_hudi_reads_the_changes_of_our_writes_as_of_its_own(
+    hudi: Any, spark: Any, tmp_path: Path, table_type: str
+) -> None:
+    """Steps: Hudi inserts; an upsert (an update, a new key: COW packs it into the small file,
+    whose merge logs it); an upsert through ``hudi_spark.write``; a delete; Hudi upserts. Ours
+    writes steps 2-4 (then, MOR, our compaction, which Hudi's query skips), Hudi writes all of
+    them on the twin: Hudi's CDC answers are the same, and so are the snapshots."""
+    import hudi_spark
+
+    oracle = hudi.oracle
+    ours, twin = str(tmp_path / "ours"), str(tmp_path / "twin")
+    first = pa.concat_tables([_rows(["a", "b", "c"], "sf", 1), _rows(["d"], "la", 1)])
+    steps = [
+        ("insert", first),
+        ("upsert", pa.concat_tables([_rows(["a", "e"], "sf", 2)])),
+        ("upsert", pa.concat_tables([_rows(["b"], "sf", 3), _rows(["f"], "la", 3)])),
+        ("delete", _rows(["c"], "sf", 4)),
+        ("upsert", pa.concat_tables([_rows(["a", "g"], "sf", 5), _rows(["d"], "la", 5)])),
+    ]
+    for op, rows in steps:
+        oracle.write(twin, rows, _options(table_type, op))
+    oracle.write(ours, steps[0][1], _options(table_type, "insert"))
+    HudiTable.open(ours).upsert(steps[1][1], options=_options(table_type, "upsert"))
+    hudi_spark.write(spark.createDataFrame(steps[2][1]), ours, operation="upsert",
+                     options=_options(table_type, "upsert"))  # fmt: skip
+    HudiTable.open(ours).delete(steps[3][1], options=_options(table_type, "delete"))
+    if table_type == "MERGE_ON_READ":
+        assert HudiTable.open(ours).compact()
+    oracle.write(ours, steps[4][1], _options(table_type, "upsert"))
+    if table_type == "COPY_ON_WRITE":
+        assert list(Path(ours).rglob(".*.cdc")), "our merges wrote CDC log files"
+
+    expected = cdc_changes(oracle.read(twin, CDC_QUERY))
+    assert cdc_changes(oracle.read(ours, CDC_QUERY)) == expected
+    # our CDC reader answers as Hudi's query, on either table
+    for path in (ours, twin):
+        assert cdc_changes(HudiTable.open(path).read_changes()) == expected, path
+    ops = [(n, op) for n, op, *_ in expected]
+    assert ops.count((3, "d")) == 1 and (1, "u") in ops and (1, "i") in ops  # what the twin answered
+    snapshot = {"hoodie.datasource.query.type": "snapshot"}
+    columns = ["id", "p", "ts", "v"]
+    assert sorted(oracle.read(ours, snapshot).select(columns).to_pylist(), key=str) == sorted(
+        oracle.read(twin, snapshot).select(columns).to_pylist(), key=str
+    )
+
+
+def test_hudi_reads_the_changes_of_our_insert_into_a_small_file(hudi: Any, tmp_path: Path) -> None:
+    """Hudi's own ``insert`` into a small file (duplicates allowed: its concat handle) writes no CDC
+    log file, and its CDC query then fails on the rewritten file ("There should be a cdc log
+    file"). Ours writes one: the query answers the new keys as inserts, and our delete of an old
+    one after it as a delete."""
+    oracle, path = hudi.oracle, str(tmp_path / "t")
+    oracle.write(path, _rows(["a", "b"], "sf", 1), _options("COPY_ON_WRITE", "insert"))
+    HudiTable.open(path).insert(_rows(["c", "d"], "sf", 2), options=_options("COPY_ON_WRITE", "insert"))
+    HudiTable.open(path).delete(_rows(["a"], "sf", 3), options=_options("COPY_ON_WRITE", "delete"))
+    got = cdc_changes(oracle.read(path, CDC_QUERY))
+    assert cdc_changes(HudiTable.open(path).read_changes()) == got
+    assert [(n, op, (after or before)[0][1]) for n, op, before, after in got] == [  # type: ignore[index]
+        (0, "i", "a"), (0, "i", "b"), (1, "i", "c"), (1, "i", "d"), (2, "d", "a"),
+    ]  # fmt: skip
