@@ -283,3 +283,50 @@ def test_sql_over_a_temporary_view_and_create_table_refused_clearly(spark: Any, 
         assert [r.k for r in got] == expected
     with pytest.raises(Exception, match=r"CREATE TABLE \.\.\. USING hudi: .*CREATE TEMPORARY VIEW"):
         session.sql(f"CREATE TABLE trips_catalog USING hudi LOCATION '{path}'")
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_cdc_queries_answer_core_read_changes(spark: Any, tmp_path: Path, collected: Any, table_type: str) -> None:
+    """``hoodie.datasource.query.incremental.format=cdc`` on a table with
+    ``hoodie.table.cdc.enabled``: ``hudi_spark.read``, ``format("hudi")`` through the Data Source
+    API and a ``readStream`` answer core's ``read_changes`` (op, ts_ms, before, after); the
+    stream a micro-batch of each commit's changes. Before, the option was ignored and the
+    answer was the commits' records as they stand."""
+    import hudi_spark
+    from hudi_core import HudiTable
+
+    path = str(tmp_path / "t")
+    t = HudiTable.create(path, name="t", table_type=table_type, record_key_fields="id", partition_fields="city",
+                         ordering_field="ts", options={"hoodie.table.cdc.enabled": "true"})  # fmt: skip
+
+    def rows(ids: list[str], ts: int) -> pa.Table:
+        return pa.table({"id": ids, "city": ["sf"] * len(ids), "ts": [ts] * len(ids), "v": [f"{i}{ts}" for i in ids]})
+
+    t.bulk_insert(rows(["a", "b"], 1))
+    first = t.timeline.completed_commits().last().timestamp  # type: ignore[union-attr]
+    t.upsert(rows(["a", "c"], 2))
+    t.delete(rows(["b"], 3))
+    expected = _rows_of(t.read_changes())
+    assert [r[0] for r in expected] == ["d", "i", "i", "i", "u"]
+    opts = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": "000",
+            "hoodie.datasource.query.incremental.format": "cdc"}  # fmt: skip
+    assert _rows_of(collected(hudi_spark.read(spark, path, opts))) == expected
+    source = spark.read.format("hudi").options(**opts, **DATA_SOURCE).load(path)
+    assert source.columns == ["op", "ts_ms", "before", "after"]
+    assert _rows_of(collected(source)) == expected
+    later = {**opts, "hoodie.datasource.read.begin.instanttime": first}
+    assert _rows_of(collected(hudi_spark.read(spark, path, later))) == _rows_of(t.read_changes(first))
+    got: list[pa.Table] = []
+    stream = spark.readStream.format("hudi").option("hoodie.datasource.query.incremental.format", "cdc").load(path)
+    query = (
+        stream.writeStream.foreachBatch(lambda df, _: got.append(df.toArrow()))
+        .option("checkpointLocation", str(tmp_path / "cp"))
+        .trigger(availableNow=True)
+        .start()
+    )  # fmt: skip
+    query.awaitTermination()
+    assert _rows_of(pa.concat_tables(got)) == expected
+
+
+def _rows_of(t: pa.Table) -> list[tuple[Any, ...]]:
+    return sorted((tuple(r.values()) for r in t.select(["op", "ts_ms", "before", "after"]).to_pylist()), key=repr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -264,22 +265,28 @@ CDC_QUERY = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.r
              "hoodie.datasource.query.incremental.format": "cdc"}  # fmt: skip
 
 
-def cdc_changes(cdc: pa.Table) -> list[tuple[Any, ...]]:
+def cdc_changes(cdc: pa.Table, replaces: set[str] | frozenset[str] = frozenset()) -> list[tuple[Any, ...]]:
     """Hudi's CDC rows as sorted (commit ordinal, op, before, after), the images without meta
     columns (which name files and seqnos), as sorted items: comparable between two tables that
-    took the same writes."""
+    took the same writes. The deletes of the ``replaces`` instants (replace commits) are counted,
+    one ``(ordinal, "d", count)``: Apache Hudi 0.15 answers a replaced file group's rows with one
+    row's image for all of them (docs/interop.md, "Hudi quirks")."""
     ordinal = {ts: n for n, ts in enumerate(sorted(set(cdc.column("ts_ms").to_pylist())))}
 
     def image(text: str | None) -> tuple[Any, ...] | None:
         value = None if text is None else json.loads(text)
-        return (
-            None
-            if value is None
-            else tuple(sorted((k, v) for k, v in value.items() if not k.startswith("_hoodie")))
-        )
+        if value is None:
+            return None
+        return tuple(sorted((k, v) for k, v in value.items() if not k.startswith("_hoodie")))
 
-    rows = ((ordinal[r["ts_ms"]], r["op"], image(r["before"]), image(r["after"])) for r in cdc.to_pylist())
-    return sorted(rows, key=repr)
+    rows: list[tuple[Any, ...]] = []
+    replaced: Counter[int] = Counter()
+    for r in cdc.to_pylist():
+        if r["op"] == "d" and r["ts_ms"] in replaces:
+            replaced[ordinal[r["ts_ms"]]] += 1
+        else:
+            rows.append((ordinal[r["ts_ms"]], r["op"], image(r["before"]), image(r["after"])))
+    return sorted(rows, key=repr) + [(n, "d", count) for n, count in sorted(replaced.items())]
 
 
 #: queries Apache Hudi 0.15 fails on its own tables (its error, then why we still answer)

@@ -22,7 +22,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStrea
 
 from hudi_spark.compat import arrow_schema, spark_schema
 from hudi_spark.options import ReadOptions
-from hudi_spark.reading import ReadSpec, plan_groups, read_schema, read_slices
+from hudi_spark.reading import ReadSpec, plan_groups, read_changes, read_schema, read_slices
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -42,6 +42,13 @@ class SlicePartition(InputPartition):
         return tuple(self.value)
 
 
+class ChangesPartition(InputPartition):
+    """The one input partition of a CDC query: the changes of the commits in ``(start, end]``."""
+
+    def __init__(self, start: str | None, end: str | None) -> None:
+        super().__init__((start, end))
+
+
 class HudiReader(DataSourceReader):
     """The batch reader. It takes no filters (``pushFilters``): PySpark 4.1-4.3 keep the read
     that filter pushdown planned on the relation, shared by every query of the DataFrame, and a
@@ -56,10 +63,14 @@ class HudiReader(DataSourceReader):
     def partitions(self) -> Sequence[InputPartition]:
         # core's splits: the query resolved once (schema, commits, projection); snapshot slices
         # already merge across a pending compaction
+        if self.spec.changes:
+            return [ChangesPartition(self.spec.start, self.spec.end)]
         groups = plan_groups(self.spec, self.arrow_schema.names)
         return [SlicePartition(g) for g in groups] or [SlicePartition([])]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        if isinstance(partition, ChangesPartition):
+            return read_changes(self.spec, *partition.value)
         assert isinstance(partition, SlicePartition)
         return read_slices(self.spec, partition.slices, self.arrow_schema)
 
@@ -100,6 +111,8 @@ class HudiStreamReader(DataSourceStreamReader):
     def partitions(self, start: dict[str, str], end: dict[str, str]) -> Sequence[InputPartition]:
         if start["instant"] >= end["instant"]:
             return []
+        if self.spec.changes:  # a CDC stream: each micro-batch the changes of its commits
+            return [ChangesPartition(start["instant"], end["instant"])]
         groups = plan_groups(
             self.spec, self.batch.arrow_schema.names, start=start["instant"], end=end["instant"]
         )

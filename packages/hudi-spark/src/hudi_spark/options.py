@@ -16,6 +16,11 @@ class ReadOptions:
     AS_OF_INSTANT = _r("as.of.instant", None, "Time travel: the snapshot as of this instant.")
     BEGIN_INSTANT = _r("hoodie.datasource.read.begin.instanttime", None, "Incremental: start (exclusive).")
     END_INSTANT = _r("hoodie.datasource.read.end.instanttime", None, "Incremental: end (inclusive).")
+    INCREMENTAL_FORMAT = _r(
+        "hoodie.datasource.query.incremental.format", "latest_state",
+        "Incremental: latest_state (the records the commits wrote, as they stand) or cdc (the changes "
+        "of a table with hoodie.table.cdc.enabled: op, ts_ms, before, after; core's read_changes).",
+    )  # fmt: skip
     COLUMNS = _r("hoodie.datasource.read.columns", None, "Comma-separated columns to read (pruning).")
     MERGE_TYPE = _r(
         "hoodie.datasource.merge.type", "payload_combine",

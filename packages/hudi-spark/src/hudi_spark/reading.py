@@ -61,6 +61,8 @@ class ReadSpec:
     end: str | None
     columns: tuple[str, ...] | None
     options: dict[str, str] = field(default_factory=dict)
+    #: an incremental query's answer is the commits' changes (``incremental.format=cdc``)
+    changes: bool = False
 
     @classmethod
     def from_options(cls, options: Any) -> ReadSpec:
@@ -101,7 +103,13 @@ class ReadSpec:
             )
         cols = lower.get(ReadOptions.COLUMNS.key)
         columns = tuple(c.strip() for c in cols.split(",") if c.strip()) if cols else None
-        return cls(base, qtype, as_of, start, end, columns, dict(conf.items()))
+        fmt = str(lower.get(ReadOptions.INCREMENTAL_FORMAT.key, ReadOptions.INCREMENTAL_FORMAT.default)).lower()
+        if fmt not in ("latest_state", "cdc"):
+            raise ConfigError(f"{ReadOptions.INCREMENTAL_FORMAT.key}={fmt!r} is not latest_state or cdc")
+        # Hudi's batch reads take the option for incremental queries alone; its streaming source
+        # whatever the query type: a read that names no query type is a CDC query (a stream's)
+        changes = fmt == "cdc" and (qtype == "incremental" or ReadOptions.QUERY_TYPE.key not in lower)
+        return cls(base, qtype, as_of, start, end, columns, dict(conf.items()), changes)
 
     def open_table(self) -> HudiTable:
         from hudi_core import HudiTable
@@ -145,6 +153,10 @@ def read_schema(spec: ReadSpec, table: HudiTable | None = None) -> pa.Schema:
     ``hoodie.datasource.read.columns`` when given (``table``: the table opened, else opened here)."""
     from hudi_core.read import incremental_schema_instant
 
+    if spec.changes:
+        from hudi_core.read.cdc import CDC_SCHEMA
+
+        return CDC_SCHEMA
     table = table or spec.open_table()
     as_of = spec.as_of
     if spec.query_type == "incremental":
@@ -227,6 +239,16 @@ def read_slices(spec: ReadSpec, slices: Sequence[Any], schema: pa.Schema) -> Ite
                 yield from conform(data, schema).to_batches()
 
 
+def read_changes(spec: ReadSpec, start: str | None, end: str | None) -> Iterator[pa.RecordBatch]:
+    """The changes of the commits in ``(start, end]`` (core's ``read_changes``; in a task)."""
+    yield from spec.open_table().read_changes(start or "000", end).to_batches()
+
+
+def _changes_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec) -> Iterator[pa.RecordBatch]:
+    for _ in seeds:
+        yield from read_changes(spec, spec.start, spec.end)
+
+
 def _read_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec, groups: list[list[Any]],
                schema: pa.Schema) -> Iterator[pa.RecordBatch]:  # fmt: skip
     for seed in seeds:
@@ -296,6 +318,9 @@ def read_dataframe(
     with the filters core can take from the condition, and ``select`` of columns by name with
     those columns alone."""
     spec = ReadSpec.from_options({**options, "path": base_uri})
+    if spec.changes:  # a CDC query: one task reads the changes (their JSON is made row by row)
+        task = functools.partial(_changes_task, spec=spec)
+        return spark.range(0, 1, 1, 1).mapInArrow(task, spark_schema(read_schema(spec)))
     table = table or spec.open_table()
     with table.pinned_timeline(timeline) as timeline:
         schema = read_schema(spec, table)
