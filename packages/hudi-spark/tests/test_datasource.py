@@ -286,7 +286,9 @@ def test_sql_over_a_temporary_view_and_create_table_refused_clearly(spark: Any, 
 
 
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
-def test_cdc_queries_answer_core_read_changes(spark: Any, tmp_path: Path, collected: Any, table_type: str) -> None:
+def test_cdc_queries_answer_core_read_changes(
+    spark: Any, tmp_path: Path, collected: Any, table_type: str
+) -> None:
     """``hoodie.datasource.query.incremental.format=cdc`` on a table with
     ``hoodie.table.cdc.enabled``: ``hudi_spark.read``, ``format("hudi")`` through the Data Source
     API and a ``readStream`` answer core's ``read_changes`` (op, ts_ms, before, after); the
@@ -300,7 +302,9 @@ def test_cdc_queries_answer_core_read_changes(spark: Any, tmp_path: Path, collec
                          ordering_field="ts", options={"hoodie.table.cdc.enabled": "true"})  # fmt: skip
 
     def rows(ids: list[str], ts: int) -> pa.Table:
-        return pa.table({"id": ids, "city": ["sf"] * len(ids), "ts": [ts] * len(ids), "v": [f"{i}{ts}" for i in ids]})
+        return pa.table(
+            {"id": ids, "city": ["sf"] * len(ids), "ts": [ts] * len(ids), "v": [f"{i}{ts}" for i in ids]}
+        )
 
     t.bulk_insert(rows(["a", "b"], 1))
     first = t.timeline.completed_commits().last().timestamp  # type: ignore[union-attr]
@@ -317,7 +321,9 @@ def test_cdc_queries_answer_core_read_changes(spark: Any, tmp_path: Path, collec
     later = {**opts, "hoodie.datasource.read.begin.instanttime": first}
     assert _rows_of(collected(hudi_spark.read(spark, path, later))) == _rows_of(t.read_changes(first))
     got: list[pa.Table] = []
-    stream = spark.readStream.format("hudi").option("hoodie.datasource.query.incremental.format", "cdc").load(path)
+    stream = (
+        spark.readStream.format("hudi").option("hoodie.datasource.query.incremental.format", "cdc").load(path)
+    )
     query = (
         stream.writeStream.foreachBatch(lambda df, _: got.append(df.toArrow()))
         .option("checkpointLocation", str(tmp_path / "cp"))
@@ -329,4 +335,6 @@ def test_cdc_queries_answer_core_read_changes(spark: Any, tmp_path: Path, collec
 
 
 def _rows_of(t: pa.Table) -> list[tuple[Any, ...]]:
-    return sorted((tuple(r.values()) for r in t.select(["op", "ts_ms", "before", "after"]).to_pylist()), key=repr)
+    return sorted(
+        (tuple(r.values()) for r in t.select(["op", "ts_ms", "before", "after"]).to_pylist()), key=repr
+    )

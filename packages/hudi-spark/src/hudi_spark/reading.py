@@ -103,7 +103,9 @@ class ReadSpec:
             )
         cols = lower.get(ReadOptions.COLUMNS.key)
         columns = tuple(c.strip() for c in cols.split(",") if c.strip()) if cols else None
-        fmt = str(lower.get(ReadOptions.INCREMENTAL_FORMAT.key, ReadOptions.INCREMENTAL_FORMAT.default)).lower()
+        fmt = str(
+            lower.get(ReadOptions.INCREMENTAL_FORMAT.key, ReadOptions.INCREMENTAL_FORMAT.default)
+        ).lower()
         if fmt not in ("latest_state", "cdc"):
             raise ConfigError(f"{ReadOptions.INCREMENTAL_FORMAT.key}={fmt!r} is not latest_state or cdc")
         # Hudi's batch reads take the option for incremental queries alone; its streaming source
