@@ -24,8 +24,10 @@ from workloads import table_options
 pytestmark = pytest.mark.interop
 
 
-def _options(table_type: str, operation: str, **more: str) -> dict[str, str]:
-    return table_options("cdc", table_type, operation, {"hoodie.table.cdc.enabled": "true", **more})
+def _options(table_type: str, operation: str, mode: str = "DATA_BEFORE_AFTER") -> dict[str, str]:
+    return table_options("cdc", table_type, operation, {
+        "hoodie.table.cdc.enabled": "true", "hoodie.table.cdc.supplemental.logging.mode": mode,
+    })  # fmt: skip
 
 
 def _rows(ids: list[str], p: str, ts: int) -> pa.Table:
@@ -34,14 +36,19 @@ def _rows(ids: list[str], p: str, ts: int) -> pa.Table:
                      "v": [f"{i}@{ts}" for i in ids]})  # fmt: skip
 
 
-@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+@pytest.mark.parametrize(
+    ("table_type", "mode"),
+    [("COPY_ON_WRITE", "DATA_BEFORE_AFTER"), ("MERGE_ON_READ", "DATA_BEFORE_AFTER"),
+     ("COPY_ON_WRITE", "OP_KEY_ONLY"), ("COPY_ON_WRITE", "DATA_BEFORE")],
+)  # fmt: skip
 def test_hudi_reads_the_changes_of_our_writes_as_of_its_own(
-    hudi: Any, spark: Any, tmp_path: Path, table_type: str
+    hudi: Any, spark: Any, tmp_path: Path, table_type: str, mode: str
 ) -> None:
     """Steps: Hudi inserts; an upsert (an update, a new key: COW packs it into the small file,
     whose merge logs it); an upsert through ``hudi_spark.write``; a delete; Hudi upserts. Ours
     writes steps 2-4 (then, MOR, our compaction, which Hudi's query skips), Hudi writes all of
-    them on the twin: Hudi's CDC answers are the same, and so are the snapshots."""
+    them on the twin: Hudi's CDC answers are the same, and so are the snapshots, in each
+    supplemental logging mode (``OP_KEY_ONLY`` and ``DATA_BEFORE`` take images from the files)."""
     import hudi_spark
 
     oracle = hudi.oracle
@@ -54,16 +61,20 @@ def test_hudi_reads_the_changes_of_our_writes_as_of_its_own(
         ("delete", _rows(["c"], "sf", 4)),
         ("upsert", pa.concat_tables([_rows(["a", "g"], "sf", 5), _rows(["d"], "la", 5)])),
     ]
+
+    def opts(op: str) -> dict[str, str]:
+        return _options(table_type, op, mode)
+
     for op, rows in steps:
-        oracle.write(twin, rows, _options(table_type, op))
-    oracle.write(ours, steps[0][1], _options(table_type, "insert"))
-    HudiTable.open(ours).upsert(steps[1][1], options=_options(table_type, "upsert"))
-    hudi_spark.write(spark.createDataFrame(steps[2][1]), ours, operation="upsert",
-                     options=_options(table_type, "upsert"))  # fmt: skip
-    HudiTable.open(ours).delete(steps[3][1], options=_options(table_type, "delete"))
+        oracle.write(twin, rows, opts(op))
+    oracle.write(ours, steps[0][1], opts("insert"))
+    assert HudiTable.open(ours).config.to_dict()["hoodie.table.cdc.supplemental.logging.mode"] == mode
+    HudiTable.open(ours).upsert(steps[1][1], options=opts("upsert"))
+    hudi_spark.write(spark.createDataFrame(steps[2][1]), ours, operation="upsert", options=opts("upsert"))
+    HudiTable.open(ours).delete(steps[3][1], options=opts("delete"))
     if table_type == "MERGE_ON_READ":
         assert HudiTable.open(ours).compact()
-    oracle.write(ours, steps[4][1], _options(table_type, "upsert"))
+    oracle.write(ours, steps[4][1], opts("upsert"))
     if table_type == "COPY_ON_WRITE":
         assert list(Path(ours).rglob(".*.cdc")), "our merges wrote CDC log files"
 

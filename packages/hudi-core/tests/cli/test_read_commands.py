@@ -117,3 +117,28 @@ def test_read_filters_dates_times_and_decimals_written_as_text(tmp_path: Path) -
         assert main(["read", table, "--columns", "id", "--filter", expr, "--output", str(out)]) == 0
         assert sorted(pq.read_table(out).column("id").to_pylist()) == ids, expr
     assert main(["read", table, "--filter", "dateField>=April", "--output", str(tmp_path / "x.parquet")]) != 0
+
+
+def test_read_cdc_writes_the_changes(tmp_path: Path) -> None:
+    """``--query incremental --incremental-format cdc`` on a table created with
+    ``-o hoodie.table.cdc.enabled=true``: the changes (op, ts_ms, before, after) as parquet."""
+    import pyarrow as pa
+    from hudi_core import HudiTable
+
+    path = str(tmp_path / "t")
+    assert main(["create", path, "--name", "t", "--record-key", "id", "--ordering-field", "ts",
+                 "-o", "hoodie.table.cdc.enabled=true"]) == 0  # fmt: skip
+    t = HudiTable.open(path)
+    t.bulk_insert(pa.table({"id": ["a", "b"], "ts": [1, 1]}))
+    t.upsert(pa.table({"id": ["a"], "ts": [2]}))
+    out = tmp_path / "changes.parquet"
+    rc = main(["read", path, "--query", "incremental", "--incremental-format", "cdc", "--output", str(out)])
+    assert rc == 0
+    got = pq.read_table(out)
+    assert got.column_names == ["op", "ts_ms", "before", "after"]
+    assert sorted(got.column("op").to_pylist()) == ["i", "i", "u"]
+    update = next(r for r in got.to_pylist() if r["op"] == "u")
+    assert (json.loads(update["before"]), json.loads(update["after"])) == (
+        {"id": "a", "ts": 1},
+        {"id": "a", "ts": 2},
+    )

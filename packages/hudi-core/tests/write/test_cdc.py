@@ -18,7 +18,7 @@ import hudi_core.write.transaction as transaction_mod
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
-from hudi_core.errors import ConfigError
+from hudi_core.errors import ConfigError, HudiError
 from hudi_core.log.format import BlockType
 from hudi_core.log.reader import read_log_file
 from hudi_core.storage import storage_for
@@ -187,6 +187,10 @@ def test_rollbacks_and_the_cleaner_delete_the_cdc_files(
     t.clean()  # the cleaned slices' CDC files go with them
     left = {LogFileName.parse(f.name).base_instant for f in _cdc_files(tmp_path / "t")}  # type: ignore[union-attr]
     assert first not in left and len(left) == 2
+    with pytest.raises(HudiError, match="cleaner deleted"):  # the changes of cleaned commits are gone
+        t.read_changes()
+    kept = t.timeline.completed_commits().timestamps()[-3]
+    assert [r["op"] for r in t.read_changes(kept).to_pylist()] == ["u", "u"]
     assert sorted((r["id"], r["ts"]) for r in t.read().to_pylist()) == [("a", 7), ("b", 1)]
 
 

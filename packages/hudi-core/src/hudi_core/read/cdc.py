@@ -88,12 +88,18 @@ def read_changes(table: MetaClient, start: str, end: str | None = None) -> pa.Ta
             continue
         before = max((t for t in done if t < inst.timestamp), default=None)
         changes = _Changes(table, view, inst, meta.operation_type.lower(), mode, before)
-        for part, stats in meta.partition_to_write_stats.items():
-            for stat in stats:
-                pieces.extend(changes.of_stat(part, stat))
-        if inst.action == Action.REPLACE_COMMIT:
-            for part, file_ids in (meta.partition_to_replace_file_ids or {}).items():
-                pieces.extend(changes.of_replaced(part, set(file_ids)))
+        try:
+            for part, stats in meta.partition_to_write_stats.items():
+                for stat in stats:
+                    pieces.extend(changes.of_stat(part, stat))
+            if inst.action == Action.REPLACE_COMMIT:
+                for part, file_ids in (meta.partition_to_replace_file_ids or {}).items():
+                    pieces.extend(changes.of_replaced(part, set(file_ids)))
+        except FileNotFoundError as e:
+            raise HudiError(
+                f"the changes of commit {inst.timestamp} are in files the cleaner deleted ({e}); a CDC "
+                "query can start at the commits whose files hoodie.cleaner.commits.retained keeps"
+            ) from e
     return pa.concat_tables(pieces) if pieces else CDC_SCHEMA.empty_table()
 
 
@@ -135,10 +141,7 @@ class _Changes:
             for s in group.slices:
                 if group.file_id == file_id and s.base_instant == instant and s.base_file is not None:
                     return s.base_file.name
-        raise HudiError(
-            f"the base file of file group {file_id} at {instant} in {partition!r}, which a CDC query of "
-            f"{self.inst.timestamp} reads, is gone (cleaned)"
-        )
+        raise FileNotFoundError(f"the base file of file group {file_id} at {instant} in {partition!r}")
 
     def of_stat(self, partition: str, stat: WriteStat) -> Iterator[pa.Table]:
         name = (stat.path or "").rsplit("/", 1)[-1]

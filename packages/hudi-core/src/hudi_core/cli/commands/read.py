@@ -23,6 +23,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--start", default=None, metavar="T",
                    help="incremental: after instant T (exclusive; 000 for the beginning)")  # fmt: skip
     p.add_argument("--end", default=None, metavar="T", help="incremental: up to instant T (inclusive)")
+    p.add_argument("--incremental-format", default="latest_state", choices=["latest_state", "cdc"],
+                   help="incremental: the records the commits wrote, as they stand (latest_state), or "
+                        "their changes on a table with hoodie.table.cdc.enabled (cdc: op, ts_ms, before, "
+                        "after), Hudi's hoodie.datasource.query.incremental.format")  # fmt: skip
     p.add_argument("--columns", default=None, help="comma-separated columns to return")
     p.add_argument("--filter", action="append", default=[], metavar="EXPR",
                    help='"col=value", "col>=value", "col in (a,b)"... (repeatable, all must hold; '
@@ -71,8 +75,11 @@ def run(args: argparse.Namespace) -> int:
     table = HudiTable.open(args.base_uri)
     columns = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
     filters = [parse_filter(f) for f in args.filter]
-    result = table.read(args.query, as_of=args.as_of, start=args.start, end=args.end,
-                        columns=columns, filters=filters)  # fmt: skip
+    if args.query == "incremental" and args.incremental_format == "cdc":
+        result = table.read_changes(args.start or "000", args.end)
+    else:
+        result = table.read(args.query, as_of=args.as_of, start=args.start, end=args.end,
+                            columns=columns, filters=filters)  # fmt: skip
     if args.format == "table":
         _print_rows(result, args.limit)
         return 0
