@@ -64,3 +64,32 @@ def test_hudis_record_of_the_encoding_and_the_writers_own_choice_win(tmp_path: P
     )
     HudiTable.open(str(tmp_path / "t")).upsert(_batch(["a"], 4), options=BARE)
     assert _keys(tmp_path) == [("a", "a", 4), ("id:a", "a", 1), ("id:b", "b", 3)]
+
+
+@pytest.mark.parametrize("bare", [False, True])
+def test_virtual_keys_deletes_hold_and_take_either_encoding(tmp_path: Path, bare: bool) -> None:
+    """Without meta columns nothing stored tells the encoding: our delete blocks hold each key in
+    both forms, and our reader takes a delete block's keys in either form (``read.keys.delete_keys``),
+    whichever encoding this table's reads compute; each key is deleted once."""
+    from hudi_core.log.format import BlockType
+    from hudi_core.log.reader import read_log_file
+    from hudi_core.read.keys import delete_keys
+    from hudi_core.table.config import TableConfig
+
+    opts = {**COMPLEX, "hoodie.populate.meta.fields": "false", "hoodie.parquet.small.file.limit": "0",
+            **(BARE if bare else {})}  # fmt: skip
+    t = HudiTable.create(str(tmp_path / "t"), name="t", table_type="MERGE_ON_READ", record_key_fields="id",
+                         partition_fields="p", ordering_field="ts", options=opts)  # fmt: skip
+    t.bulk_insert(_batch(["a", "b", "c"], 1), options=opts)
+    t.delete(_batch(["a"], 2), options=opts)
+    blocks = [b for f in (tmp_path / "t" / "x").glob(".*.log.*")
+              for b in read_log_file(t.storage, str(f)) if b.block_type is BlockType.DELETE]  # fmt: skip
+    assert sorted(blocks[0].deletes().column("_hoodie_record_key").to_pylist()) == ["a", "id:a"]
+    config = TableConfig({**t.config.to_dict(), **(BARE if bare else {})})
+    mixed = pa.table({"_hoodie_record_key": ["b", "id:b", "id:c"], "_hoodie_partition_path": ["x"] * 3})
+    want = ["b", "c"] if bare else ["id:b", "id:c"]
+    assert sorted(delete_keys(mixed, config).column("_hoodie_record_key").to_pylist()) == want
+    assert sorted(HudiTable.open(str(tmp_path / "t"), options=opts).read().column("id").to_pylist()) == [
+        "b",
+        "c",
+    ]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_core.table.config import TableConfig
 
-__all__ = ["KEY_COLUMN", "record_keys"]
+__all__ = ["KEY_COLUMN", "delete_keys", "record_keys", "single_complex_key_field"]
 
 KEY_COLUMN = "_hoodie_record_key"
 
@@ -19,3 +21,39 @@ def record_keys(data: pa.Table, config: TableConfig) -> pa.ChunkedArray | pa.Arr
     from hudi_core.keygen import key_generator_for
 
     return key_generator_for(config).record_keys(data)
+
+
+def single_complex_key_field(config: TableConfig) -> str | None:
+    """The key field of a table without meta columns keyed by the complex key generator over one
+    field, else None. Such a table stores no key to tell its encoding by: Apache Hudi 0.14.1 and
+    0.15.0 compute its keys as the bare value (HUDI-7001), its other releases, and our readers
+    unless told otherwise, as ``<field>:<value>``; so the keys their delete blocks hold differ."""
+    if config.populate_meta_fields or not (config.keygen_class or "").endswith(".ComplexKeyGenerator"):
+        return None
+    fields = config.record_key_fields
+    return fields[0] if len(fields) == 1 else None
+
+
+def delete_keys(deletes: pa.Table, config: TableConfig) -> pa.Table:
+    """A delete block's keys (:meth:`~hudi_core.log.reader.LogBlock.deletes`) in the encoding
+    the table's readers compute its keys in: under :func:`single_complex_key_field`, a key of the
+    other encoding is turned into this one (each key once), so a delete written by any Hudi
+    release applies."""
+    field = single_complex_key_field(config)
+    if field is None or deletes.num_rows == 0:
+        return deletes
+    from hudi_core.keygen import key_generator_for
+
+    prefix = f"{field}:"
+    probe = key_generator_for(config).record_keys(pa.table({field: ["v"]}))
+    prefixed_here = str(probe[0]) == f"{prefix}v"
+    keys = deletes.column(KEY_COLUMN).combine_chunks().cast(pa.string())
+    has = pc.starts_with(keys, prefix)
+    if prefixed_here:
+        keys = pc.if_else(has, keys, pc.binary_join_element_wise(prefix, keys, ""))
+    else:
+        keys = pc.if_else(has, pc.utf8_slice_codeunits(keys, len(prefix)), keys)
+    out = deletes.set_column(deletes.column_names.index(KEY_COLUMN), KEY_COLUMN, keys)
+    rows = pa.table({"key": keys, "row": pa.array(np.arange(len(keys), dtype=np.int64))})
+    first = rows.group_by("key", use_threads=False).aggregate([("row", "min")]).column("row_min")
+    return out.take(pa.array(np.sort(first.to_numpy())))

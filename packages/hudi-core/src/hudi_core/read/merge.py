@@ -23,7 +23,7 @@ from hudi_core.fs_view.view import CommitSet, VisibleTimeline
 from hudi_core.read.align import align_table, decoded, encoded_like, identity, shared_runs
 from hudi_core.read.by_id import blocks_by_id, file_columns
 from hudi_core.read.files import iter_parquet, parquet_metadata, read_parquet
-from hudi_core.read.keys import KEY_COLUMN, record_keys
+from hudi_core.read.keys import KEY_COLUMN, delete_keys, record_keys
 from hudi_core.read.partial import merge_partial
 from hudi_core.schema.avro_schema import META_FIELDS, meta_arrow_fields
 from hudi_core.schema.fields import field_type
@@ -552,7 +552,7 @@ def _log_state(
     n_log = 0
     for block in blocks:
         if block.block_type == BlockType.DELETE:
-            events.append((True, block.deletes()))
+            events.append((True, delete_keys(block.deletes(), config)))
             continue
         records = align_table(block.records(), schema)
         if records.num_rows == 0:

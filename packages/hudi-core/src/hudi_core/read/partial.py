@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from hudi_core import keymatch
 from hudi_core.config.payload import order_type, ordering_values
 from hudi_core.read.align import align_table
-from hudi_core.read.keys import record_keys
+from hudi_core.read.keys import delete_keys, record_keys
 from hudi_core.schema.avro_schema import META_FIELDS
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def merge_partial(
     n_log = 0
     for block in blocks:
         if block.block_type == BlockType.DELETE:
-            state = apply_deletes(state, block.deletes(), ord_type)
+            state = apply_deletes(state, delete_keys(block.deletes(), table.config), ord_type)
             continue
         records = align_table(block.records(), schema)
         if records.num_rows == 0:

@@ -15,7 +15,9 @@ from hudi_core.config.write import WriteOptions
 from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.log.writer import LogWriter
+from hudi_core.read.keys import single_complex_key_field
 from hudi_core.schema.fields import field_values
+from hudi_core.table.config import TableConfig
 from hudi_core.table.file_names import BaseFileName, LogFileName
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.handles import parquet_out
@@ -81,6 +83,7 @@ def append_to_file_group(
             del content
         del table
     if deletes.num_rows:
+        deletes = _in_both_encodings(ctx, deletes)
         natural = deletes.column(NATURAL_DELETE).combine_chunks()
         if field_values(deletes, ctx.ordering_field) is None:
             natural = pa.array([True] * deletes.num_rows)
@@ -117,6 +120,34 @@ def append_to_file_group(
         log_version=res.version, log_offset=res.offset, base_file=base_name, log_files=log_names,
     )  # fmt: skip
     return [WriteStatus(stat, "APPEND", updated=n_up, deleted=n_del)]
+
+
+def _in_both_encodings(ctx: WriteContext, deletes: pa.Table) -> pa.Table:
+    """``deletes``, and on a table without meta columns keyed by the complex key generator over
+    one field the same deletes under the other key encoding too (``read.keys.delete_keys``): its
+    readers compute the keys bare (Apache Hudi 0.14.1, 0.15.0) or as ``<field>:<value>`` (its
+    other releases, ours by default), and nothing stored says which; either finds its own form
+    (the other names no record, unless a bare value itself starts with ``<field>:``)."""
+    field = single_complex_key_field(TableConfig(ctx.options))
+    if field is None:
+        return deletes
+    prefix = f"{field}:"
+    keys = deletes.column(RECORD_KEY).combine_chunks().cast(pa.string())
+    other = pc.if_else(
+        pc.starts_with(keys, prefix),
+        pc.utf8_slice_codeunits(keys, len(prefix)),
+        pc.binary_join_element_wise(prefix, keys, ""),
+    )
+    return pa.concat_tables(
+        [
+            deletes,
+            deletes.set_column(
+                deletes.column_names.index(RECORD_KEY),
+                RECORD_KEY,
+                other.cast(deletes.schema.field(RECORD_KEY).type),
+            ),
+        ]
+    )
 
 
 #: Arrow bytes of records encoded into one log data block
