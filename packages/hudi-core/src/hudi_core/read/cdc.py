@@ -137,7 +137,8 @@ class _Changes:
         return merge_file_slice(self.table, FileSlice(partition, base.file_id, instant, base), as_of=instant)
 
     def _prev_base(self, partition: str, file_id: str, instant: str) -> str:
-        for group in self.view.file_groups(partition):
+        # (as of this commit: a later replace commit may have replaced the group since)
+        for group in self.view.file_groups(partition, as_of=self.inst.timestamp):
             for s in group.slices:
                 if group.file_id == file_id and s.base_instant == instant and s.base_file is not None:
                     return s.base_file.name
