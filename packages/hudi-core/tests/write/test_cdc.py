@@ -247,3 +247,23 @@ def test_read_changes_needs_a_cdc_table(tmp_path: Path) -> None:
     t.bulk_insert(_rows(["a"], 1))
     with pytest.raises(ConfigError, match=r"cdc\.enabled"):
         t.read_changes()
+
+
+def test_a_streamed_merge_on_read_write_lists_a_groups_log_append_first(tmp_path: Path) -> None:
+    """A streamed write on MERGE_ON_READ packs new keys into a small file group (a merge: a new base
+    file), then a later chunk's update appends a log on it: two write stats of one group in the
+    delta commit. Apache Hudi's CDC query takes the slice a log changed from the group's first
+    stat, which only a log append's names (``baseFile``, ``logFiles``; a base file's first failed
+    its query, explore ``--cdc --stream`` seed 21302): log appends come first. The packed key
+    reads as an insert (the merge's CDC file), the update as one (the log against the slice)."""
+    t = _create(tmp_path / "t", "MERGE_ON_READ")
+    t.bulk_insert(_rows(["a"], 1))
+    chunks = [_rows(["n"], 2), _rows(["a"], 3)]
+    t.upsert(iter(chunks), options={"hoodie.write.stream.chunk.max.bytes": "1",
+                                    "hoodie.write.buffer.bucket.max.bytes": "1"})  # fmt: skip
+    meta = json.loads((tmp_path / "t" / ".hoodie" / f"{_last(t)}.deltacommit").read_text())
+    stats = [s for ss in meta["partitionToWriteStats"].values() for s in ss]
+    assert len(stats) == 2 and stats[0]["fileId"] == stats[1]["fileId"]
+    assert "logFiles" in stats[0] and "logFiles" not in stats[1]
+    since = t.timeline.completed_commits().timestamps()[-2]
+    assert _read(t, since) == [("i", None, ("n", 2, "n@2")), ("u", ("a", 1, "a@1"), ("a", 3, "a@3"))]

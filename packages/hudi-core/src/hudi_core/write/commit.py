@@ -135,7 +135,11 @@ def commit(
     if reconcile:
         reconcile_against_markers(table, instant.timestamp, statuses)
     meta = CommitMetadata(operation_type=OPERATION_TYPES[operation])
-    for s in statuses:
+    # log appends first: where a streamed write wrote a file group's base file and then logs on
+    # it, Apache Hudi's CDC query takes the slice a log file changed from the group's first
+    # write stat (HoodieCommitMetadata.getFileSliceForFileGroupFromDeltaCommit), and only a log
+    # append's stat names one (baseFile, logFiles): a base file's failed it
+    for s in sorted(statuses, key=lambda s: s.stat.log_version is None):
         meta.add_write_stat(s.stat)
     meta.extra_metadata["schema"] = json.dumps(schema, separators=(",", ":"))
     tl = table.timeline
