@@ -161,17 +161,12 @@ class FileSystemView:
         """The CDC log files of a file slice (``hoodie.table.cdc.enabled``: named by the file
         group and the instant that rewrote its base file; the cleaner deletes them with it)."""
         self._list(partition)
-        out = []
-        for info in self._listed.get(partition, ()):
-            name = LogFileName.parse(info.name) if info.name.endswith(_CDC_SUFFIX) else None
-            if (
-                name is not None
-                and name.cdc
-                and name.file_id == file_id
-                and name.base_instant == base_instant
-            ):
-                out.append(info.path)
-        return out
+        names = ((info.path, LogFileName.parse(info.name)) for info in self._listed.get(partition, ()))
+        return [
+            path
+            for path, n in names
+            if n is not None and n.cdc and (n.file_id, n.base_instant) == (file_id, base_instant)
+        ]
 
     def listed(self) -> dict[str, list[FileInfo]]:
         """The partitions this view has listed so far (finding the partitions lists each), each

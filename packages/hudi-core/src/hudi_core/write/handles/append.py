@@ -131,22 +131,14 @@ def _in_both_encodings(ctx: WriteContext, deletes: pa.Table) -> pa.Table:
     field = single_complex_key_field(TableConfig(ctx.options))
     if field is None:
         return deletes
-    prefix = f"{field}:"
-    keys = deletes.column(RECORD_KEY).combine_chunks().cast(pa.string())
+    prefix, i = f"{field}:", deletes.column_names.index(RECORD_KEY)
+    keys = deletes.column(i).combine_chunks().cast(pa.string())
+    prefixed = pc.starts_with(keys, prefix)
     other = pc.if_else(
-        pc.starts_with(keys, prefix),
-        pc.utf8_slice_codeunits(keys, len(prefix)),
-        pc.binary_join_element_wise(prefix, keys, ""),
+        prefixed, pc.utf8_slice_codeunits(keys, len(prefix)), pc.binary_join_element_wise(prefix, keys, "")
     )
     return pa.concat_tables(
-        [
-            deletes,
-            deletes.set_column(
-                deletes.column_names.index(RECORD_KEY),
-                RECORD_KEY,
-                other.cast(deletes.schema.field(RECORD_KEY).type),
-            ),
-        ]
+        [deletes, deletes.set_column(i, RECORD_KEY, other.cast(deletes.schema.field(i).type))]
     )
 
 
