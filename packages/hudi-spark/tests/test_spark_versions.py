@@ -237,6 +237,36 @@ def test_hudi_spark_read_answers_as_core_for_every_query_type(
         hudi_spark.read(spark, path, {"hoodie.datasource.query.type": "bogus"})
 
 
+def test_hudi_spark_read_answers_a_cdc_query_on_each_version(
+    spark: Any, tmp_path: Path, collected: Any
+) -> None:
+    """``hoodie.datasource.query.incremental.format=cdc``: the changes core's ``read_changes``
+    answers (op, ts_ms, before, after), on 3.5 as on 4."""
+    import hudi_spark
+    import pyarrow as pa
+
+    path = str(tmp_path / "t")
+    t = HudiTable.create(path, name="t", record_key_fields="id", ordering_field="ts",
+                         options={"hoodie.table.cdc.enabled": "true"})  # fmt: skip
+    t.bulk_insert(pa.table({"id": ["a", "b"], "ts": [1, 1]}))
+    t.upsert(pa.table({"id": ["a", "c"], "ts": [2, 2]}))
+    t.delete(pa.table({"id": ["b"], "ts": [3]}))
+    options = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": "000",
+               "hoodie.datasource.query.incremental.format": "cdc"}  # fmt: skip
+
+    def rows(table: pa.Table) -> list[str]:
+        return sorted(map(repr, table.select(["op", "ts_ms", "before", "after"]).to_pylist()))
+
+    got = collected(hudi_spark.read(spark, path, options))
+    assert rows(got) == rows(t.read_changes()) and sorted(got.column("op").to_pylist()) == [
+        "d",
+        "i",
+        "i",
+        "i",
+        "u",
+    ]
+
+
 def test_read_in_tasks_equals_format_hudi(spark: Any, compat_root: Path) -> None:
     """3.5's read path (Spark tasks, no Data Source API) against format("hudi") on 4, query by
     query; on 3.5, where there is no format("hudi") of ours, against core's reader."""
