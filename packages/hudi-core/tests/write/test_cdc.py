@@ -267,3 +267,42 @@ def test_a_streamed_merge_on_read_write_lists_a_groups_log_append_first(tmp_path
     assert "logFiles" in stats[0] and "logFiles" not in stats[1]
     since = t.timeline.completed_commits().timestamps()[-2]
     assert _read(t, since) == [("i", None, ("n", 2, "n@2")), ("u", ("a", 1, "a@1"), ("a", 3, "a@3"))]
+
+
+def test_images_render_as_json_column_by_column() -> None:
+    """The JSON of the images is built column by column (``read.cdc._json``): it parses to what
+    ``json.dumps`` of each row gives (decimals as text, binaries base64, dates as days,
+    timestamps as microseconds, Avro's values), escapes what JSON escapes, and keeps its rows
+    where every value is null (compact: ``{}``; pyarrow's join that skips nulls drops them)."""
+    import datetime as dt
+    import decimal
+
+    from hudi_core.read.cdc import _json, _json_images
+
+    rows = pa.table({
+        "s": ['a"b', "c\\d", "e\nf\tg", "ü€", None, "x\x01y"],
+        "i": pa.array([1, -2, None, 2**62, 0, 5], pa.int64()),
+        "f": [1.0, 0.1, float("nan"), float("inf"), -0.0, 2.5e-5],
+        "b": [True, False, None, True, False, True],
+        "d": pa.array([dt.date(2024, 1, 2), None, dt.date(1969, 12, 31)] * 2),
+        "ts": pa.array([dt.datetime(2024, 1, 2, 3, 4, 5, 678901), None] * 3, pa.timestamp("us", tz="UTC")),
+        "dec": pa.array([decimal.Decimal("1.230"), None, decimal.Decimal("-5.000")] * 2, pa.decimal128(12, 3)),
+        "bin": [b"\x00\x01", None, b"", b"abc", b"x", b"y"],
+        "l": [["a"], None, [], ["b", "c"], ["d"], None],
+        "st": [{"x": 1, "y": None}, None, {"x": None, "y": "q"}, {"x": 2, "y": "w"}, {"x": 3, "y": "e"}, None],
+    })  # fmt: skip
+    expected = [
+        {"s": 'a"b', "i": 1, "f": 1.0, "b": True, "d": 19724, "ts": 1704164645678901, "dec": "1.230",
+         "bin": "AAE=", "l": ["a"], "st": {"x": 1, "y": None}},
+    ]  # fmt: skip
+    assert [json.loads(j) for j in _json(rows).to_pylist()][:1] == expected
+    for compact in (False, True):
+        for got, row in zip(_json(rows, compact=compact).to_pylist(), rows.to_pylist(), strict=True):
+            parsed = json.loads(got)
+            assert parsed.keys() == ({k for k, v in row.items() if v is not None} if compact else row.keys())
+            assert parsed.get("s") == row["s"]  # escaped and read back
+    nulls = pa.table({"a": pa.array([None, 1], pa.int64()), "b": pa.array([None, "x"])})
+    assert _json(nulls, compact=True).to_pylist() == ["{}", '{"a":1,"b":"x"}']
+    assert _json(nulls).to_pylist() == ['{"a": null, "b": null}', '{"a": 1, "b": "x"}']
+    images = pa.array([{"x": 1, "y": "a"}, None], pa.struct([("x", pa.int64()), ("y", pa.string())]))
+    assert _json_images(images).to_pylist() == ['{"x": 1, "y": "a"}', "null"]

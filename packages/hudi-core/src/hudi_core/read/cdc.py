@@ -272,20 +272,84 @@ def _json_images(images: pa.ChunkedArray | pa.Array) -> pa.Array:
     """A CDC record's images as Avro renders a record, nulls kept (an absent image too: the text
     ``null``, as Hudi answers it)."""
     col = images.combine_chunks() if isinstance(images, pa.ChunkedArray) else images
-    return pa.array([_dumps(v, compact=False) for v in col.to_pylist()], pa.string())
+    fields = [col.type.field(i).name for i in range(col.type.num_fields)]
+    rows = pa.Table.from_arrays(col.flatten(), names=fields)
+    return pc.if_else(col.is_valid(), _json(rows), pa.scalar("null"))
 
 
 def _json(rows: pa.Table, *, compact: bool = False) -> pa.Array:
-    """Each row as JSON: compact without nulls (Hudi's rendering of rows it reads from base
-    files), else as Avro renders a record."""
-    return pa.array([_dumps(r, compact=compact) for r in rows.to_pylist()], pa.string())
+    """Each row as JSON, built column by column: compact and without the null fields (Hudi's
+    rendering of the rows it reads from base files), else as Avro renders a record (``, `` and
+    ``: ``, nulls kept)."""
+    sep, colon = (",", ":") if compact else (", ", ": ")
+    members = []
+    for name in rows.column_names:
+        values = _json_values(rows.column(name).combine_chunks(), compact)
+        if not compact:
+            values = pc.fill_null(values, "null")
+        # each member with its separator before it, "" where it is left out (a null, compact):
+        # joined with nothing, then the first separator cut (pyarrow 26's join skipping nulls
+        # drops the rows where every value is null)
+        member = pc.binary_join_element_wise(sep + json.dumps(name, ensure_ascii=False) + colon, values, "")
+        members.append(pc.fill_null(member, ""))
+    if not members:
+        return pa.array(["{}"] * rows.num_rows, pa.string())
+    joined = pc.binary_join_element_wise(*members, "") if len(members) > 1 else members[0]
+    body = pc.utf8_slice_codeunits(joined, len(sep))
+    return pc.binary_join_element_wise("{", body, "}", "")
 
 
-def _dumps(record: dict[str, Any] | None, *, compact: bool) -> str:
-    if compact and record is not None:
-        record = {k: v for k, v in record.items() if v is not None}
-        return json.dumps(record, separators=(",", ":"), ensure_ascii=False, default=_plain)
-    return json.dumps(record, ensure_ascii=False, default=_plain)
+#: what a JSON string must escape, in the order replaced (the backslash first)
+_ESCAPES = (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"))
+
+
+def _json_values(arr: pa.Array, compact: bool) -> pa.Array:
+    """The JSON text of each value (null where it is null): strings, numbers, booleans, temporal
+    values (as Avro holds them: days, microseconds) and decimals (their text, quoted) at once;
+    other types, and strings holding other control characters, value by value."""
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        return _json_values(arr.dictionary_decode(), compact)
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        if pc.any(pc.match_substring_regex(arr, "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]")).as_py():
+            return _json_values_one_by_one(arr, compact)
+        text = arr.cast(pa.string())
+        for old, new in _ESCAPES:
+            text = pc.replace_substring(text, old, new)
+        return pc.binary_join_element_wise('"', text, '"', "")
+    if pa.types.is_boolean(t):
+        return pc.if_else(arr, "true", "false")
+    if pa.types.is_integer(t):
+        return arr.cast(pa.string())
+    if pa.types.is_floating(t):
+        text = arr.cast(pa.float64()).cast(pa.string()) if pa.types.is_float16(t) else arr.cast(pa.string())
+        text = pc.if_else(
+            pc.match_substring_regex(text, "^-?[0-9]+$"), pc.binary_join_element_wise(text, ".0", ""), text
+        )
+        for old, new in (("-inf", "-Infinity"), ("inf", "Infinity"), ("nan", "NaN")):
+            text = pc.if_else(pc.equal(text, old), new, text)
+        return text
+    if pa.types.is_date(t):
+        return (
+            arr.cast(pa.int32()).cast(pa.string())
+            if pa.types.is_date32(t)
+            else _json_values_one_by_one(arr, compact)
+        )
+    if pa.types.is_timestamp(t):
+        return arr.cast(pa.timestamp("us", tz=t.tz)).cast(pa.int64()).cast(pa.string())
+    if pa.types.is_decimal(t):
+        return pc.binary_join_element_wise('"', arr.cast(pa.string()), '"', "")
+    return _json_values_one_by_one(arr, compact)
+
+
+def _json_values_one_by_one(arr: pa.Array, compact: bool) -> pa.Array:
+    return pa.array([None if v is None else _dumps(v, compact=compact) for v in arr.to_pylist()], pa.string())
+
+
+def _dumps(value: Any, *, compact: bool) -> str:
+    if compact:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_plain)
+    return json.dumps(value, ensure_ascii=False, default=_plain)
 
 
 def _plain(value: Any) -> Any:
