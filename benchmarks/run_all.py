@@ -27,6 +27,7 @@ FULL: list[tuple[str, list[str]]] = [
     ("spark_vs_hudi_bench.py", ["--rows", "1000000"]),
     ("s3_requests.py", []),
     ("spark_s3_read_bench.py", ["--rows", "2000000"]),
+    ("cdc_bench.py", ["--rows", "1000000", "--upserts", "3"]),
 ]
 QUICK: list[tuple[str, list[str]]] = [
     ("avro_encode_bench.py", []),
@@ -43,6 +44,7 @@ QUICK: list[tuple[str, list[str]]] = [
     ("spark_vs_hudi_bench.py", ["--rows", "20000", "--upserts", "2", "--index", "BUCKET"]),
     ("s3_requests.py", ["--upserts", "3", "--partitions", "5"]),
     ("spark_s3_read_bench.py", ["--rows", "50000", "--repeat", "2"]),
+    ("cdc_bench.py", ["--rows", "50000", "--upserts", "2", "--upsert-rows", "5000", "--repeat", "1"]),
 ]
 
 

@@ -311,11 +311,12 @@ def _json_values(arr: pa.Array, compact: bool) -> pa.Array:
     if pa.types.is_dictionary(t):
         return _json_values(arr.dictionary_decode(), compact)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        if pc.any(pc.match_substring_regex(arr, "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]")).as_py():
-            return _json_values_one_by_one(arr, compact)
         text = arr.cast(pa.string())
-        for old, new in _ESCAPES:
-            text = pc.replace_substring(text, old, new)
+        if pc.any(pc.match_substring_regex(text, '["\\\\\\x00-\\x1f]')).as_py():  # (one pass where none is)
+            if pc.any(pc.match_substring_regex(text, "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]")).as_py():
+                return _json_values_one_by_one(arr, compact)
+            for old, new in _ESCAPES:
+                text = pc.replace_substring(text, old, new)
         return pc.binary_join_element_wise('"', text, '"', "")
     if pa.types.is_boolean(t):
         return pc.if_else(arr, "true", "false")
