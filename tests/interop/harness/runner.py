@@ -286,9 +286,11 @@ def cdc_changes(
         value = None if text is None else json.loads(text)
         if value is None:
             return None
-        return tuple(
-            sorted((k, v) for k, v in value.items() if not k.startswith("_hoodie") and k not in unrendered)
+        # (a null field is left out: Hudi renders the rows it reads from base files without them)
+        kept = (
+            k for k in value if not k.startswith("_hoodie") and k not in unrendered and value[k] is not None
         )
+        return tuple(sorted((k, value[k]) for k in kept))
 
     rows: list[tuple[Any, ...]] = []
     replaced: Counter[int] = Counter()
