@@ -320,7 +320,7 @@ def read_dataframe(
     with the filters core can take from the condition, and ``select`` of columns by name with
     those columns alone."""
     spec = ReadSpec.from_options({**options, "path": base_uri})
-    if spec.changes:  # a CDC query: one task reads the changes (their JSON is made row by row)
+    if spec.changes:  # a CDC query: one task reads the changes (core builds their JSON)
         task = functools.partial(_changes_task, spec=spec)
         return spark.range(0, 1, 1, 1).mapInArrow(task, spark_schema(read_schema(spec)))
     table = table or spec.open_table()

@@ -48,11 +48,11 @@ def delete_keys(deletes: pa.Table, config: TableConfig) -> pa.Table:
     probe = key_generator_for(config).record_keys(pa.table({field: ["v"]}))
     prefixed_here = str(probe[0]) == f"{prefix}v"
     keys = deletes.column(KEY_COLUMN).combine_chunks().cast(pa.string())
-    has = pc.starts_with(keys, prefix)
+    prefixed = pc.starts_with(keys, prefix)
     if prefixed_here:
-        keys = pc.if_else(has, keys, pc.binary_join_element_wise(prefix, keys, ""))
+        keys = pc.if_else(prefixed, keys, pc.binary_join_element_wise(prefix, keys, ""))
     else:
-        keys = pc.if_else(has, pc.utf8_slice_codeunits(keys, len(prefix)), keys)
+        keys = pc.if_else(prefixed, pc.utf8_slice_codeunits(keys, len(prefix)), keys)
     out = deletes.set_column(deletes.column_names.index(KEY_COLUMN), KEY_COLUMN, keys)
     rows = pa.table({"key": keys, "row": pa.array(np.arange(len(keys), dtype=np.int64))})
     first = rows.group_by("key", use_threads=False).aggregate([("row", "min")]).column("row_min")
