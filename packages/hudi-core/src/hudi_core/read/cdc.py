@@ -46,9 +46,10 @@ from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
 from hudi_core.log.cdc import DATA_BEFORE, DATA_BEFORE_AFTER
 from hudi_core.log.format import BlockType
 from hudi_core.log.reader import read_log_file
+from hudi_core.read.align import decoded
 from hudi_core.read.keys import record_keys
 from hudi_core.read.merge import merge_file_slice
-from hudi_core.table.file_names import BaseFileName
+from hudi_core.table.file_names import BaseFileName, LogFileName
 from hudi_core.table.meta_client import MetaClient
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant
@@ -77,10 +78,10 @@ def read_changes(table: MetaClient, start: str, end: str | None = None) -> pa.Ta
             "a CDC query needs it set when the table was created"
         )
     timeline = table.timeline
-    commits = [i for i in timeline.completed_commits()
-               if start < i.timestamp and (end is None or i.timestamp <= end)]  # fmt: skip
+    completed = list(timeline.completed_commits())
+    done = [i.timestamp for i in completed]
+    commits = [i for i in completed if start < i.timestamp and (end is None or i.timestamp <= end)]
     view = FileSystemView(table, timeline=timeline)
-    done = [i.timestamp for i in timeline.completed_commits()]
     pieces: list[pa.Table] = []
     for inst in commits:
         meta = CommitMetadata.from_json(timeline.read_details(inst))
@@ -219,18 +220,14 @@ class _Changes:
         inserted = new.filter(pa.array(~matched))
         deleted = old.filter(pa.array(keymatch.index_in(old_keys, new_keys) < 0))
         updated_old, updated_new = old_rows.filter(pa.array(changed)), new_rows.filter(pa.array(changed))
-        n = updated_new.num_rows
-        updates = self._answer(pa.repeat(pa.scalar("u"), n), _json(updated_old), _json(updated_new))
-        return pa.concat_tables([
-            self._answer(pa.repeat(pa.scalar("i"), inserted.num_rows), pa.nulls(inserted.num_rows, pa.string()), _json(inserted)),
-            updates,
-            self._answer(pa.repeat(pa.scalar("d"), deleted.num_rows), _json(deleted), pa.nulls(deleted.num_rows, pa.string())),
-        ])  # fmt: skip
+        updates = self._answer(
+            pa.repeat(pa.scalar("u"), updated_new.num_rows), _json(updated_old), _json(updated_new)
+        )
+        return pa.concat_tables([self._all("i", inserted, before=False, compact=False), updates,
+                                 self._all("d", deleted, before=True, compact=False)])  # fmt: skip
 
 
 def _log_version(path: str) -> tuple[int, str]:
-    from hudi_core.table.file_names import LogFileName
-
     parsed = LogFileName.parse(path.rsplit("/", 1)[-1])
     return (parsed.version, parsed.write_token or "") if parsed is not None else (0, path)
 
@@ -250,13 +247,10 @@ def _by_key(keys: pa.Array, rows: pa.Table, table: MetaClient) -> pa.Array:
 
 def _same_rows(a: pa.Table, b: pa.Table) -> np.ndarray:
     """Per row, whether ``a`` and ``b`` (the same columns) hold the same values."""
+    a, b = decoded(a), decoded(b)
     same = np.ones(a.num_rows, dtype=bool)
     for name in a.column_names:
         x, y = a.column(name).combine_chunks(), b.column(name).combine_chunks()
-        if pa.types.is_dictionary(x.type):
-            x = x.dictionary_decode()
-        if pa.types.is_dictionary(y.type):
-            y = y.dictionary_decode()
         if pa.types.is_nested(x.type) or x.type != y.type:
             same &= np.array([p == q for p, q in zip(x.to_pylist(), y.to_pylist(), strict=True)], dtype=bool)
             continue

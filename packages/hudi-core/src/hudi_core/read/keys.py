@@ -8,7 +8,7 @@ import pyarrow.compute as pc
 
 from hudi_core.table.config import TableConfig
 
-__all__ = ["KEY_COLUMN", "delete_keys", "record_keys", "single_complex_key_field"]
+__all__ = ["KEY_COLUMN", "delete_keys", "in_other_encoding", "record_keys", "single_complex_key_field"]
 
 KEY_COLUMN = "_hoodie_record_key"
 
@@ -46,14 +46,22 @@ def delete_keys(deletes: pa.Table, config: TableConfig) -> pa.Table:
 
     prefix = f"{field}:"
     probe = key_generator_for(config).record_keys(pa.table({field: ["v"]}))
-    prefixed_here = str(probe[0]) == f"{prefix}v"
     keys = deletes.column(KEY_COLUMN).combine_chunks().cast(pa.string())
     prefixed = pc.starts_with(keys, prefix)
-    if prefixed_here:
-        keys = pc.if_else(prefixed, keys, pc.binary_join_element_wise(prefix, keys, ""))
-    else:
-        keys = pc.if_else(prefixed, pc.utf8_slice_codeunits(keys, len(prefix)), keys)
+    other_form = prefixed if str(probe[0]) == "v" else pc.invert(prefixed)
+    keys = pc.if_else(other_form, in_other_encoding(keys, field), keys)
     out = deletes.set_column(deletes.column_names.index(KEY_COLUMN), KEY_COLUMN, keys)
     rows = pa.table({"key": keys, "row": pa.array(np.arange(len(keys), dtype=np.int64))})
     first = rows.group_by("key", use_threads=False).aggregate([("row", "min")]).column("row_min")
     return out.take(pa.array(np.sort(first.to_numpy())))
+
+
+def in_other_encoding(keys: pa.Array, field: str) -> pa.Array:
+    """Each key of the complex key generator over the one ``field`` in the other encoding
+    (:func:`single_complex_key_field`): ``<field>:<value>`` bare, a bare value prefixed."""
+    prefix = f"{field}:"
+    return pc.if_else(
+        pc.starts_with(keys, prefix),
+        pc.utf8_slice_codeunits(keys, len(prefix)),
+        pc.binary_join_element_wise(prefix, keys, ""),
+    )

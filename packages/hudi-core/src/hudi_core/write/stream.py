@@ -349,14 +349,13 @@ class StreamWriter:
         ctx = self.ctx
         self._roll_insert_file(part, fid)
         prev = self._written.get((part, fid))
-        prior = self.statuses[prev[0]] if prev else None
-        changes = prior.changes if prior is not None else None
-        log = ChangeLog.kept_by(ctx) if prior is not None else None
-        if prior is not None and log is not None:  # the changes of the file merged again
+        changes = None
+        if prev is not None and (log := ChangeLog.kept_by(ctx)) is not None:  # the file's changes
+            prior = self.statuses[prev[0]]
             for cdc in prior.stat.cdc_stats or {}:  # (the new CDC log file holds them too)
                 ctx.storage.delete(f"{ctx.base_uri}/{cdc}")
-            if changes is None and prev is not None:  # a file the instant created: its rows are inserts
-                changes = log.inserted_rows_of(prev[1])
+            # a file the instant created: its rows are inserts
+            changes = prior.changes if prior.changes is not None else log.inserted_rows_of(prev[1])
         statuses = merge_file_group(
             ctx, part, fid, base, records, task_id=self._attempt(key), base_path=prev[1] if prev else None,
             prior_changes=changes, keep_changes=True,

@@ -15,7 +15,7 @@ from hudi_core.config.write import WriteOptions
 from hudi_core.log.blocks import encode_avro_data_block, encode_delete_block
 from hudi_core.log.format import BlockType, HeaderKey, encode_block
 from hudi_core.log.writer import LogWriter
-from hudi_core.read.keys import single_complex_key_field
+from hudi_core.read.keys import in_other_encoding, single_complex_key_field
 from hudi_core.schema.fields import field_values
 from hudi_core.table.config import TableConfig
 from hudi_core.table.file_names import BaseFileName, LogFileName
@@ -39,7 +39,7 @@ from hudi_core.write.records import (
     conform_to_schema,
 )
 
-__all__ = ["NATURAL_DELETE", "append_to_file_group"]
+__all__ = ["NATURAL_DELETE", "append_to_file_group", "rows_per_block"]
 
 
 def append_to_file_group(
@@ -71,7 +71,7 @@ def append_to_file_group(
         fmt = str(ctx.config.get_str(WriteOptions.LOGFILE_DATA_BLOCK_FORMAT)).lower()
         # a large append is cut into several data blocks (Hudi cuts at its block size too): the
         # encoders' temporaries are many times their input, so this bounds a flush's memory
-        step = _rows_per_block(table)
+        step = rows_per_block(table)
         for start in range(0, table.num_rows, step):
             part = table.slice(start, step)
             if fmt == "parquet":
@@ -131,12 +131,8 @@ def _in_both_encodings(ctx: WriteContext, deletes: pa.Table) -> pa.Table:
     field = single_complex_key_field(TableConfig(ctx.options))
     if field is None:
         return deletes
-    prefix, i = f"{field}:", deletes.column_names.index(RECORD_KEY)
-    keys = deletes.column(i).combine_chunks().cast(pa.string())
-    prefixed = pc.starts_with(keys, prefix)
-    other = pc.if_else(
-        prefixed, pc.utf8_slice_codeunits(keys, len(prefix)), pc.binary_join_element_wise(prefix, keys, "")
-    )
+    i = deletes.column_names.index(RECORD_KEY)
+    other = in_other_encoding(deletes.column(i).combine_chunks().cast(pa.string()), field)
     return pa.concat_tables(
         [deletes, deletes.set_column(i, RECORD_KEY, other.cast(deletes.schema.field(i).type))]
     )
@@ -146,7 +142,8 @@ def _in_both_encodings(ctx: WriteContext, deletes: pa.Table) -> pa.Table:
 DATA_BLOCK_ARROW_BYTES = 8 * 1024 * 1024
 
 
-def _rows_per_block(table: pa.Table) -> int:
+def rows_per_block(table: pa.Table) -> int:
+    """Rows of ``table`` per log data block: :data:`DATA_BLOCK_ARROW_BYTES` of Arrow data."""
     if table.num_rows == 0 or table.nbytes <= DATA_BLOCK_ARROW_BYTES:
         return max(1, table.num_rows)
     return max(1, int(table.num_rows * DATA_BLOCK_ARROW_BYTES / table.nbytes))

@@ -20,27 +20,26 @@ from hudi_core.config.table import cdc_logging_mode
 from hudi_core.errors import StorageError
 from hudi_core.log.cdc import cdc_avro_schema, encode_cdc_block
 from hudi_core.table.file_names import LogFileName
+from hudi_core.write.handles.append import rows_per_block
 from hudi_core.write.handles.context import TaskAttempt, WriteContext
 
 __all__ = ["ChangeLog", "combine_changes"]
-
-#: Arrow bytes of change records encoded into one CDC block
-_BLOCK_ARROW_BYTES = 8 * 1024 * 1024
 
 
 class ChangeLog:
     """The changes one merge makes to its file group, as ``record_key``, ``op``, ``before``,
     ``after`` (images: structs of the table's data columns, null where there is none)."""
 
-    def __init__(self, ctx: WriteContext) -> None:
-        self.ctx = ctx
+    def __init__(self, ctx: WriteContext, mode: str) -> None:
+        self.ctx, self.mode = ctx, mode
         self.image = pa.struct(list(ctx.schema))
         self._pieces: list[pa.Table] = []
 
     @staticmethod
     def kept_by(ctx: WriteContext) -> ChangeLog | None:
         """The change log of a merge on ``ctx``'s table, None where the table keeps none."""
-        return ChangeLog(ctx) if cdc_logging_mode(ctx.config) is not None else None
+        mode = cdc_logging_mode(ctx.config)
+        return ChangeLog(ctx, mode) if mode is not None else None
 
     def _images(self, rows: pa.Table | None, n: int) -> pa.Array:
         if rows is None:
@@ -77,21 +76,17 @@ class ChangeLog:
                             ("before", self.image), ("after", self.image)])  # fmt: skip
         return pa.concat_tables(self._pieces) if self._pieces else schema.empty_table()
 
-    def write(
-        self, partition: str, file_id: str, attempt: TaskAttempt, changes: pa.Table | None = None
-    ) -> dict[str, int]:
-        """Write ``changes`` (default: the records of this log) into the file group's CDC log
-        file of the instant; returns the write stat's ``cdcStats``."""
+    def write(self, partition: str, file_id: str, attempt: TaskAttempt, changes: pa.Table) -> dict[str, int]:
+        """Write ``changes`` (:meth:`records`, or those combined with a streamed write's earlier
+        ones) into the file group's CDC log file of the instant; returns the write stat's
+        ``cdcStats``."""
         ctx = self.ctx
-        mode = cdc_logging_mode(ctx.config)
-        assert mode is not None
-        changes = self.records() if changes is None else changes
-        schema = cdc_avro_schema(mode, ctx.avro_schema)
+        schema = cdc_avro_schema(self.mode, ctx.avro_schema)
         columns = [f["name"] for f in schema["fields"]]
         if "ts_ms" in columns:
             changes = changes.append_column("ts_ms", pa.repeat(pa.scalar(ctx.instant), changes.num_rows))
         rows = changes.select(columns)
-        step = max(1, int(rows.num_rows * _BLOCK_ARROW_BYTES / rows.nbytes)) if rows.nbytes else 1
+        step = rows_per_block(rows)
         data = b"".join(
             encode_cdc_block(rows.slice(start, step), schema, ctx.instant)
             for start in range(0, max(rows.num_rows, 1), step)
