@@ -3,7 +3,8 @@ global index's partition change decides which record survives, both snapshots ho
 rows, each last written by the same step (its ``_hoodie_commit_time`` is that step's commit).
 
 The cases are the ones our writer once got wrong: a stale record that would move a key under a
-global index (Hudi merges it with the stored record first, and the stored one wins), deletes
+global index (Hudi merges it with the stored record first, and the stored one wins; on
+merge-on-read it does so for every stored key, and writes the stored record again), deletes
 whose ordering value is smaller than the stored record's (the delete operation and
 EventTimeAvroPayload always delete; DefaultHoodieRecordPayload's loses in a copy-on-write merge),
 and inserts of keys a file already holds (kept beside the stored records, or merged by key with
@@ -53,6 +54,33 @@ CASES = {
             ("upsert", _batch(["a", "b"], "p1", [1, 1], "first")),
             ("upsert", _batch(["a"], "p1", [10], "latest")),  # merge-on-read: in a log file
             ("upsert", _batch(["a", "b"], "p2", [5, 5], "stale")),  # a is older than stored: stays
+        ],
+    ),
+    # on merge-on-read a global index merges every stored key's record, not only a moving one's:
+    # a stale record in its key's own partition writes the stored record again (a's commit moves)
+    **{
+        f"stale-record-stays-{index.lower()}": (
+            EVENT_TIME,
+            index,
+            [
+                ("upsert", _batch(["a", "b", "c"], "p1", [10, 10, 10], "first")),
+                ("upsert", _batch(["a", "b"], "p1", [5, 20], "second")),
+                ("upsert", _batch(["b"], "p1", [15], "third")),  # b stale now
+                ("upsert", _batch(["c"], "p2", [30], "fourth")),  # c moves
+            ],
+        )
+        for index in ("GLOBAL_SIMPLE", "GLOBAL_BLOOM")
+    },
+    # a key whose base file still holds it after a delete: upserted again it is a new record,
+    # deleted again there is nothing to delete
+    "deleted-key-comes-back": (
+        DEFAULT,
+        "GLOBAL_SIMPLE",
+        [
+            ("upsert", _batch(["a", "b", "c"], "p1", [1, 1, 1], "first")),
+            ("delete", _batch(["a", "b"], "p1", [2, 2], "x")),
+            ("upsert", _batch(["a", "c"], "p1", [3, 3], "back")),
+            ("upsert", _batch(["a", "b"], "p1", [4, 4], "x", deleted=[False, True])),
         ],
     ),
     "deletes-of-moved-keys": (

@@ -134,3 +134,68 @@ def test_the_record_index_finds_keys_in_any_partition(
         for r in t.read(columns=["id", "_hoodie_partition_path"]).to_pylist()
     }
     assert where == {"a": "p2" if moved else "p1", "c": "p1", "d": "p2"}
+
+
+@BOTH_TYPES
+@pytest.mark.parametrize(
+    ("index", "more"),
+    [
+        ("GLOBAL_SIMPLE", {}),
+        ("GLOBAL_BLOOM", {}),
+        ("RECORD_INDEX", {}),  # its locations are the latest: nothing merged before the write
+        ("RECORD_INDEX", {"hoodie.metadata.enable": "false"}),  # GLOBAL_SIMPLE's look-up
+    ],
+)
+def test_a_stale_record_in_its_own_partition_rewrites_the_stored_one_on_merge_on_read(
+    tmp_path: Path, table_type: str, index: str, more: dict[str, str]
+) -> None:
+    """A global index on a merge-on-read table merges every stored key's incoming record with the
+    stored one, as Apache Hudi's (``mayContainDuplicateLookup``: it reads keys from base files):
+    a record that loses writes the stored record again, under the new commit. On copy-on-write,
+    and under a record index, the write's own merge keeps the stored record as it was."""
+    t, opts = _table(tmp_path, table_type, index, EVENT_TIME)
+    opts.update({**more, "hoodie.record.index.update.partition.path": "true"})
+    t.upsert(_batch(["a", "b"], "p1", 10, "first"), options=opts)
+    first = {r["id"]: r["_hoodie_commit_time"] for r in t.read().to_pylist()}
+    t.upsert(_batch(["a"], "p1", 5, "stale"), options=opts)
+    assert _rows(t) == [("a", "p1", 10, "first", "w"), ("b", "p1", 10, "first", "w")]
+    second = t.timeline.completed_commits().last()
+    assert second is not None
+    written_again = table_type == "MERGE_ON_READ" and (index != "RECORD_INDEX" or bool(more))
+    after = {r["id"]: r["_hoodie_commit_time"] for r in t.read().to_pylist()}
+    assert after == {"a": second.timestamp if written_again else first["a"], "b": first["b"]}
+
+
+def test_a_key_deleted_by_a_log_block_comes_back_as_a_new_record(tmp_path: Path) -> None:
+    """Its base file still holds the key; the global index finds it there but its file slice no
+    longer does: upserted again, the record is new (Hudi's ``tag as a new record``: it goes where
+    inserts go, not into the group's log), and a delete of it there deletes nothing."""
+    t, opts = _table(tmp_path, "MERGE_ON_READ", "GLOBAL_SIMPLE", DEFAULT)
+    opts["hoodie.parquet.small.file.limit"] = "0"  # every insert in a file group of its own
+    t.upsert(_batch(["a", "b", "c"], "p1", 1, "first"), options=opts)
+    t.delete(_batch(["a", "b"], "p1", 2, None), options=opts)
+    t.upsert(_batch(["a"], "p1", 3, "back"), options=opts)
+    files = {r["id"]: r["_hoodie_file_name"].split("_")[0] for r in t.read().to_pylist()}
+    assert files["a"] != files["c"]
+    before = _log_files(tmp_path / "t" / "p1")
+    t.upsert(_batch(["b"], "p1", 4, None).append_column("_hoodie_is_deleted", pa.array([True])), options=opts)
+    assert _rows(t) == [("a", "p1", 3, "back", "w"), ("c", "p1", 1, "first", "w")]
+    # the second delete of b wrote nothing into the group that holds its deleted copy
+    assert _log_files(tmp_path / "t" / "p1") == before
+
+
+def _log_files(partition: Path) -> dict[str, int]:
+    return {f.name: f.stat().st_size for f in partition.iterdir() if ".log." in f.name}
+
+
+def test_a_partial_record_of_a_key_no_longer_stored_takes_no_other_records_fields(tmp_path: Path) -> None:
+    """PartialUpdate fills a record's null fields from its key's stored record only: a key whose
+    file slice deleted it has none, whatever the other keys merged beside it hold."""
+    t, opts = _table(tmp_path, "MERGE_ON_READ", "GLOBAL_SIMPLE", PARTIAL)
+    t.upsert(_batch(["a", "b"], "p1", 1, "v1", "w1"), options=opts)
+    t.delete(_batch(["a"], "p1", 2, None), options=opts)
+    t.upsert(
+        pa.concat_tables([_batch(["b"], "p1", 3, None, "w3"), _batch(["a"], "p2", 3, None, "w3")]),
+        options=opts,
+    )
+    assert _rows(t) == [("a", "p2", 3, None, "w3"), ("b", "p1", 3, "v1", "w3")]

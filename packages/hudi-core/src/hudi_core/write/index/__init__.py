@@ -92,7 +92,8 @@ def index_for(config: HoodieConfig, record_key_fields: list[str]) -> Index:
     # Without a metadata table Hudi's falls back to GLOBAL_SIMPLE, that index's partition rule too.
     rule = kind if kind != "RECORD_INDEX" or config.get(IndexOptions.METADATA_ENABLE) else "GLOBAL_SIMPLE"
     update = bool(config.get(_UPDATE_PARTITION_PATH[rule]))
-    return SimpleIndex(kind, True, update, payload_for(config), ordering_field(config))
+    payload, ordering = payload_for(config), ordering_field(config)
+    return SimpleIndex(kind, True, update, payload, ordering, latest_locations=rule == "RECORD_INDEX")
 
 
 def tag_locations(

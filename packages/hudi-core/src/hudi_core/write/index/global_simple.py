@@ -76,42 +76,68 @@ def live_locations(view: FileSystemView, existing: pa.Table) -> pa.Table:
 
 
 def split_partition_changes(tagged: pa.Table, index: SimpleIndex, view: FileSystemView | None) -> pa.Table:
-    """Rewrite rows whose located partition differs from their incoming partition.
+    """Rewrite the located rows as Java's ``HoodieIndexUtils.tagGlobalLocationBackToRecords`` does.
 
-    Without ``update_partition_path`` the row goes to the key's partition. With it, as Java's
-    ``HoodieIndexUtils.mergeForPartitionUpdatesIfNeeded`` does:
+    Without ``update_partition_path`` a row whose located partition differs from its incoming
+    one goes to the key's partition. With it (``mergeForPartitionUpdatesIfNeeded``):
 
-    - an incoming delete goes to the key's location (its payload then decides, as any delete's);
+    - an incoming delete goes to the key's location (its payload then decides, as any delete's),
+      unless its file slice no longer holds the key: then it has nothing to delete;
     - other rows are first merged with the key's stored record (the latest of its file slice,
       read from ``view``) by the index's payload. Where the stored record wins (a greater
       ordering value), the key does not move: the merged record is an update at its location.
-      Where the incoming one wins, the key moves: a delete at the old location and the merged
-      record (PartialUpdate fills its null fields from the stored one) inserted in the new
-      partition. A key its file slice no longer holds (deleted by a log block) is an insert.
+      Where the incoming one wins and its partition differs, the key moves: a delete at the old
+      location and the merged record (PartialUpdate fills its null fields from the stored one)
+      inserted in the new partition. A key its file slice no longer holds (deleted by a log
+      block) is an insert.
 
-    A row located in a file group ``view`` does not show (written earlier in this instant) moves
-    unmerged."""
+    On COPY_ON_WRITE only the rows whose partition changes are merged. On MERGE_ON_READ every
+    located row is (Java's ``mayContainDuplicateLookup``: the index reads keys from base files,
+    where a moved or deleted key may linger), so a record that loses to the stored one writes
+    the stored record again under the new instant; not under a record index, whose locations
+    are the latest ones, nor on an unpartitioned table.
+
+    A row located in a file group ``view`` does not show (written earlier in this instant) is
+    not merged: it moves unmerged, or stays an update."""
     loc = tagged.column(LOCATION_PARTITION)
-    moved = pc.fill_null(pc.and_(pc.is_valid(loc), pc.not_equal(loc, tagged.column(PARTITION_PATH))), False)
-    if not pc.any(moved).as_py():
+    located = pc.is_valid(loc)
+    moved = pc.fill_null(pc.and_(located, pc.not_equal(loc, tagged.column(PARTITION_PATH))), False)
+    merging = moved
+    if _merges_every_stored_key(index, view):
+        merging = pc.fill_null(located, False)
+    if not pc.any(merging).as_py():
         return tagged
-    stay = tagged.filter(pc.invert(moved))
-    moved_rows = tagged.filter(moved)
+    stay = tagged.filter(pc.invert(merging))
+    rows = tagged.filter(merging)
     if not index.update_partition_path:
-        return pa.concat_tables([stay, _at_location(moved_rows)])
-    flag = moved_rows.column(DELETE_FLAG)
-    deletes = _at_location(moved_rows.filter(flag))
-    movers = moved_rows.filter(pc.invert(flag))
-    kept, movers, found = _merged_with_stored(movers, index, view)
+        return pa.concat_tables([stay, _at_location(rows)])
+    theirs, has, found = _stored_versions(rows, view)
+    flag = rows.column(DELETE_FLAG)
+    # an incoming delete goes where its key is stored; a key no longer stored has nothing to
+    # delete there (an orphan delete: a streamed write's later chunks may still need it)
+    deletes, gone = rows.filter(flag), pc.invert(found.filter(flag))
+    deletes = pa.concat_tables(
+        [_at_location(deletes.filter(pc.invert(gone))), _unlocated(deletes.filter(gone))]
+    )
+    upsert = pc.invert(flag)
+    kept, winners, found = _merged(rows.filter(upsert), theirs.filter(upsert), has.filter(upsert),
+                                   found.filter(upsert), index)  # fmt: skip
+    # a winner found where it arrived is an update there
+    same = pc.fill_null(pc.equal(winners.column(LOCATION_PARTITION), winners.column(PARTITION_PATH)), False)
+    updates = pc.and_(same, found)
+    movers, found = winners.filter(pc.invert(updates)), found.filter(pc.invert(updates))
     # a delete at the old location (written without ordering value: it always wins) ...
     old_copies = _at_location(movers.filter(found))
     old_copies = _set(old_copies, DELETE_FLAG, _all_true(old_copies.num_rows))
     old_copies = _set(old_copies, NATURAL_DELETE, _all_true(old_copies.num_rows))
-    # ... and the merged record inserted into the new partition
-    null = pa.nulls(movers.num_rows, pa.string())
-    for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
-        movers = _set(movers, name, null)
-    return pa.concat_tables([stay, deletes, kept, old_copies, movers])
+    # ... and the merged record inserted into its partition
+    return pa.concat_tables([stay, deletes, kept, winners.filter(updates), old_copies, _unlocated(movers)])
+
+
+def _merges_every_stored_key(index: SimpleIndex, view: FileSystemView | None) -> bool:
+    if not index.update_partition_path or index.latest_locations or view is None:
+        return False
+    return view.table.config.is_mor and view.table.config.is_partitioned
 
 
 def _set(table: pa.Table, name: str, column: pa.Array | pa.ChunkedArray) -> pa.Table:
@@ -127,38 +153,48 @@ def _at_location(rows: pa.Table) -> pa.Table:
     return _set(rows, PARTITION_PATH, rows.column(LOCATION_PARTITION))
 
 
-def _merged_with_stored(
-    movers: pa.Table, index: SimpleIndex, view: FileSystemView | None
-) -> tuple[pa.Table, pa.Table, pa.Array]:
-    """The movers merged with their stored records: (the rows whose stored record won, as
-    updates at their location; the rows that move; per moving row, whether a stored copy is
-    left to delete)."""
-    everywhere = _all_true(movers.num_rows)
-    if view is None or movers.num_rows == 0:
-        return movers.slice(0, 0), movers, everywhere
-    stored, looked, latest = _stored_records(view, movers)
-    keys = movers.column(RECORD_KEY).combine_chunks().cast(pa.string())
+def _unlocated(rows: pa.Table) -> pa.Table:
+    """``rows`` as new records of their own partition."""
+    null = pa.nulls(rows.num_rows, pa.string())
+    for name in (FILE_ID, BASE_INSTANT, LOCATION_PARTITION):
+        rows = _set(rows, name, null)
+    return rows
+
+
+def _stored_versions(rows: pa.Table, view: FileSystemView | None) -> tuple[pa.Table, pa.Array, pa.Array]:
+    """Per row: its key's stored record (a null row where none is), whether one is, and whether
+    a stored copy is left at its location (its file slice holds the key, or it is a file slice
+    ``view`` does not show: one this instant wrote, whose base instant is newer)."""
+    if view is None or rows.num_rows == 0:
+        none = pa.array(np.zeros(rows.num_rows, dtype=bool))
+        return pa.table({RECORD_KEY: pa.nulls(rows.num_rows, pa.string())}), none, pc.invert(none)
+    stored, looked, latest = _stored_records(view, rows)
+    keys = rows.column(RECORD_KEY).combine_chunks().cast(pa.string())
     at = pc.index_in(keys, value_set=stored.column(RECORD_KEY).combine_chunks().cast(pa.string()))
     has = pc.is_valid(at)
-    # a row located in a file slice the view does not show (one this instant wrote: its base
-    # instant is newer) moves the old way, with a delete behind it
-    group = pc.binary_join_element_wise(movers.column(LOCATION_PARTITION), movers.column(FILE_ID), "\x00")
-    shown = pc.less_equal(movers.column(BASE_INSTANT), latest.take(pc.index_in(group, value_set=looked)))
-    found = pc.or_(has, pc.invert(pc.fill_null(shown, False)))
+    group = pc.binary_join_element_wise(rows.column(LOCATION_PARTITION), rows.column(FILE_ID), "\x00")
+    shown = pc.less_equal(rows.column(BASE_INSTANT), latest.take(pc.index_in(group, value_set=looked)))
+    return stored.take(at), has, pc.or_(has, pc.invert(pc.fill_null(shown, False)))
+
+
+def _merged(
+    rows: pa.Table, theirs: pa.Table, has: pa.Array, found: pa.Array, index: SimpleIndex
+) -> tuple[pa.Table, pa.Table, pa.Array]:
+    """``rows`` merged with their stored versions ``theirs`` by the index's payload: (the rows
+    whose stored record won, as updates at their location; the others, merged; ``found`` of
+    the others)."""
     if not pc.any(has).as_py():
-        return movers.slice(0, 0), movers, found
-    theirs = stored.take(pc.fill_null(at, 0))
+        return rows.slice(0, 0), rows, found
     order = index.payload.update_field(index.ordering_field)
-    stored_order, incoming_order = field_values(theirs, order), field_values(movers, order)
+    stored_order, incoming_order = field_values(theirs, order), field_values(rows, order)
     if stored_order is not None and incoming_order is not None:
         wins = incoming_wins(index.payload, stored_order.combine_chunks(), incoming_order.combine_chunks())
     else:  # no ordering values: the incoming record wins
-        wins = everywhere
+        wins = _all_true(rows.num_rows)
     wins = pc.or_(wins, pc.invert(has))  # nothing stored: the incoming record as it is
-    names = [n for n in data_columns(movers) if n in theirs.column_names]
-    merged = merged_by_winner(index.payload, movers, theirs, wins, names)
-    kept = _at_location(merged.filter(pc.invert(wins)))
-    return kept, merged.filter(wins), found.filter(wins)
+    names = [n for n in data_columns(rows) if n in theirs.column_names]
+    merged = merged_by_winner(index.payload, rows, theirs, wins, names)
+    return _at_location(merged.filter(pc.invert(wins))), merged.filter(wins), found.filter(wins)
 
 
 def _stored_records(view: FileSystemView, movers: pa.Table) -> tuple[pa.Table, pa.Array, pa.Array]:

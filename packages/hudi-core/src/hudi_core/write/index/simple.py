@@ -272,3 +272,7 @@ class SimpleIndex:
     #: (``split_partition_changes``): the payload and ordering field that merge follows
     payload: Payload = Payload.OVERWRITE_WITH_LATEST
     ordering_field: str | None = None
+    #: the look-up finds each key's latest location only (a record index), not every base file
+    #: that still holds it: a merge-on-read table's records are not all merged with their stored
+    #: ones (Java's ``mayContainDuplicateLookup=false``)
+    latest_locations: bool = False
