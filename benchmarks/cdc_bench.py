@@ -5,7 +5,8 @@ The defaults benchmark's trips data (``defaults_bench.generate``: uuid key, ``ts
 partitioned by ``city``; each upsert half updates, half new keys), written by:
 
 - ``ours``: a COPY_ON_WRITE table created with ``hoodie.table.cdc.enabled=true`` (its merges write
-  CDC log files, ``DATA_BEFORE_AFTER``), queried with ``HudiTable.read_changes``;
+  CDC log files, ``DATA_BEFORE_AFTER``), queried with ``HudiTable.read_changes``: Hudi's answer,
+  the images as JSON text, and ``images="struct"``, the images as typed structs (``typed``);
 - ``ours_plain``: the same table without a change log (what the change log costs a write);
 - ``deltalake``: ``delta.enableChangeDataFeed=true``, ``merge`` (update all, insert all), queried
   with ``DeltaTable.load_cdf`` to Arrow;
@@ -14,9 +15,9 @@ partitioned by ``city``; each upsert half updates, half new keys), written by:
 
 Each engine runs in a fresh process; seconds, medians of the upserts (the first excluded as a
 warm-up when there are more than two) and of ``--repeat`` queries of the last upsert's changes.
-Our answer holds the images as JSON text (Hudi's CDC query's four string columns), deltalake's
-as typed columns with a pre- and post-image row per update: the rows differ, the changes match
-(checked: the same counts of inserts, updates and deletes).
+Our answer holds the images as JSON text (Hudi's CDC query's four string columns) or as structs,
+deltalake's as typed columns with a pre- and post-image row per update: the rows differ, the
+changes match (checked: the same counts of inserts, updates and deletes).
 
     .venv/bin/python benchmarks/cdc_bench.py --rows 1000000 --upserts 3
 """
@@ -60,14 +61,18 @@ def _ours(data: Path, work: Path, upserts: int, repeat: int, cdc: bool) -> dict[
     out: dict[str, Any] = {"upsert": times}
     if cdc:
         since = t.timeline.completed_commits().timestamps()[-2]
-        queries, counts = [], {}
+        queries, typed, counts = [], [], {}
         for _ in range(repeat):
             start = time.perf_counter()
             changes = t.read_changes(since)
             queries.append(time.perf_counter() - start)
             ops = changes.column("op").to_pylist()
             counts = {op: ops.count(op) for op in ("i", "u", "d")}
-        out.update(query=queries, counts=counts)
+            start = time.perf_counter()
+            structs = t.read_changes(since, images="struct")
+            typed.append(time.perf_counter() - start)
+            assert structs.num_rows == changes.num_rows
+        out.update(query=queries, typed=typed, counts=counts)
     return out
 
 
@@ -157,17 +162,20 @@ def main() -> int:
     ours, delta = results["ours"], results["deltalake"]
     up = {e: _median_upsert(results[e]["upsert"]) for e in ("ours", "ours_plain", "deltalake")}
     q = {e: statistics.median(results[e]["query"]) for e in ("ours", "deltalake", "floor")}
+    q["typed"] = statistics.median(ours["typed"])
     print(f"cdc_bench: {a.rows} rows, {a.upserts} upserts of {a.upsert_rows} (half updates), COPY_ON_WRITE")
     print(f"  changes of the last upsert: ours {ours['counts']}, deltalake {delta['counts']}")
     print(f"  upsert, median (s): ours {up['ours']:.3f}, ours without a change log {up['ours_plain']:.3f}, "
           f"deltalake with its change data feed {up['deltalake']:.3f}")  # fmt: skip
     print(f"  upsert ours / deltalake: {up['ours'] / up['deltalake']:.2f}x; "
           f"the change log's cost, ours / ours without: {up['ours'] / up['ours_plain']:.2f}x")  # fmt: skip
-    print(f"  query of the changes, median (s): ours {q['ours']:.3f}, deltalake {q['deltalake']:.3f}, "
-          f"floor {q['floor']:.3f}")  # fmt: skip
+    print(f"  query of the changes, median (s): ours {q['ours']:.3f}, ours typed {q['typed']:.3f}, "
+          f"deltalake {q['deltalake']:.3f}, floor {q['floor']:.3f}")  # fmt: skip
     print(
         f"  query ours / deltalake: {q['ours'] / q['deltalake']:.2f}x; ours / floor: {q['ours'] / q['floor']:.2f}x"
     )
+    print(f"  query ours typed / deltalake: {q['typed'] / q['deltalake']:.2f}x; "
+          f"ours typed / floor: {q['typed'] / q['floor']:.2f}x")  # fmt: skip
     return 0
 
 

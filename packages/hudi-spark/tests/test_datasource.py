@@ -293,7 +293,8 @@ def test_cdc_queries_answer_core_read_changes(
     ``hoodie.table.cdc.enabled``: ``hudi_spark.read``, ``format("hudi")`` through the Data Source
     API and a ``readStream`` answer core's ``read_changes`` (op, ts_ms, before, after); the
     stream a micro-batch of each commit's changes. Before, the option was ignored and the
-    answer was the commits' records as they stand."""
+    answer was the commits' records as they stand. ``hoodie.spark.read.cdc.images=struct``
+    answers ``read_changes(images="struct")``."""
     import hudi_spark
     from hudi_core import HudiTable
 
@@ -320,6 +321,13 @@ def test_cdc_queries_answer_core_read_changes(
     assert _rows_of(collected(source)) == expected
     later = {**opts, "hoodie.datasource.read.begin.instanttime": first}
     assert _rows_of(collected(hudi_spark.read(spark, path, later))) == _rows_of(t.read_changes(first))
+    # the images as typed structs (our option): both entry points answer core's typed changes
+    typed = {**opts, "hoodie.spark.read.cdc.images": "struct"}
+    expected_typed = _rows_of(t.read_changes(images="struct"))
+    assert {"id": "a", "city": "sf", "ts": 1, "v": "a1"} in [r[2] for r in expected_typed]
+    assert _rows_of(collected(hudi_spark.read(spark, path, typed))) == expected_typed
+    typed_source = spark.read.format("hudi").options(**typed, **DATA_SOURCE).load(path)
+    assert _rows_of(collected(typed_source)) == expected_typed
     got: list[pa.Table] = []
     stream = (
         spark.readStream.format("hudi").option("hoodie.datasource.query.incremental.format", "cdc").load(path)

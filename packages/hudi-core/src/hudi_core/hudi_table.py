@@ -58,13 +58,14 @@ class HudiTable(MetaClient):
         return read_table(self, query_type=query_type, as_of=as_of, start=start, end=end,
                           columns=columns, filters=filters, merge_type=merge_type)  # fmt: skip
 
-    def read_changes(self, start: str = "000", end: str | None = None) -> pa.Table:
+    def read_changes(self, start: str = "000", end: str | None = None, *, images: str = "json") -> pa.Table:
         """The changes of the commits in ``(start, end]`` on a table with ``hoodie.table.cdc.enabled``
         (Hudi's incremental query with ``hoodie.datasource.query.incremental.format=cdc``): ``op``
-        (``i``, ``u``, ``d``), ``ts_ms`` (the instant), ``before`` and ``after`` (JSON or null)."""
+        (``i``, ``u``, ``d``), ``ts_ms`` (the instant), ``before`` and ``after`` (JSON or null, as
+        Hudi answers; ``images="struct"``: typed structs of the table's data fields, or null)."""
         from hudi_core.read.cdc import read_changes
 
-        return read_changes(self, start, end)
+        return read_changes(self, start, end, images=images)
 
     def read_batches(
         self,

@@ -142,3 +142,9 @@ def test_read_cdc_writes_the_changes(tmp_path: Path) -> None:
         {"id": "a", "ts": 1},
         {"id": "a", "ts": 2},
     )
+    typed = tmp_path / "typed.parquet"
+    rc = main(["read", path, "--query", "incremental", "--incremental-format", "cdc", "--cdc-images", "struct",
+               "--output", str(typed)])  # fmt: skip
+    assert rc == 0
+    update = next(r for r in pq.read_table(typed).to_pylist() if r["op"] == "u")
+    assert (update["before"], update["after"]) == ({"id": "a", "ts": 1}, {"id": "a", "ts": 2})

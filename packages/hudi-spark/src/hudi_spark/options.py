@@ -21,6 +21,11 @@ class ReadOptions:
         "Incremental: latest_state (the records the commits wrote, as they stand) or cdc (the changes "
         "of a table with hoodie.table.cdc.enabled: op, ts_ms, before, after; core's read_changes).",
     )  # fmt: skip
+    CDC_IMAGES = _r(
+        "hoodie.spark.read.cdc.images", "json",
+        "A CDC query's before and after images: json (Hudi's answer, JSON text) or struct (typed structs "
+        "of the table's data fields, its latest schema; core's read_changes(images=\"struct\")).",
+    )  # fmt: skip
     COLUMNS = _r("hoodie.datasource.read.columns", None, "Comma-separated columns to read (pruning).")
     MERGE_TYPE = _r(
         "hoodie.datasource.merge.type", "payload_combine",

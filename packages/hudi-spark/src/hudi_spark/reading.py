@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError
+from hudi_core.read.cdc import IMAGES
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.instant import format_query_instant, format_range_instant
 
@@ -63,6 +64,8 @@ class ReadSpec:
     options: dict[str, str] = field(default_factory=dict)
     #: an incremental query's answer is the commits' changes (``incremental.format=cdc``)
     changes: bool = False
+    #: their images: Hudi's JSON, or typed structs (``hoodie.spark.read.cdc.images``)
+    images: str = "json"
 
     @classmethod
     def from_options(cls, options: Any) -> ReadSpec:
@@ -111,7 +114,10 @@ class ReadSpec:
         # Hudi's batch reads take the option for incremental queries alone; its streaming source
         # whatever the query type: a read that names no query type is a CDC query (a stream's)
         changes = fmt == "cdc" and (qtype == "incremental" or ReadOptions.QUERY_TYPE.key not in lower)
-        return cls(base, qtype, as_of, start, end, columns, dict(conf.items()), changes)
+        images = str(lower.get(ReadOptions.CDC_IMAGES.key, ReadOptions.CDC_IMAGES.default)).lower()
+        if images not in IMAGES:
+            raise ConfigError(f"{ReadOptions.CDC_IMAGES.key}={images!r} is not one of {', '.join(IMAGES)}")
+        return cls(base, qtype, as_of, start, end, columns, dict(conf.items()), changes, images)
 
     def open_table(self) -> HudiTable:
         from hudi_core import HudiTable
@@ -156,9 +162,11 @@ def read_schema(spec: ReadSpec, table: HudiTable | None = None) -> pa.Schema:
     from hudi_core.read import incremental_schema_instant
 
     if spec.changes:
-        from hudi_core.read.cdc import CDC_SCHEMA
+        from hudi_core.read.cdc import CDC_SCHEMA, changes_schema
 
-        return CDC_SCHEMA
+        return (
+            CDC_SCHEMA if spec.images == "json" else changes_schema(table or spec.open_table(), spec.images)
+        )
     table = table or spec.open_table()
     as_of = spec.as_of
     if spec.query_type == "incremental":
@@ -243,7 +251,7 @@ def read_slices(spec: ReadSpec, slices: Sequence[Any], schema: pa.Schema) -> Ite
 
 def read_changes(spec: ReadSpec, start: str | None, end: str | None) -> Iterator[pa.RecordBatch]:
     """The changes of the commits in ``(start, end]`` (core's ``read_changes``; in a task)."""
-    yield from spec.open_table().read_changes(start or "000", end).to_batches()
+    yield from spec.open_table().read_changes(start or "000", end, images=spec.images).to_batches()
 
 
 def _changes_task(seeds: Iterator[pa.RecordBatch], *, spec: ReadSpec) -> Iterator[pa.RecordBatch]:

@@ -13,7 +13,16 @@ import pyarrow.compute as pc
 from hudi_core.errors import SchemaMismatchError
 from hudi_core.schema.promotion import promoted, unchecked_cast
 
-__all__ = ["align_table", "decode", "decoded", "encoded_like", "identity", "shared_runs", "target_schema"]
+__all__ = [
+    "align_array",
+    "align_table",
+    "decode",
+    "decoded",
+    "encoded_like",
+    "identity",
+    "shared_runs",
+    "target_schema",
+]
 
 
 def target_schema(data_schema: pa.Schema, *, with_meta: bool, meta_fields: list[pa.Field]) -> pa.Schema:
@@ -37,7 +46,7 @@ def align_table(table: pa.Table, schema: pa.Schema, *, encoded: bool = False) ->
             column = table.column(idx)
             if encoded and pa.types.is_dictionary(column.type) and column.type.value_type.equals(f.type):
                 f = f.with_type(column.type)
-            cols.append(_align_array(column, f.type, f.name))
+            cols.append(align_array(column, f.type, f.name))
         fields.append(f)
     if not fields:  # no column, the rows kept (a count's read): from_arrays would make none
         return table.select([])
@@ -187,11 +196,13 @@ def encoded_like(rows: pa.Table, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(cols, schema=schema)
 
 
-def _align_array(arr: pa.ChunkedArray | pa.Array, dt: pa.DataType, name: str) -> pa.ChunkedArray | pa.Array:
+def align_array(arr: pa.ChunkedArray | pa.Array, dt: pa.DataType, name: str) -> pa.ChunkedArray | pa.Array:
+    """``arr`` as type ``dt`` by Hudi's promotions; a struct's fields by name (those it lacks
+    null), recursively (``name`` is the column's, for the error)."""
     if arr.type.equals(dt):
         return arr
     if isinstance(arr, pa.ChunkedArray):
-        chunks = [_align_array(c, dt, name) for c in arr.chunks]
+        chunks = [align_array(c, dt, name) for c in arr.chunks]
         return pa.chunked_array(chunks, type=dt)
     if pa.types.is_dictionary(arr.type) and not pa.types.is_dictionary(dt):
         arr = arr.cast(arr.type.value_type)
@@ -210,11 +221,11 @@ def _align_array(arr: pa.ChunkedArray | pa.Array, dt: pa.DataType, name: str) ->
             if j < 0:
                 children.append(pa.nulls(len(arr), child.type))
             else:
-                children.append(_align_array(arr.field(j), child.type, f"{name}.{child.name}"))
+                children.append(align_array(arr.field(j), child.type, f"{name}.{child.name}"))
         mask = arr.is_null() if arr.null_count else None
         return pa.StructArray.from_arrays(children, fields=list(dt), mask=mask)
     if pa.types.is_list(dt) and (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)):
-        values = _align_array(arr.flatten(), dt.value_type, f"{name}[]")
+        values = align_array(arr.flatten(), dt.value_type, f"{name}[]")
         offsets = pc.cast(pc.subtract(arr.offsets, arr.offsets[0]), pa.int32())
         mask = arr.is_null() if arr.null_count else None
         return pa.ListArray.from_arrays(offsets, values, type=dt, mask=mask)

@@ -22,6 +22,10 @@ Images from a CDC log file are the records without meta columns, as Hudi writes 
 JSON rendering (``{"id": "a", "ts": 1}``, nulls kept); images read from files hold the meta
 columns (Hudi's reader renders those of base files compactly and without nulls, in no fixed key
 order: parse the JSON, do not compare the text).
+
+``images="struct"`` answers the images as typed structs of the table's data fields instead (the
+latest schema; meta columns left out, fields an older record lacks null): not Hudi's answer, but
+what an Arrow user filters and joins on without parsing text, at a fraction of the JSON's cost.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from hudi_core.fs_view.model import BaseFile, FileSlice, LogFile
 from hudi_core.log.cdc import DATA_BEFORE, DATA_BEFORE_AFTER
 from hudi_core.log.format import BlockType
 from hudi_core.log.reader import read_log_file
-from hudi_core.read.align import decoded
+from hudi_core.read.align import align_array, align_table, decoded
 from hudi_core.read.keys import record_keys
 from hudi_core.read.merge import merge_file_slice
 from hudi_core.table.file_names import BaseFileName, LogFileName
@@ -54,7 +58,7 @@ from hudi_core.table.meta_client import MetaClient
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
 from hudi_core.timeline.instant import Action, Instant
 
-__all__ = ["CDC_SCHEMA", "read_changes"]
+__all__ = ["CDC_SCHEMA", "IMAGES", "changes_schema", "read_changes"]
 
 #: the answer's columns, as Hudi's Spark CDC relation declares them
 CDC_SCHEMA = pa.schema(
@@ -67,10 +71,14 @@ _DATA_CHANGES = frozenset({
     "delete", "delete_prepped", "delete_partition", "insert_overwrite", "insert_overwrite_table", "bootstrap",
 })  # fmt: skip
 _DELETES = frozenset({"delete", "delete_prepped"})
+#: how the images are answered: Hudi's JSON text, or typed structs of the data fields
+IMAGES = ("json", "struct")
 
 
-def read_changes(table: MetaClient, start: str, end: str | None = None) -> pa.Table:
-    """The changes of the data commits in ``(start, end]`` (``end``: the latest instant)."""
+def read_changes(table: MetaClient, start: str, end: str | None = None, *, images: str = "json") -> pa.Table:
+    """The changes of the data commits in ``(start, end]`` (``end``: the latest instant), their
+    images as ``images`` says (:data:`IMAGES`)."""
+    image = _images(table, images)
     mode = cdc_logging_mode(table.config)
     if mode is None:
         raise ConfigError(
@@ -88,7 +96,7 @@ def read_changes(table: MetaClient, start: str, end: str | None = None) -> pa.Ta
         if meta.operation_type.lower() not in _DATA_CHANGES:
             continue
         before = max((t for t in done if t < inst.timestamp), default=None)
-        changes = _Changes(table, view, inst, meta.operation_type.lower(), mode, before)
+        changes = _Changes(table, view, inst, meta.operation_type.lower(), mode, before, image)
         try:
             for part, stats in meta.partition_to_write_stats.items():
                 for stat in stats:
@@ -101,7 +109,56 @@ def read_changes(table: MetaClient, start: str, end: str | None = None) -> pa.Ta
                 f"the changes of commit {inst.timestamp} are in files the cleaner deleted ({e}); a CDC "
                 "query can start at the commits whose files hoodie.cleaner.commits.retained keeps"
             ) from e
-    return pa.concat_tables(pieces) if pieces else CDC_SCHEMA.empty_table()
+    return pa.concat_tables(pieces) if pieces else image.schema.empty_table()
+
+
+def changes_schema(table: MetaClient, images: str = "json") -> pa.Schema:
+    """The schema of :func:`read_changes`'s answer (with ``images="struct"``, the table's latest)."""
+    return _images(table, images).schema
+
+
+def _images(table: MetaClient, images: str) -> _Images:
+    if images not in IMAGES:
+        raise ConfigError(f"images={images!r}: use one of {', '.join(IMAGES)}")
+    if images == "json":
+        return _Images()
+    data = table.schema()
+    if data is None:
+        raise HudiError(f"table {table.config.name!r} has no schema yet to type its change images by")
+    return _Images(data)
+
+
+@dataclass(frozen=True)
+class _Images:
+    """How an image is answered: JSON text (``data`` None), or a struct of ``data``'s fields."""
+
+    data: pa.Schema | None = None
+
+    @property
+    def type(self) -> pa.DataType:
+        return pa.string() if self.data is None else pa.struct(list(self.data))
+
+    @property
+    def schema(self) -> pa.Schema:
+        return pa.schema([("op", pa.string()), ("ts_ms", pa.string()), ("before", self.type),
+                          ("after", self.type)])  # fmt: skip
+
+    def rows(self, rows: pa.Table, *, compact: bool = False) -> pa.Array:
+        """Each row's image (a table read from files: meta columns dropped from a struct)."""
+        if self.data is None:
+            return _json(rows, compact=compact)
+        aligned = align_table(decoded(rows), self.data)
+        return pa.StructArray.from_arrays(
+            [c.combine_chunks() for c in aligned.columns], fields=list(self.data)
+        )
+
+    def records(self, images: pa.ChunkedArray | pa.Array) -> pa.Array:
+        """A CDC log record's images (a struct column, null where absent)."""
+        col = images.combine_chunks() if isinstance(images, pa.ChunkedArray) else images
+        return _json_images(col) if self.data is None else align_array(col, self.type, "image")
+
+    def nulls(self, n: int) -> pa.Array:
+        return pa.nulls(n, self.type)
 
 
 @dataclass(frozen=True)
@@ -115,6 +172,7 @@ class _Changes:
     operation: str
     mode: str
     prev: str | None
+    image: _Images
 
     def _uri(self, partition: str, name: str) -> str:
         base = self.table.partition_uri(partition) if partition else self.table.base_uri
@@ -122,11 +180,11 @@ class _Changes:
 
     def _answer(self, op: pa.Array, before: pa.Array, after: pa.Array) -> pa.Table:
         ts = pa.repeat(pa.scalar(self.inst.timestamp), len(op))
-        return pa.Table.from_arrays([op, ts, before, after], schema=CDC_SCHEMA)
+        return pa.Table.from_arrays([op, ts, before, after], schema=self.image.schema)
 
     def _all(self, op: str, rows: pa.Table, *, before: bool, compact: bool = True) -> pa.Table:
         n = rows.num_rows
-        images, nulls = _json(rows, compact=compact), pa.nulls(n, pa.string())
+        images, nulls = self.image.rows(rows, compact=compact), self.image.nulls(n)
         return self._answer(
             pa.repeat(pa.scalar(op), n), images if before else nulls, nulls if before else images
         )
@@ -180,21 +238,33 @@ class _Changes:
                 if block.block_type is BlockType.CDC_DATA:
                     records.append(block.records())
         if not records:
-            return CDC_SCHEMA.empty_table()
+            return self.image.schema.empty_table()
         rows = pa.concat_tables(records, promote_options="default")
         op = rows.column("op").combine_chunks()
         if self.mode == DATA_BEFORE_AFTER:
-            return self._answer(op, _json_images(rows.column("before")), _json_images(rows.column("after")))
+            return self._answer(
+                op, self.image.records(rows.column("before")), self.image.records(rows.column("after"))
+            )
         keys = rows.column("record_key").combine_chunks()
         new = self._base_rows(partition, stat.path or "", self.inst.timestamp)
-        after = _by_key(keys, new, self.table)
+        after = self._by_key(keys, new)
         if self.mode == DATA_BEFORE:
-            before = _json_images(rows.column("before"))
+            before = self.image.records(rows.column("before"))
         else:  # OP_KEY_ONLY: both images from the files
             old = self._prev_base(partition, stat.file_id, stat.prev_commit)
-            before = _by_key(keys, self._base_rows(partition, old, stat.prev_commit), self.table)
+            before = self._by_key(keys, self._base_rows(partition, old, stat.prev_commit))
         is_delete = pc.equal(op, "d")
-        return self._answer(op, before, pc.if_else(is_delete, pa.nulls(len(op), pa.string()), after))
+        return self._answer(op, before, pc.if_else(is_delete, self.image.nulls(len(op)), after))
+
+    def _by_key(self, keys: pa.Array, rows: pa.Table) -> pa.Array:
+        """The image of each key's row in ``rows`` (null where it has none)."""
+        stored = pa.chunked_array(record_keys(rows, self.table.config)).combine_chunks().cast(pa.string())
+        at = keymatch.index_in(keys.cast(pa.string()), stored)
+        found = at >= 0
+        if not rows.num_rows:
+            return self.image.nulls(len(keys))
+        images = self.image.rows(rows.take(pa.array(np.maximum(at, 0))), compact=True)
+        return pc.if_else(pa.array(found), images, self.image.nulls(len(keys)))
 
     def _log_file(self, partition: str, stat: WriteStat, name: str) -> pa.Table:
         """LOG_FILE: the slice before the log file and with it, compared key by key."""
@@ -203,7 +273,7 @@ class _Changes:
         logs = [lf for n in others if (lf := LogFile.from_path(self._uri(partition, n), 0)) is not None]
         this = LogFile.from_path(self._uri(partition, name), 0)
         if this is None:
-            return CDC_SCHEMA.empty_table()
+            return self.image.schema.empty_table()
         at = self.inst.timestamp
         earlier = FileSlice(partition, stat.file_id, stat.prev_commit, base).with_logs(tuple(logs))
         old = merge_file_slice(self.table, earlier, as_of=at) if not earlier.is_empty else None
@@ -221,7 +291,9 @@ class _Changes:
         deleted = old.filter(pa.array(keymatch.index_in(old_keys, new_keys) < 0))
         updated_old, updated_new = old_rows.filter(pa.array(changed)), new_rows.filter(pa.array(changed))
         updates = self._answer(
-            pa.repeat(pa.scalar("u"), updated_new.num_rows), _json(updated_old), _json(updated_new)
+            pa.repeat(pa.scalar("u"), updated_new.num_rows),
+            self.image.rows(updated_old),
+            self.image.rows(updated_new),
         )
         return pa.concat_tables([self._all("i", inserted, before=False, compact=False), updates,
                                  self._all("d", deleted, before=True, compact=False)])  # fmt: skip
@@ -230,19 +302,6 @@ class _Changes:
 def _log_version(path: str) -> tuple[int, str]:
     parsed = LogFileName.parse(path.rsplit("/", 1)[-1])
     return (parsed.version, parsed.write_token or "") if parsed is not None else (0, path)
-
-
-def _by_key(keys: pa.Array, rows: pa.Table, table: MetaClient) -> pa.Array:
-    """The JSON image of each key's row in ``rows`` (null where it has none)."""
-    stored = pa.chunked_array(record_keys(rows, table.config)).combine_chunks().cast(pa.string())
-    at = keymatch.index_in(keys.cast(pa.string()), stored)
-    found = at >= 0
-    images = (
-        _json(rows.take(pa.array(np.maximum(at, 0))), compact=True)
-        if rows.num_rows
-        else pa.nulls(len(keys), pa.string())
-    )
-    return pc.if_else(pa.array(found), images, pa.nulls(len(keys), pa.string()))
 
 
 def _same_rows(a: pa.Table, b: pa.Table) -> np.ndarray:

@@ -27,6 +27,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="incremental: the records the commits wrote, as they stand (latest_state), or "
                         "their changes on a table with hoodie.table.cdc.enabled (cdc: op, ts_ms, before, "
                         "after), Hudi's hoodie.datasource.query.incremental.format")  # fmt: skip
+    p.add_argument("--cdc-images", default="json", choices=["json", "struct"],
+                   help="cdc: the before and after images as JSON text (Hudi's answer) or as typed "
+                        "structs of the table's data fields")  # fmt: skip
     p.add_argument("--columns", default=None, help="comma-separated columns to return")
     p.add_argument("--filter", action="append", default=[], metavar="EXPR",
                    help='"col=value", "col>=value", "col in (a,b)"... (repeatable, all must hold; '
@@ -76,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     columns = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
     filters = [parse_filter(f) for f in args.filter]
     if args.query == "incremental" and args.incremental_format == "cdc":
-        result = table.read_changes(args.start or "000", args.end)
+        result = table.read_changes(args.start or "000", args.end, images=args.cdc_images)
     else:
         result = table.read(args.query, as_of=args.as_of, start=args.start, end=args.end,
                             columns=columns, filters=filters)  # fmt: skip
