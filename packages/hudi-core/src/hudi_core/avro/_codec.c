@@ -8,7 +8,10 @@
  * A column is a tuple (kind, null_branch, value_branch, valid, a, b):
  *   kind          LONG (int and long: zig-zag varints), FLOAT, DOUBLE, BOOLEAN, BYTES (string
  *                 and bytes: varint length, then the bytes), RAW (encode only: each row's bytes,
- *                 already Avro, copied as they are)
+ *                 already Avro, copied as they are), RECORD (decode only: a nested record, whose
+ *                 fields are the columns after it; a holds one int64, how many columns those
+ *                 are, its fields' fields included. Where the record is null its fields' columns
+ *                 take a null where they are unions, a zero or empty value where they are not)
  *   null_branch,  the union branch indexes of null and of the value (a nullable field is
  *   value_branch  ["null", T] or [T, "null"]); value_branch -1: the field is not a union
  *   valid         encode: one uint8 per row (0 = null), or None when no row is null;
@@ -23,7 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { LONG = 1, INT = 2, FLOAT = 3, DOUBLE = 4, BOOLEAN = 5, BYTES = 6, RAW = 7 };
+enum { LONG = 1, INT = 2, FLOAT = 3, DOUBLE = 4, BOOLEAN = 5, BYTES = 6, RAW = 7, RECORD = 8 };
 #define MAX_VARINT 10
 
 typedef struct {
@@ -87,7 +90,7 @@ static int parse_columns(PyObject *seq, int writable, columns_t *out) {
             goto fail;
         }
         if (buffer_of(b, &col->b, writable, &col->has_b) < 0) goto fail;
-        if (col->kind < LONG || col->kind > RAW || col->null_branch < 0 || col->null_branch > 63 ||
+        if (col->kind < LONG || col->kind > (writable ? RECORD : RAW) || col->null_branch < 0 || col->null_branch > 63 ||
             col->value_branch < -1 || col->value_branch > 63) {
             PyErr_SetString(PyExc_ValueError, "unknown column kind or union branch");
             goto fail;
@@ -310,12 +313,16 @@ past:
     return NULL;
 }
 
+/* Row i of a column without a value: a null where it is a union, else (a field of a null
+ * record) a zero or empty value. */
 static void decode_null(column_t *col, int64_t i) {
-    col->nulls++;
+    if (col->value_branch >= 0) col->nulls++;
     if (col->kind == BYTES) ((int32_t *)col->a.buf)[i + 1] = (int32_t)col->used;
     else if (col->kind == LONG || col->kind == DOUBLE) ((int64_t *)col->a.buf)[i] = 0;
     else if (col->kind == INT || col->kind == FLOAT) ((int32_t *)col->a.buf)[i] = 0;
 }
+
+static inline int64_t record_span(const column_t *col) { return ((const int64_t *)col->a.buf)[0]; }
 
 /* Every record; -1 with *bad (the record) and *why set at the first corrupt one. */
 static int decode_rows(columns_t *c, const uint8_t *data, const int64_t *starts, const int64_t *ends, int64_t n,
@@ -331,14 +338,16 @@ static int decode_rows(columns_t *c, const uint8_t *data, const int64_t *starts,
                     p = NULL;
                 } else if (branch == col->value_branch) {
                     set_bit(&col->valid, i);
-                    p = decode_value(col, i, p, end, why);
+                    if (col->kind != RECORD) p = decode_value(col, i, p, end, why);
                 } else if (branch == col->null_branch) {
                     decode_null(col, i);
+                    if (col->kind == RECORD) /* its fields' columns, none of them in the data */
+                        for (int64_t k = record_span(col); k > 0; k--) decode_null(&c->cols[++j], i);
                 } else {
                     *why = "an Avro union branch is out of range";
                     p = NULL;
                 }
-            } else {
+            } else if (col->kind != RECORD) {
                 p = decode_value(col, i, p, end, why);
             }
         }
@@ -362,6 +371,7 @@ static int check_outputs(columns_t *c, int64_t n) {
         int64_t width[] = {0, 8, 4, 4, 8, 0, 4, 0};
         int ok = col->kind != RAW && (col->value_branch < 0 || (col->has_valid && col->valid.len >= bitmap));
         if (col->kind == BOOLEAN) ok = ok && col->a.len >= bitmap;
+        else if (col->kind == RECORD) ok = ok && col->a.len >= 8 && record_span(col) >= 0 && record_span(col) < c->count - j;
         else if (ok) ok = col->a.len / width[col->kind] >= n + (col->kind == BYTES);
         if (!ok) {
             PyErr_SetString(PyExc_ValueError, "a column's output buffers do not hold n rows of its kind");

@@ -48,6 +48,7 @@ DOUBLE = 4
 BOOLEAN = 5
 BYTES = 6
 RAW = 7
+RECORD = 8  # decode only: a nested record, its fields the columns after it
 
 _TS_UNITS = {
     "timestamp-millis": ("ms", True),

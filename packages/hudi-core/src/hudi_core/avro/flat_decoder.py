@@ -5,10 +5,11 @@ fields, nested records, and arrays/maps (in lockstep rounds, one per item index)
 Multi-type unions and very long arrays raise :class:`NotFlat`; the caller then falls back to the
 general decoder.
 
-Records whose fields are all primitives (optional or not) are read by the compiled codec
-(``_codec.c``, see :mod:`hudi_core.avro.encoder`) where it was built: one pass over the records,
-each value written straight into its column's Arrow buffers. The tests hold it to the numpy
-version's columns and errors.
+Records whose fields are all primitives or records of them (optional or not, nested at any
+depth: a CDC log record's images) are read by the compiled codec (``_codec.c``, see
+:mod:`hudi_core.avro.encoder`) where it was built: one pass over the records, each value written
+straight into its column's Arrow buffers. The tests hold it to the numpy version's columns and
+errors.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from hudi_core.avro import encoder
-from hudi_core.avro.encoder import BOOLEAN, BYTES, DOUBLE, FLOAT, INT, LONG
+from hudi_core.avro.encoder import BOOLEAN, BYTES, DOUBLE, FLOAT, INT, LONG, RECORD
 from hudi_core.avro.schema_walk import Names, collect_names, resolve
 from hudi_core.errors import CorruptedLogBlockError
 from hudi_core.schema.avro_schema import avro_to_arrow
@@ -335,18 +336,24 @@ _VIEWED = (
 
 class _Field(NamedTuple):
     """How the compiled codec reads a field: its kind, union branches (value -1: not a union),
-    whether its Arrow type is a view of the values (a logical type) and whether it is a string."""
+    whether its Arrow type is a view of the values (a logical type), whether it is a string,
+    and a record's fields."""
 
     kind: int
     null_branch: int
     value_branch: int
     view: bool
     string: bool
+    fields: tuple[_Field, ...] = ()
+
+    def columns(self) -> list[_Field]:
+        """The field's columns for the codec: itself, then a record's fields' columns."""
+        return [self, *(c for f in self.fields for c in f.columns())]
 
 
 def _compiled_field(node: Any, names: Names) -> _Field | None:
     """A field the compiled codec reads: a primitive, alone or in a union with null, with no
-    logical type but those Arrow views; else None."""
+    logical type but those Arrow views, or a record of such fields; else None."""
     node = resolve(node, names)
     null_branch, value_branch = 0, -1
     if isinstance(node, list):
@@ -356,6 +363,11 @@ def _compiled_field(node: Any, names: Names) -> _Field | None:
         value_branch = 1 - null_branch
         node = resolve(node[value_branch], names)
     kind, logical = (node, None) if isinstance(node, str) else (node.get("type"), node.get("logicalType"))
+    if kind in ("record", "error") and logical is None:
+        fields = [_compiled_field(f["type"], names) for f in node["fields"]]
+        if any(f is None for f in fields):
+            return None
+        return _Field(RECORD, null_branch, value_branch, False, False, tuple(fields))  # type: ignore[arg-type]
     if not isinstance(kind, str) or kind not in _COMPILED_KINDS:
         return None
     if logical is not None and (logical not in _VIEWED or kind not in ("int", "long")):
@@ -370,15 +382,18 @@ def _decode_compiled(
     column gets room for the whole block, of which only what it fills is touched and kept)."""
     n = len(starts)
     bitmap = (n + 7) // 8
+    flat = [c for f in fields for c in f.columns()]
     columns: list[tuple[int, int, int, np.ndarray | None, np.ndarray, np.ndarray]] = []
     no_bytes = np.empty(0, dtype=np.uint8)
-    for f in fields:
+    for f in flat:
         valid = np.zeros(bitmap, dtype=np.uint8) if f.value_branch >= 0 else None
         b = np.empty(len(data), dtype=np.uint8) if f.kind == BYTES else no_bytes
         if f.kind == BOOLEAN:
             a = np.zeros(bitmap, dtype=np.uint8)
         elif f.kind == BYTES:
             a = np.empty(n + 1, dtype=np.int32)
+        elif f.kind == RECORD:  # how many columns its fields take
+            a = np.array([len(f.columns()) - 1], dtype=np.int64)
         else:
             a = np.empty(n, dtype=_VALUES[f.kind])
         columns.append((f.kind, f.null_branch, f.value_branch, valid, a, b))
@@ -387,22 +402,31 @@ def _decode_compiled(
         counts = encoder.compiled.decode(columns, data, *positions)  # type: ignore[union-attr]
     except ValueError as e:
         raise CorruptedLogBlockError(str(e)) from None
+    outputs = iter(zip(columns, counts, strict=True))
     arrow = avro_to_arrow(writer)
-    arrays: list[pa.Array] = []
-    for f, target, (*_, valid, a, b), (nulls, used) in zip(fields, arrow, columns, counts, strict=True):
-        validity = pa.py_buffer(valid) if nulls else None
-        if f.kind == BYTES:
-            storage = pa.string() if f.string else pa.binary()
-            # a right-sized copy of the bytes: the room, a block's size per column, is let go
-            buffers = [validity, pa.py_buffer(a), pa.py_buffer(b[:used].copy())]
-            arr = pa.Array.from_buffers(storage, n, buffers, null_count=nulls)
-            # the codec's offsets rise by construction; ASCII bytes are UTF-8 wherever a value
-            # starts (a word-wide OR, ~4x quicker than Arrow's full validation of 1M uuids)
-            if f.string and not _ascii(b[:used]):
-                _check_utf8(arr)
-        else:
-            arr = pa.Array.from_buffers(_STORAGE[f.kind], n, [validity, pa.py_buffer(a)], null_count=nulls)
-        if arr.type != target.type:
-            arr = arr.view(target.type) if f.view else arr.cast(target.type)
-        arrays.append(arr)
+    arrays = [_compiled_array(f, target.type, n, outputs) for f, target in zip(fields, arrow, strict=True)]
     return pa.Table.from_arrays(arrays, schema=arrow)
+
+
+def _compiled_array(f: _Field, target: pa.DataType, n: int, outputs: Any) -> pa.Array:
+    """Field ``f``'s Arrow array of type ``target`` from the codec's buffers (``outputs``: the
+    columns and their counts, from this field's on)."""
+    (*_, valid, a, b), (nulls, used) = next(outputs)
+    validity = pa.py_buffer(valid) if nulls else None
+    if f.kind == RECORD:
+        children = [_compiled_array(c, target.field(i).type, n, outputs) for i, c in enumerate(f.fields)]
+        return pa.Array.from_buffers(target, n, [validity], null_count=nulls, children=children)
+    if f.kind == BYTES:
+        storage = pa.string() if f.string else pa.binary()
+        # a right-sized copy of the bytes: the room, a block's size per column, is let go
+        buffers = [validity, pa.py_buffer(a), pa.py_buffer(b[:used].copy())]
+        arr = pa.Array.from_buffers(storage, n, buffers, null_count=nulls)
+        # the codec's offsets rise by construction; ASCII bytes are UTF-8 wherever a value
+        # starts (a word-wide OR, ~4x quicker than Arrow's full validation of 1M uuids)
+        if f.string and not _ascii(b[:used]):
+            _check_utf8(arr)
+    else:
+        arr = pa.Array.from_buffers(_STORAGE[f.kind], n, [validity, pa.py_buffer(a)], null_count=nulls)
+    if arr.type != target:
+        arr = arr.view(target) if f.view else arr.cast(target)
+    return arr
