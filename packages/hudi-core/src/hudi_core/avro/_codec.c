@@ -8,10 +8,11 @@
  * A column is a tuple (kind, null_branch, value_branch, valid, a, b):
  *   kind          LONG (int and long: zig-zag varints), FLOAT, DOUBLE, BOOLEAN, BYTES (string
  *                 and bytes: varint length, then the bytes), RAW (encode only: each row's bytes,
- *                 already Avro, copied as they are), RECORD (decode only: a nested record, whose
- *                 fields are the columns after it; a holds one int64, how many columns those
- *                 are, its fields' fields included. Where the record is null its fields' columns
- *                 take a null where they are unions, a zero or empty value where they are not)
+ *                 already Avro, copied as they are), RECORD (a nested record, whose fields are
+ *                 the columns after it; a holds one int64, how many columns those are, its
+ *                 fields' fields included. Where the record is null its fields' columns are not
+ *                 written, and decoded as a null where they are unions, a zero or empty value
+ *                 where they are not)
  *   null_branch,  the union branch indexes of null and of the value (a nullable field is
  *   value_branch  ["null", T] or [T, "null"]); value_branch -1: the field is not a union
  *   valid         encode: one uint8 per row (0 = null), or None when no row is null;
@@ -90,7 +91,7 @@ static int parse_columns(PyObject *seq, int writable, columns_t *out) {
             goto fail;
         }
         if (buffer_of(b, &col->b, writable, &col->has_b) < 0) goto fail;
-        if (col->kind < LONG || col->kind > (writable ? RECORD : RAW) || col->null_branch < 0 || col->null_branch > 63 ||
+        if (col->kind < LONG || col->kind > RECORD || col->null_branch < 0 || col->null_branch > 63 ||
             col->value_branch < -1 || col->value_branch > 63) {
             PyErr_SetString(PyExc_ValueError, "unknown column kind or union branch");
             goto fail;
@@ -107,6 +108,9 @@ fail:
     release(out);
     return -1;
 }
+
+/* RECORD: how many columns its fields take. */
+static inline int64_t record_span(const column_t *col) { return ((const int64_t *)col->a.buf)[0]; }
 
 /* ---------------------------------------------------------------------------------------------
  * encoding */
@@ -129,6 +133,11 @@ static int64_t encoded_bound(columns_t *c, int64_t n) {
         column_t *col = &c->cols[j];
         int64_t width[] = {0, 8, 8, 4, 8, 1, 8, 8};
         if (col->has_valid && col->valid.len != n) goto sizes;
+        if (col->kind == RECORD) {
+            if (col->a.len < 8 || record_span(col) < 0 || record_span(col) >= c->count - j) goto sizes;
+            bound += (col->value_branch >= 0) * n;
+            continue;
+        }
         if (col->kind == INT || col->a.len / width[col->kind] < n + (col->kind >= BYTES)) goto sizes;
         int64_t per_row = (col->value_branch >= 0) + (col->kind == LONG ? MAX_VARINT : width[col->kind]);
         if (col->kind == BYTES || col->kind == RAW) {
@@ -184,7 +193,11 @@ static uint8_t *encode_rows(columns_t *c, int64_t n, int prefixed, uint8_t *p, i
             const column_t *col = &c->cols[j];
             int valid = !col->has_valid || ((const uint8_t *)col->valid.buf)[i];
             if (col->value_branch >= 0) *p++ = (uint8_t)(2 * (valid ? col->value_branch : col->null_branch));
-            if (valid) p = encode_value(col, i, p);
+            if (col->kind == RECORD) {
+                if (!valid) j += record_span(col); /* a null record: none of its fields */
+            } else if (valid) {
+                p = encode_value(col, i, p);
+            }
         }
         if (prefixed) {
             uint32_t len = (uint32_t)(p - record);
@@ -322,7 +335,6 @@ static void decode_null(column_t *col, int64_t i) {
     else if (col->kind == INT || col->kind == FLOAT) ((int32_t *)col->a.buf)[i] = 0;
 }
 
-static inline int64_t record_span(const column_t *col) { return ((const int64_t *)col->a.buf)[0]; }
 
 /* Every record; -1 with *bad (the record) and *why set at the first corrupt one. */
 static int decode_rows(columns_t *c, const uint8_t *data, const int64_t *starts, const int64_t *ends, int64_t n,

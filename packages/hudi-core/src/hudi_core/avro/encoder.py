@@ -48,7 +48,7 @@ DOUBLE = 4
 BOOLEAN = 5
 BYTES = 6
 RAW = 7
-RECORD = 8  # decode only: a nested record, its fields the columns after it
+RECORD = 8  # a nested record, its fields the columns after it
 
 _TS_UNITS = {
     "timestamp-millis": ("ms", True),
@@ -93,7 +93,8 @@ def record_columns(
     table: pa.Table | pa.RecordBatch, avro_schema: str | dict[str, Any]
 ) -> list[tuple[Any, ...]]:
     """The compiled writer's columns of top-level records (columns matched by field name): a
-    primitive field as its values, any other as the bytes of its numpy segments."""
+    primitive field as its values, a record of such fields as a RECORD column and theirs, any
+    other as the bytes of its numpy segments."""
     schema = parse_avro_schema(avro_schema)
     names = collect_names(schema)
     n = table.num_rows
@@ -107,8 +108,10 @@ def record_columns(
         arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
         if pa.types.is_dictionary(arr.type):
             arr = arr.dictionary_decode()
-        column = _primitive_column(field["type"], arr, names)
-        columns.append(column or _raw_column(encode_value_segments(field["type"], arr, names, name), n))
+        compiled_columns = _compiled_columns(field["type"], arr, names)
+        if compiled_columns is None:
+            compiled_columns = [_raw_column(encode_value_segments(field["type"], arr, names, name), n)]
+        columns += compiled_columns
     return columns
 
 
@@ -117,19 +120,67 @@ def _raw_column(segments: list[Segment], n: int) -> tuple[Any, ...]:
     return (RAW, 0, -1, None, offsets, body)
 
 
-def _primitive_column(node: Any, arr: pa.Array, names: Names) -> tuple[Any, ...] | None:
-    """``arr`` as a compiled writer's column of the Avro type ``node``, or None where the numpy
-    segments are needed (other types, and nulls the type refuses: their error is raised there)."""
+def _branches(node: Any, names: Names) -> tuple[int, int, Any] | None:
+    """(the null branch, the value branch, -1 where ``node`` is no union; the value's type), or
+    None for a union the compiled writer does not take."""
     node = resolve(node, names)
-    null_branch, value_branch = 0, -1
-    if isinstance(node, list):
-        non_null = [i for i, b in enumerate(node) if b != "null"]
-        if len(non_null) != 1 or len(node) > 2:
+    if not isinstance(node, list):
+        return 0, -1, node
+    non_null = [i for i, b in enumerate(node) if b != "null"]
+    if len(non_null) != 1 or len(node) > 2:
+        return None
+    value_branch = non_null[0]
+    null_branch = node.index("null") if "null" in node else value_branch
+    return null_branch, value_branch, resolve(node[value_branch], names)
+
+
+def _refused_nulls(arr: pa.Array, null_branch: int, value_branch: int, hidden: np.ndarray | None) -> bool:
+    """Whether ``arr`` holds nulls its type refuses where they are written (``hidden``: the rows
+    of a null record, whose fields are not)."""
+    if not arr.null_count or (value_branch >= 0 and null_branch != value_branch):
+        return False
+    return hidden is None or bool((arr.is_null().to_numpy(zero_copy_only=False) & ~hidden).any())
+
+
+def _compiled_columns(
+    node: Any, arr: pa.Array, names: Names, hidden: np.ndarray | None = None
+) -> list[tuple[Any, ...]] | None:
+    """``arr`` as the compiled writer's columns of the Avro type ``node``: a primitive's one, or
+    a record's RECORD column and its fields' (``hidden``: rows of a null record around it); None
+    where the numpy segments are needed."""
+    branches = _branches(node, names)
+    if branches is None:
+        return None
+    null_branch, value_branch, inner = branches
+    if not (isinstance(inner, dict) and inner.get("type") in ("record", "error")):
+        column = _primitive_column(node, arr, names, hidden)
+        return None if column is None else [column]
+    if not pa.types.is_struct(arr.type) or _refused_nulls(arr, null_branch, value_branch, hidden):
+        return None
+    nulls = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
+    inside = nulls if hidden is None else hidden if nulls is None else nulls | hidden
+    fields: list[tuple[Any, ...]] = []
+    for f in inner["fields"]:
+        i = arr.type.get_field_index(f["name"])
+        columns = _compiled_columns(f["type"], arr.field(i), names, inside) if i >= 0 else None
+        if columns is None:  # (a field missing from the data: its default or error is numpy's)
             return None
-        value_branch = non_null[0]
-        null_branch = node.index("null") if "null" in node else value_branch
-        node = resolve(node[value_branch], names)
-    if arr.null_count and (null_branch == value_branch or value_branch < 0):
+        fields += columns
+    valid = np.ascontiguousarray(~nulls).view(np.uint8) if nulls is not None and value_branch >= 0 else None
+    return [(RECORD, null_branch, value_branch, valid, np.array([len(fields)], dtype=np.int64), None), *fields]
+
+
+def _primitive_column(
+    node: Any, arr: pa.Array, names: Names, hidden: np.ndarray | None = None
+) -> tuple[Any, ...] | None:
+    """``arr`` as a compiled writer's column of the Avro type ``node``, or None where the numpy
+    segments are needed (other types, and nulls the type refuses: their error is raised there;
+    ``hidden``: rows of a null record around it, not written)."""
+    branches = _branches(node, names)
+    if branches is None:
+        return None
+    null_branch, value_branch, node = branches
+    if _refused_nulls(arr, null_branch, value_branch, hidden):
         return None
     if pa.types.is_null(arr.type) or len(arr) == 0 or arr.buffers()[1] is None:
         return None  # (values without a buffer, as from_buffers allows, are left to numpy)
