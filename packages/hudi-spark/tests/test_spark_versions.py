@@ -241,7 +241,7 @@ def test_hudi_spark_read_answers_a_cdc_query_on_each_version(
     spark: Any, tmp_path: Path, collected: Any
 ) -> None:
     """``hoodie.datasource.query.incremental.format=cdc``: the changes core's ``read_changes``
-    answers (op, ts_ms, before, after), on 3.5 as on 4."""
+    answers (op, ts_ms, before, after), on 3.5 as on 4, with JSON or typed images."""
     import hudi_spark
     import pyarrow as pa
 
@@ -265,6 +265,10 @@ def test_hudi_spark_read_answers_a_cdc_query_on_each_version(
         "i",
         "u",
     ]
+    # the images as typed structs (hoodie.spark.read.cdc.images=struct)
+    typed = collected(hudi_spark.read(spark, path, {**options, "hoodie.spark.read.cdc.images": "struct"}))
+    assert rows(typed) == rows(t.read_changes(images="struct"))
+    assert {"id": "a", "ts": 1} in typed.column("before").to_pylist()
 
 
 def test_read_in_tasks_equals_format_hudi(spark: Any, compat_root: Path) -> None:
