@@ -167,7 +167,10 @@ def _compiled_columns(
             return None
         fields += columns
     valid = np.ascontiguousarray(~nulls).view(np.uint8) if nulls is not None and value_branch >= 0 else None
-    return [(RECORD, null_branch, value_branch, valid, np.array([len(fields)], dtype=np.int64), None), *fields]
+    return [
+        (RECORD, null_branch, value_branch, valid, np.array([len(fields)], dtype=np.int64), None),
+        *fields,
+    ]
 
 
 def _primitive_column(

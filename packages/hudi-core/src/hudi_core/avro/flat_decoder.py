@@ -351,9 +351,10 @@ class _Field(NamedTuple):
         return [self, *(c for f in self.fields for c in f.columns())]
 
 
-def _compiled_field(node: Any, names: Names) -> _Field | None:
+def _compiled_field(node: Any, names: Names, within: frozenset[str] = frozenset()) -> _Field | None:
     """A field the compiled codec reads: a primitive, alone or in a union with null, with no
-    logical type but those Arrow views, or a record of such fields; else None."""
+    logical type but those Arrow views, or a record of such fields (not one of the records
+    ``within`` which it is: a recursive type); else None."""
     node = resolve(node, names)
     null_branch, value_branch = 0, -1
     if isinstance(node, list):
@@ -364,7 +365,10 @@ def _compiled_field(node: Any, names: Names) -> _Field | None:
         node = resolve(node[value_branch], names)
     kind, logical = (node, None) if isinstance(node, str) else (node.get("type"), node.get("logicalType"))
     if kind in ("record", "error") and logical is None:
-        fields = [_compiled_field(f["type"], names) for f in node["fields"]]
+        name = str(node.get("name"))
+        if name in within:
+            return None
+        fields = [_compiled_field(f["type"], names, within | {name}) for f in node["fields"]]
         if any(f is None for f in fields):
             return None
         return _Field(RECORD, null_branch, value_branch, False, False, tuple(fields))  # type: ignore[arg-type]
