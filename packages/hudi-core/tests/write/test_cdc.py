@@ -306,6 +306,20 @@ def test_images_render_as_json_column_by_column() -> None:
     assert _json(nulls).to_pylist() == ['{"a": null, "b": null}', '{"a": 1, "b": "x"}']
     images = pa.array([{"x": 1, "y": "a"}, None], pa.struct([("x", pa.int64()), ("y", pa.string())]))
     assert _json_images(images).to_pylist() == ['{"x": 1, "y": "a"}', "null"]
+    # strings without nulls, as they are (quoted by the literals around them) or escaped, from
+    # an offset into their buffers; floats whole, fractional and not finite
+    plain = pa.table({
+        "k": pa.array(["a", "b", 'q"', "d\\", "e"], pa.large_string()),
+        "v": ["x", "y", "z", "w", "ü"],
+        "f": [1.0, -2.0, 0.5, float("nan"), float("-inf")],
+    }).slice(1, 4)  # fmt: skip
+    assert _json(plain, compact=True).to_pylist() == [
+        '{"k":"b","v":"y","f":-2.0}',
+        '{"k":"q\\"","v":"z","f":0.5}',
+        '{"k":"d\\\\","v":"w","f":NaN}',
+        '{"k":"e","v":"ü","f":-Infinity}',
+    ]
+    assert _json(plain.select(["v"])).to_pylist() == ['{"v": "y"}', '{"v": "z"}', '{"v": "w"}', '{"v": "ü"}']
 
 
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])

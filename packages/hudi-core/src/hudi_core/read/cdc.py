@@ -335,21 +335,64 @@ def _json(rows: pa.Table, *, compact: bool = False) -> pa.Array:
     rendering of the rows it reads from base files), else as Avro renders a record (``, `` and
     ``: ``, nulls kept)."""
     sep, colon = (",", ":") if compact else (", ", ": ")
-    members = []
+    # the text of every row in one join: literals (each member's separator and name, the quotes
+    # around a string column's values) and columns, each member with its separator before it
+    pieces: list[str | pa.Array] = []
     for name in rows.column_names:
-        values = _json_values(rows.column(name).combine_chunks(), compact)
-        if not compact:
-            values = pc.fill_null(values, "null")
-        # each member with its separator before it, "" where it is left out (a null, compact):
-        # joined with nothing, then the first separator cut (pyarrow 26's join skipping nulls
-        # drops the rows where every value is null)
-        member = pc.binary_join_element_wise(sep + json.dumps(name, ensure_ascii=False) + colon, values, "")
-        members.append(pc.fill_null(member, ""))
-    if not members:
+        arr = rows.column(name).combine_chunks()
+        key = sep + json.dumps(name, ensure_ascii=False) + colon
+        text = _plain_text(arr)
+        if text is not None:  # strings without nulls or characters to escape: quoted by the literals
+            pieces += [key + '"', text, '"']
+            continue
+        values = _json_values(arr, compact)
+        if not compact or not values.null_count:
+            pieces += [key, pc.fill_null(values, "null") if values.null_count else values]
+        else:  # a member left out where its value is null: "" (pyarrow 26's join skipping nulls
+            # drops the rows where every value is null)
+            pieces.append(pc.fill_null(pc.binary_join_element_wise(key, values, ""), ""))
+    merged: list[str | pa.Array] = []
+    for piece in pieces:
+        if isinstance(piece, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += piece
+        else:
+            merged.append(piece)
+    if not merged:
         return pa.array(["{}"] * rows.num_rows, pa.string())
-    joined = pc.binary_join_element_wise(*members, "") if len(members) > 1 else members[0]
-    body = pc.utf8_slice_codeunits(joined, len(sep))
+    if isinstance(merged[0], str):  # the first member is always there: its separator is the brace
+        merged[0] = "{" + merged[0][len(sep) :]
+        merged.append("}")
+        return _joined(merged, rows.num_rows)
+    body = pc.utf8_slice_codeunits(_joined(merged, rows.num_rows), len(sep))
     return pc.binary_join_element_wise("{", body, "}", "")
+
+
+def _joined(pieces: list[str | pa.Array], n: int) -> pa.Array:
+    if not any(isinstance(p, (pa.Array, pa.ChunkedArray)) for p in pieces):  # (literals alone)
+        return pa.array(["".join(p for p in pieces if isinstance(p, str))] * n, pa.string())
+    return pc.binary_join_element_wise(*pieces, "")
+
+
+def _plain_text(arr: pa.Array) -> pa.Array | None:
+    """A string column without nulls whose values JSON takes as they are (no quote, backslash or
+    control character), as plain strings; else None."""
+    if arr.null_count or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return None
+    return arr.cast(pa.string()) if not _special_characters(arr) else None
+
+
+def _special_characters(text: pa.Array) -> bool:
+    """Whether any value of a string array holds a quote, a backslash or a control character
+    (a look at its bytes)."""
+    if len(text) == 0:
+        return False
+    width = np.int64 if pa.types.is_large_string(text.type) else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=width)[text.offset : text.offset + len(text) + 1]
+    data = text.buffers()[2]
+    if data is None or offsets[-1] == offsets[0]:
+        return False
+    b = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return bool(((b < 0x20) | (b == 0x22) | (b == 0x5C)).any())
 
 
 #: what a JSON string must escape, in the order replaced (the backslash first)
@@ -365,7 +408,7 @@ def _json_values(arr: pa.Array, compact: bool) -> pa.Array:
         return _json_values(arr.dictionary_decode(), compact)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         text = arr.cast(pa.string())
-        if pc.any(pc.match_substring_regex(text, '["\\\\\\x00-\\x1f]')).as_py():  # (one pass where none is)
+        if _special_characters(text):  # (one look at the bytes where none is)
             if pc.any(pc.match_substring_regex(text, "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]")).as_py():
                 return _json_values_one_by_one(arr, compact)
             for old, new in _ESCAPES:
@@ -377,11 +420,12 @@ def _json_values(arr: pa.Array, compact: bool) -> pa.Array:
         return arr.cast(pa.string())
     if pa.types.is_floating(t):
         text = arr.cast(pa.float64()).cast(pa.string()) if pa.types.is_float16(t) else arr.cast(pa.string())
-        text = pc.if_else(
-            pc.match_substring_regex(text, "^-?[0-9]+$"), pc.binary_join_element_wise(text, ".0", ""), text
-        )
-        for old, new in (("-inf", "-Infinity"), ("inf", "Infinity"), ("nan", "NaN")):
-            text = pc.if_else(pc.equal(text, old), new, text)
+        digits = pc.ascii_is_decimal(pc.utf8_ltrim(text, "-"))  # an integral value: "1" -> "1.0"
+        if pc.any(digits).as_py():
+            text = pc.if_else(digits, pc.binary_join_element_wise(text, ".0", ""), text)
+        if not pc.all(pc.is_finite(arr.cast(pa.float64()) if pa.types.is_float16(t) else arr)).as_py():
+            for old, new in (("-inf", "-Infinity"), ("inf", "Infinity"), ("nan", "NaN")):
+                text = pc.if_else(pc.equal(text, old), new, text)
         return text
     if pa.types.is_date(t):
         return (
