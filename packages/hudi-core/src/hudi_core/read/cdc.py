@@ -12,9 +12,10 @@ data and are skipped). Each write stat of a commit says where its changes are, a
   before (``prevCommit``) and after the write;
 - a new base file written by inserts alone: every row inserted;
 - a base file a ``delete`` emptied: every row of the file before it deleted;
-- a log file (MERGE_ON_READ): the file slice before the log file and with it, merged, compared
-  key by key: a key only after is inserted, only before deleted, in both and not the same
-  record (meta columns included: a record that lost to the stored one is none) updated;
+- a log file (MERGE_ON_READ): the file slice before the log file, merged, and the log's records
+  merged into it as into a base file's rows (``read.merge.merge_log_file``), compared key by
+  key: a key only after is inserted, only before deleted, in both and not the same record (meta
+  columns included: a record that lost to the stored one is none) updated;
 - a replace commit's replaced file groups (``insert_overwrite``, ``delete_partition``): every
   row of their latest slice deleted.
 
@@ -52,7 +53,7 @@ from hudi_core.log.format import BlockType
 from hudi_core.log.reader import read_log_file
 from hudi_core.read.align import align_array, align_table, decoded
 from hudi_core.read.keys import record_keys
-from hudi_core.read.merge import merge_file_slice
+from hudi_core.read.merge import merge_file_slice, merge_log_file
 from hudi_core.table.file_names import BaseFileName, LogFileName
 from hudi_core.table.meta_client import MetaClient
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
@@ -276,10 +277,15 @@ class _Changes:
             return self.image.schema.empty_table()
         at = self.inst.timestamp
         earlier = FileSlice(partition, stat.file_id, stat.prev_commit, base).with_logs(tuple(logs))
-        old = merge_file_slice(self.table, earlier, as_of=at) if not earlier.is_empty else None
-        new = merge_file_slice(self.table, earlier.with_logs((*logs, this)), as_of=at)
-        if old is None:
-            return self._all("i", new, before=False, compact=False)
+        with_this = earlier.with_logs((*logs, this))
+        if earlier.is_empty:
+            return self._all(
+                "i", merge_file_slice(self.table, with_this, as_of=at), before=False, compact=False
+            )
+        old = merge_file_slice(self.table, earlier, as_of=at)
+        # the log's records met with the slice before it as with a base file's rows (Hudi's CDC
+        # inference, not its snapshot: docs/interop.md, seed 21039)
+        new = merge_log_file(self.table, old, with_this, this.path, as_of=at)
         new_keys = pa.chunked_array(record_keys(new, self.table.config)).combine_chunks().cast(pa.string())
         old_keys = pa.chunked_array(record_keys(old, self.table.config)).combine_chunks().cast(pa.string())
         in_old = keymatch.index_in(new_keys, old_keys)

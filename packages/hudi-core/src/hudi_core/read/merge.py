@@ -43,6 +43,7 @@ __all__ = [
     "merge_delta",
     "merge_file_slice",
     "merge_file_slice_batches",
+    "merge_log_file",
     "slice_schema",
     "tells_delta",
     "valid_log_blocks",
@@ -132,6 +133,30 @@ def merge_file_slice(
     if not blocks:
         return base
     return _merge(table, base, blocks, schema)
+
+
+def merge_log_file(
+    table: MetaClient,
+    rows: pa.Table,
+    file_slice: FileSlice,
+    log_path: str,
+    *,
+    as_of: str | None = None,
+    history: SchemaHistory | None = None,
+) -> pa.Table:
+    """``rows``, a file slice's rows before one of its log files (its base merged with the logs
+    before it, :func:`merge_file_slice`), with that log file's records merged in as into a base
+    file's rows: what Apache Hudi's CDC query takes a log file to have changed (its
+    ``HoodieCDCRDD`` folds the log's records by key, then combines each with the image before it
+    by the payload). ``file_slice`` holds the log file. A snapshot folds every log's records
+    first, then meets the base rows: where the payload orders log records but lets a log record
+    replace a base row whatever its ordering value (OverwriteWithLatest), a later log's older
+    record changes the CDC answer and not the snapshot (docs/interop.md, Hudi quirks)."""
+    blocks = _slice_blocks(table, file_slice, as_of, None, None, history=history)
+    blocks = [b for b in blocks if b.file_path == log_path]
+    if not blocks:
+        return rows
+    return _merge(table, rows, blocks, slice_schema(table, as_of))
 
 
 def compact_file_slice(
