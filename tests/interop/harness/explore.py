@@ -43,7 +43,6 @@ sys.path.insert(0, str(Path(__file__).parents[2] / "tools" / "minihdfs"))
 
 from hudi_core import HudiTable
 from hudi_core.storage import storage_for
-from hudi_core.timeline.commit_metadata import CommitMetadata
 from oracle import S3_LOCK, HudiOracle, ensure_oracle, hudi_uri, s3_oracle
 from runner import (
     CDC_QUERY,
@@ -318,16 +317,13 @@ def _lost_deletes(
     missing: Counter[int] = Counter()
     for k, n in only_mine.items():
         missing[rows[k][0]] += n
-    timeline = HudiTable.open(path).timeline
-    by_commit = {i.timestamp: i for i in timeline.completed_commits()}
+    table = HudiTable.open(path)
     for ordinal, count in missing.items():
-        if ordinal >= len(stamps) or stamps[ordinal] not in by_commit:
+        if ordinal >= len(stamps):
             return 0
-        meta = CommitMetadata.from_json(timeline.read_details(by_commit[stamps[ordinal]]))
         unlogged = sum(
             s.num_deletes or 0
-            for stats in meta.partition_to_write_stats.values()
-            for s in stats
+            for s in table.commit_metadata(stamps[ordinal]).all_write_stats()
             if (s.path or "").endswith(".parquet") and s.prev_commit not in (None, "null") and not s.cdc_stats
         )
         if unlogged < count:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 from hudi_core.config.property import HoodieConfig
 from hudi_core.errors import ConfigError
-from hudi_core.read.cdc import IMAGES
+from hudi_core.read.cdc import CDC_SCHEMA, IMAGES, changes_schema
 from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.timeline.instant import format_query_instant, format_range_instant
 
@@ -162,8 +162,6 @@ def read_schema(spec: ReadSpec, table: HudiTable | None = None) -> pa.Schema:
     from hudi_core.read import incremental_schema_instant
 
     if spec.changes:
-        from hudi_core.read.cdc import CDC_SCHEMA, changes_schema
-
         return (
             CDC_SCHEMA if spec.images == "json" else changes_schema(table or spec.open_table(), spec.images)
         )

@@ -368,15 +368,9 @@ def _json(rows: pa.Table, *, compact: bool = False) -> pa.Array:
     if isinstance(merged[0], str):  # the first member is always there: its separator is the brace
         merged[0] = "{" + merged[0][len(sep) :]
         merged.append("}")
-        return _joined(merged, rows.num_rows)
-    body = pc.utf8_slice_codeunits(_joined(merged, rows.num_rows), len(sep))
+        return pc.binary_join_element_wise(*merged, "")
+    body = pc.utf8_slice_codeunits(pc.binary_join_element_wise(*merged, ""), len(sep))
     return pc.binary_join_element_wise("{", body, "}", "")
-
-
-def _joined(pieces: list[str | pa.Array], n: int) -> pa.Array:
-    if not any(isinstance(p, (pa.Array, pa.ChunkedArray)) for p in pieces):  # (literals alone)
-        return pa.array(["".join(p for p in pieces if isinstance(p, str))] * n, pa.string())
-    return pc.binary_join_element_wise(*pieces, "")
 
 
 def _plain_text(arr: pa.Array) -> pa.Array | None:
