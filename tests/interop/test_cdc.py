@@ -184,3 +184,47 @@ def test_we_read_a_later_logs_older_record_as_hudis_cdc_query_does(
     assert changed == ([("u", 1, 3), ("u", 5, 3)] if overwrites else [("u", 1, 3)])
     snapshot = {r["id"]: r["ts"] for r in oracle.read(path).to_pylist()}
     assert snapshot == {"a": 5, "b": 3} == {r["id"]: r["ts"] for r in HudiTable.open(path).read().to_pylist()}
+
+
+def test_our_cdc_json_is_hudis_text(hudi: Any, tmp_path: Path) -> None:
+    """The images' text, not only their values: numbers as Java prints them (``1.0E7``,
+    ``1.5E-4``, the integral ``2^60`` as ``1.15292150460684698E18``, a float's own digits) and
+    NaN and the infinities as JSON strings, strings escaped as Avro (the CDC log's images) and
+    Jackson (the rows read from base files) escape them. Hudi inserts, Hudi upserts, ours
+    upserts: on the one table, each row of our answer is Hudi's, the updates' text exactly and
+    the inserts' (Jackson puts their fields in a hash map's order) member by member."""
+    vals = [1e7, 1.5e-4, 123.456, 1e21, -12345678.9, 0.001, float("nan"), 1.0, -0.0, float("-inf"),
+            9999999.0, 2.0**60, 0.1 + 0.2, 5e-324, float("inf"), 4.35e-10]  # fmt: skip
+    strs = ["a/b", "€5", "x—y", "\x7f", "\x01", "\b\f", "é", "\u2028", "t\tn\n", "𝄞", 'q"b\\', "\x1f", "\x9f",
+            "\u3000", "<>&'=", "z"]  # fmt: skip
+    n = len(vals)
+
+    def rows(ts: int, keys: range) -> pa.Table:
+        return pa.table({
+            "id": [f"k{i}" for i in keys], "p": ["sf"] * len(keys), "ts": pa.array([ts] * len(keys), pa.int64()),
+            "v": pa.array([vals[i] for i in keys], pa.float64()), "f": pa.array([vals[i] for i in keys], pa.float32()),
+            "s": [strs[i] for i in keys],
+        })  # fmt: skip
+
+    path = str(tmp_path / "t")
+    hudi.oracle.write(path, rows(1, range(n)), _options("COPY_ON_WRITE", "insert"))
+    hudi.oracle.write(path, rows(2, range(0, n, 2)), _options("COPY_ON_WRITE", "upsert"))
+    HudiTable.open(path).upsert(rows(3, range(1, n, 2)), options=_options("COPY_ON_WRITE", "upsert"))
+
+    def parsed(text: str | None) -> Any:  # the members, each value's own text
+        return None if text is None else json.loads(text, parse_float=str, parse_int=str)
+
+    def answer(t: pa.Table) -> list[tuple[Any, ...]]:
+        return sorted(
+            (r["ts_ms"], r["op"], r["before"], r["after"]) if r["op"] == "u"
+            else (r["ts_ms"], r["op"], repr(parsed(r["before"])), repr(sorted(parsed(r["after"]).items())))
+            for r in t.to_pylist()
+        )  # fmt: skip
+
+    theirs, ours = answer(hudi.oracle.read(path, CDC_QUERY)), answer(HudiTable.open(path).read_changes())
+    assert ours == theirs
+    assert [op for _, op, *_ in ours].count("u") == n
+    updates = "\n".join(str(after) for _, op, _, after in ours if op == "u")
+    for text in ('"v": 1.0E7', '"v": 1.15292150460684698E18', '"f": 1.1529215E18', '"v": "NaN"',
+                 '"f": "-Infinity"', '"s": "\\u20AC5"', '"v": 4.9E-324', '"f": 4.35E-10'):  # fmt: skip
+        assert text in updates, text

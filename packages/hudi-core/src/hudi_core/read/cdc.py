@@ -21,8 +21,9 @@ data and are skipped). Each write stat of a commit says where its changes are, a
 
 Images from a CDC log file are the records without meta columns, as Hudi writes them, in Avro's
 JSON rendering (``{"id": "a", "ts": 1}``, nulls kept); images read from files hold the meta
-columns (Hudi's reader renders those of base files compactly and without nulls, in no fixed key
-order: parse the JSON, do not compare the text).
+columns (Hudi's reader renders those of base files compactly and without nulls, its fields in a
+hash map's order, ours in the schema's: compare their members, not their text). Either is Java's
+text, as Hudi prints it (``read.json_text``).
 
 ``images="struct"`` answers the images as typed structs of the table's data fields instead (the
 latest schema; meta columns left out, fields an older record lacks null): not Hudi's answer, but
@@ -31,13 +32,8 @@ what an Arrow user filters and joins on without parsing text, at a fraction of t
 
 from __future__ import annotations
 
-import base64
-import datetime as _dt
-import decimal
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -52,6 +48,7 @@ from hudi_core.log.cdc import DATA_BEFORE, DATA_BEFORE_AFTER
 from hudi_core.log.format import BlockType
 from hudi_core.log.reader import read_log_file
 from hudi_core.read.align import align_array, align_table, decoded
+from hudi_core.read.json_text import images_json, rows_json
 from hudi_core.read.keys import record_keys
 from hudi_core.read.merge import merge_file_slice, merge_log_file
 from hudi_core.table.file_names import BaseFileName, LogFileName
@@ -147,7 +144,7 @@ class _Images:
     def rows(self, rows: pa.Table, *, compact: bool = False) -> pa.Array:
         """Each row's image (a table read from files: meta columns dropped from a struct)."""
         if self.data is None:
-            return _json(rows, compact=compact)
+            return rows_json(rows, compact=compact)
         aligned = align_table(decoded(rows), self.data)
         return pa.StructArray.from_arrays(
             [c.combine_chunks() for c in aligned.columns], fields=list(self.data)
@@ -156,7 +153,7 @@ class _Images:
     def records(self, images: pa.ChunkedArray | pa.Array) -> pa.Array:
         """A CDC log record's images (a struct column, null where absent)."""
         col = images.combine_chunks() if isinstance(images, pa.ChunkedArray) else images
-        return _json_images(col) if self.data is None else align_array(col, self.type, "image")
+        return images_json(col) if self.data is None else align_array(col, self.type, "image")
 
     def nulls(self, n: int) -> pa.Array:
         return pa.nulls(n, self.type)
@@ -325,142 +322,3 @@ def _same_rows(a: pa.Table, b: pa.Table) -> np.ndarray:
         )
         same &= eq | both_null
     return same
-
-
-def _json_images(images: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """A CDC record's images as Avro renders a record, nulls kept (an absent image too: the text
-    ``null``, as Hudi answers it)."""
-    col = images.combine_chunks() if isinstance(images, pa.ChunkedArray) else images
-    fields = [col.type.field(i).name for i in range(col.type.num_fields)]
-    rows = pa.Table.from_arrays(col.flatten(), names=fields)
-    return pc.if_else(col.is_valid(), _json(rows), pa.scalar("null"))
-
-
-def _json(rows: pa.Table, *, compact: bool = False) -> pa.Array:
-    """Each row as JSON, built column by column: compact and without the null fields (Hudi's
-    rendering of the rows it reads from base files), else as Avro renders a record (``, `` and
-    ``: ``, nulls kept)."""
-    sep, colon = (",", ":") if compact else (", ", ": ")
-    # the text of every row in one join: literals (each member's separator and name, the quotes
-    # around a string column's values) and columns, each member with its separator before it
-    pieces: list[str | pa.Array] = []
-    for name in rows.column_names:
-        arr = rows.column(name).combine_chunks()
-        key = sep + json.dumps(name, ensure_ascii=False) + colon
-        text = _plain_text(arr)
-        if text is not None:  # strings without nulls or characters to escape: quoted by the literals
-            pieces += [key + '"', text, '"']
-            continue
-        values = _json_values(arr, compact)
-        if not compact or not values.null_count:
-            pieces += [key, pc.fill_null(values, "null") if values.null_count else values]
-        else:  # a member left out where its value is null: "" (pyarrow 26's join skipping nulls
-            # drops the rows where every value is null)
-            pieces.append(pc.fill_null(pc.binary_join_element_wise(key, values, ""), ""))
-    merged: list[str | pa.Array] = []
-    for piece in pieces:
-        if isinstance(piece, str) and merged and isinstance(merged[-1], str):
-            merged[-1] += piece
-        else:
-            merged.append(piece)
-    if not merged:
-        return pa.array(["{}"] * rows.num_rows, pa.string())
-    if isinstance(merged[0], str):  # the first member is always there: its separator is the brace
-        merged[0] = "{" + merged[0][len(sep) :]
-        merged.append("}")
-        return pc.binary_join_element_wise(*merged, "")
-    body = pc.utf8_slice_codeunits(pc.binary_join_element_wise(*merged, ""), len(sep))
-    return pc.binary_join_element_wise("{", body, "}", "")
-
-
-def _plain_text(arr: pa.Array) -> pa.Array | None:
-    """A string column without nulls whose values JSON takes as they are (no quote, backslash or
-    control character), as plain strings; else None."""
-    if arr.null_count or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-        return None
-    return arr.cast(pa.string()) if not _special_characters(arr) else None
-
-
-def _special_characters(text: pa.Array) -> bool:
-    """Whether any value of a string array holds a quote, a backslash or a control character
-    (a look at its bytes)."""
-    if len(text) == 0:
-        return False
-    width = np.int64 if pa.types.is_large_string(text.type) else np.int32
-    offsets = np.frombuffer(text.buffers()[1], dtype=width)[text.offset : text.offset + len(text) + 1]
-    data = text.buffers()[2]
-    if data is None or offsets[-1] == offsets[0]:
-        return False
-    b = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
-    return bool(((b < 0x20) | (b == 0x22) | (b == 0x5C)).any())
-
-
-#: what a JSON string must escape, in the order replaced (the backslash first)
-_ESCAPES = (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"))
-
-
-def _json_values(arr: pa.Array, compact: bool) -> pa.Array:
-    """The JSON text of each value (null where it is null): strings, numbers, booleans, temporal
-    values (as Avro holds them: days, microseconds) and decimals (their text, quoted) at once;
-    other types, and strings holding other control characters, value by value."""
-    t = arr.type
-    if pa.types.is_dictionary(t):
-        return _json_values(arr.dictionary_decode(), compact)
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        text = arr.cast(pa.string())
-        if _special_characters(text):  # (one look at the bytes where none is)
-            if pc.any(pc.match_substring_regex(text, "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]")).as_py():
-                return _json_values_one_by_one(arr, compact)
-            for old, new in _ESCAPES:
-                text = pc.replace_substring(text, old, new)
-        return pc.binary_join_element_wise('"', text, '"', "")
-    if pa.types.is_boolean(t):
-        return pc.if_else(arr, "true", "false")
-    if pa.types.is_integer(t):
-        return arr.cast(pa.string())
-    if pa.types.is_floating(t):
-        text = arr.cast(pa.float64()).cast(pa.string()) if pa.types.is_float16(t) else arr.cast(pa.string())
-        digits = pc.ascii_is_decimal(pc.utf8_ltrim(text, "-"))  # an integral value: "1" -> "1.0"
-        if pc.any(digits).as_py():
-            text = pc.if_else(digits, pc.binary_join_element_wise(text, ".0", ""), text)
-        if not pc.all(pc.is_finite(arr.cast(pa.float64()) if pa.types.is_float16(t) else arr)).as_py():
-            for old, new in (("-inf", "-Infinity"), ("inf", "Infinity"), ("nan", "NaN")):
-                text = pc.if_else(pc.equal(text, old), new, text)
-        return text
-    if pa.types.is_date(t):
-        return (
-            arr.cast(pa.int32()).cast(pa.string())
-            if pa.types.is_date32(t)
-            else _json_values_one_by_one(arr, compact)
-        )
-    if pa.types.is_timestamp(t):
-        return arr.cast(pa.timestamp("us", tz=t.tz)).cast(pa.int64()).cast(pa.string())
-    if pa.types.is_decimal(t):
-        return pc.binary_join_element_wise('"', arr.cast(pa.string()), '"', "")
-    return _json_values_one_by_one(arr, compact)
-
-
-def _json_values_one_by_one(arr: pa.Array, compact: bool) -> pa.Array:
-    return pa.array([None if v is None else _dumps(v, compact=compact) for v in arr.to_pylist()], pa.string())
-
-
-def _dumps(value: Any, *, compact: bool) -> str:
-    if compact:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_plain)
-    return json.dumps(value, ensure_ascii=False, default=_plain)
-
-
-def _plain(value: Any) -> Any:
-    """A value JSON has no type for, as Avro's records hold it."""
-    if isinstance(value, _dt.datetime):
-        epoch = _dt.datetime(1970, 1, 1, tzinfo=value.tzinfo)
-        return (value - epoch) // _dt.timedelta(microseconds=1)
-    if isinstance(value, _dt.date):
-        return (value - _dt.date(1970, 1, 1)).days
-    if isinstance(value, _dt.time):
-        return (value.hour * 3600 + value.minute * 60 + value.second) * 1_000_000 + value.microsecond
-    if isinstance(value, decimal.Decimal):
-        return str(value)
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")
-    return str(value)

@@ -1,0 +1,352 @@
+"""Rows as the JSON text Apache Hudi's CDC query answers, built column by column.
+
+Hudi 0.15 renders an image two ways: a record of a CDC log file as Avro renders a record
+(``GenericData.toString``: ``{"id": "a", "ts": 1}``, nulls kept), a row it reads from a base file
+compactly through Jackson (``{"id":"a","ts":1}``, null fields left out). Both run on the JVM, so
+their text is Java's:
+
+- a double as ``Double.toString`` and a float as ``Float.toString`` print it: ``1.0``, ``0.001``,
+  ``1.0E7``, ``1.5E-4``, and the values that are not finite as the strings ``"NaN"``,
+  ``"Infinity"``, ``"-Infinity"`` (:func:`java_floats`);
+- a string with ``"``, ``\\``, ``\\b``, ``\\f``, ``\\n``, ``\\r``, ``\\t`` escaped and every other
+  character it escapes as ``\\uXXXX`` in upper-case hex: below U+0020 for both, and for Avro also
+  U+007F-U+009F and U+2000-U+20FF (:func:`escaped`).
+
+Not rendered as Hudi does: the order of a compact row's fields (Hudi 0.15 puts them in a Scala
+hash map, ours keep the schema's order: JSON objects have no order), the digits of a few doubles
+Java 17 prints unlike Java 19 (:func:`java_floats`), and the types whose rendering
+docs/interop.md lists among Hudi's quirks.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import decimal
+import math
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["escaped", "images_json", "java_float", "java_floats", "rows_json"]
+
+
+def images_json(images: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """A CDC record's images as Avro renders a record, nulls kept (an absent image too: the text
+    ``null``, as Hudi answers it)."""
+    col = images.combine_chunks() if isinstance(images, pa.ChunkedArray) else images
+    fields = [col.type.field(i).name for i in range(col.type.num_fields)]
+    rows = pa.Table.from_arrays(col.flatten(), names=fields)
+    return pc.if_else(col.is_valid(), rows_json(rows), pa.scalar("null"))
+
+
+def rows_json(rows: pa.Table, *, compact: bool = False) -> pa.Array:
+    """Each row as JSON: compact and without the null fields (Jackson's rendering of the rows
+    Hudi reads from base files), else as Avro renders a record (``, `` and ``: ``, nulls kept)."""
+    sep, colon = (",", ":") if compact else (", ", ": ")
+    # the text of every row in one join: literals (each member's separator and name, the quotes
+    # around a string column's values) and columns, each member with its separator before it
+    pieces: list[str | pa.Array] = []
+    for name in rows.column_names:
+        arr = rows.column(name).combine_chunks()
+        key = sep + _quoted(name, avro=not compact) + colon
+        text = _plain_text(arr, avro=not compact)
+        if text is not None:  # strings without nulls or characters to escape: quoted by the literals
+            pieces += [key + '"', text, '"']
+            continue
+        values = _values(arr, avro=not compact)
+        if not compact or not values.null_count:
+            pieces += [key, pc.fill_null(values, "null") if values.null_count else values]
+        else:  # a member left out where its value is null: "" (pyarrow 26's join skipping nulls
+            # drops the rows where every value is null)
+            pieces.append(pc.fill_null(pc.binary_join_element_wise(key, values, ""), ""))
+    merged: list[str | pa.Array] = []
+    for piece in pieces:
+        if isinstance(piece, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += piece
+        else:
+            merged.append(piece)
+    if not merged:
+        return pa.array(["{}"] * rows.num_rows, pa.string())
+    if isinstance(merged[0], str):  # the first member is always there: its separator is the brace
+        merged[0] = "{" + merged[0][len(sep) :]
+        merged.append("}")
+        return pc.binary_join_element_wise(*merged, "")
+    body = pc.utf8_slice_codeunits(pc.binary_join_element_wise(*merged, ""), len(sep))
+    return pc.binary_join_element_wise("{", body, "}", "")
+
+
+# -- strings ----------------------------------------------------------------------------------
+
+#: the short escapes both renderings use
+_SHORT = {"\\": "\\\\", '"': '\\"', "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(ch: str, *, avro: bool) -> str | None:
+    """How a character is written inside a JSON string, or None where it stays as it is."""
+    if ch in _SHORT:
+        return _SHORT[ch]
+    c = ord(ch)
+    if c < 0x20 or (avro and (0x7F <= c <= 0x9F or 0x2000 <= c <= 0x20FF)):
+        return f"\\u{c:04X}"
+    return None
+
+
+def _quoted(text: str, *, avro: bool) -> str:
+    return '"' + "".join(_escape(ch, avro=avro) or ch for ch in text) + '"'
+
+
+def escaped(text: pa.Array, *, avro: bool) -> pa.Array:
+    """A string array's values as the inside of JSON strings, Java's way (Avro's rendering, or
+    Jackson's): each character found to need it replaced column-wide, the backslash first."""
+    found = _special_characters(text, avro=avro)
+    for ch in sorted(found, key=lambda c: c != "\\"):
+        text = pc.replace_substring(text, ch, _escape(ch, avro=avro))
+    return text
+
+
+def _special_characters(text: pa.Array, *, avro: bool) -> set[str]:
+    """The characters a string array holds that its JSON escapes (a look at its bytes): below
+    U+0020, the quote and the backslash; for Avro also U+007F-U+009F and U+2000-U+20FF."""
+    if len(text) == 0:
+        return set()
+    width = np.int64 if pa.types.is_large_string(text.type) else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=width)[text.offset : text.offset + len(text) + 1]
+    data = text.buffers()[2]
+    if data is None or offsets[-1] == offsets[0]:
+        return set()
+    b = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    wide = avro and b.max() >= 0x7F  # (a few quick passes settle the usual text)
+    if b.min() >= 0x20 and not wide and not (b == 0x22).any() and not (b == 0x5C).any():
+        return set()
+    leads = (b < 0x20) | (b == 0x22) | (b == 0x5C)
+    if wide:
+        leads |= (b == 0x7F) | (b == 0xC2) | (b == 0xE2)
+    at = np.flatnonzero(leads)
+    lead = b[at]
+    found = {chr(c) for c in np.unique(lead[lead < 0x80]).tolist()}
+    # (UTF-8 keeps a character's bytes together: a lead byte's next ones are in the buffer)
+    two = b[at[lead == 0xC2] + 1]
+    found |= {chr(c) for c in np.unique(two[two <= 0x9F]).tolist()}  # U+0080-U+009F
+    three = at[lead == 0xE2]
+    pairs = (b[three + 1].astype(np.int32) << 8) | b[three + 2]
+    found |= {
+        bytes([0xE2, p >> 8, p & 0xFF]).decode("utf-8") for p in np.unique(pairs[pairs < 0x8400]).tolist()
+    }
+    return found
+
+
+def _plain_text(arr: pa.Array, *, avro: bool) -> pa.Array | None:
+    """A string column without nulls whose values JSON takes as they are, as plain strings; else
+    None."""
+    if arr.null_count or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return None
+    return arr.cast(pa.string()) if not _special_characters(arr, avro=avro) else None
+
+
+# -- numbers ----------------------------------------------------------------------------------
+
+#: FloatingDecimal's table of the decimal digits an integer loses below a double's (or a float's)
+#: significant bits, by the power of two above them (``insignificantDigitsNumber``)
+_INSIGNIFICANT = np.array([
+    0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 8, 8, 8,
+    9, 9, 9, 9, 10, 10, 10, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 14, 14, 14, 15, 15, 15, 15,
+    16, 16, 16, 17, 17, 17, 18, 18, 18, 19,
+])  # fmt: skip
+
+#: the shortest text pyarrow gives a finite value: integer digits, fraction digits, exponent
+_SHORTEST = r"^(?P<i>[0-9]+)(?:\.(?P<f>[0-9]+))?(?:e\+?(?P<e>-?[0-9]+))?$"
+
+
+def java_floats(arr: pa.Array) -> pa.Array:
+    """A float or double array's values as Java 17 prints them (``Float.toString``,
+    ``Double.toString``), as JSON: from 10^-3 up to 10^7 in plain notation with at least one
+    fraction digit, else as ``d.dddE±n``; digits as few as tell the value apart, except for
+    integral values from 2^53 (floats: 2^24) up to 2^63, which Java 17 prints from the exact
+    integer rounded below the type's precision (``FloatingDecimal.developLongDigits``: 2^60 is
+    ``1.15292150460684698E18``); NaN and the infinities as the strings ``"NaN"``,
+    ``"Infinity"``, ``"-Infinity"``. Nulls stay null.
+
+    Deviation: for a few values from 2^63 up to about 10^26 and a few subnormal ones, Java 17's
+    digit generation gives other digits than the shortest (2e23 is ``1.9999999999999998E23``,
+    1e-323 ``1.0E-323``); ours are the shortest, as Java 19 and later print them. Both read back
+    as the same value."""
+    single = not pa.types.is_float64(arr.type)
+    if pa.types.is_float16(arr.type):
+        arr = arr.cast(pa.float32())
+    x = arr.to_numpy(zero_copy_only=False)
+    text = arr.cast(pa.string())  # the shortest digits, plain from 10^-7 up to 10^16
+    valid = arr.is_valid().to_numpy(zero_copy_only=False) if arr.null_count else np.ones(len(x), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        finite = np.isfinite(x)
+        magnitude = np.abs(x)
+        integral = finite & (np.floor(x) == x)
+        scientific = finite & (x != 0) & ((magnitude < 1e-3) | (magnitude >= 1e7))
+    bits = 24 if single else 53
+    tiny = scientific & (magnitude < np.finfo(np.float32 if single else np.float64).tiny)
+    exact = integral & (magnitude >= 2.0**bits) & (magnitude < 2.0**63)  # (all of them >= 10^7)
+    # each kind of value the shortest text does not already print Java's way, and its text
+    fixes: list[tuple[np.ndarray, pa.Array]] = []
+    if (at := np.flatnonzero(integral & ~scientific)).size:  # "1" -> "1.0"
+        fixes.append((at, pc.binary_join_element_wise(text.take(at), ".0", "")))
+    if (at := np.flatnonzero(scientific & ~exact & ~tiny)).size:
+        fixes.append((at, _scientific_from_text(text.take(at), x[at])))
+    if (at := np.flatnonzero(exact)).size:
+        fixes.append((at, _scientific_of_integers(magnitude[at], x[at] < 0, bits)))
+    if (at := np.flatnonzero(tiny)).size:  # subnormal: where one digit tells the value apart, the closest two
+        fixes.append((at, pa.array([java_float(float(v), single=single) for v in x[at]], pa.string())))
+    if (at := np.flatnonzero(~finite & valid)).size:
+        words = np.where(np.isnan(x[at]), '"NaN"', np.where(x[at] > 0, '"Infinity"', '"-Infinity"'))
+        fixes.append((at, pa.array(words, pa.string())))
+    if not fixes:
+        return text
+    where = np.concatenate([at for at, _ in fixes])
+    values = pa.concat_arrays([v for _, v in fixes]).take(np.argsort(where, kind="stable"))
+    mask = np.zeros(len(text), dtype=bool)
+    mask[where] = True
+    return pc.replace_with_mask(text, pa.array(mask), values)
+
+
+def java_float(value: float, *, single: bool = False) -> str:
+    """One value as :func:`java_floats` prints it (a float's when ``single``), value by value."""
+    if math.isnan(value):
+        return '"NaN"'
+    if math.isinf(value):
+        return '"Infinity"' if value > 0 else '"-Infinity"'
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    magnitude = abs(value)
+    if magnitude == 0:
+        return sign + "0.0"
+    bits = 24 if single else 53
+    if 2.0**bits <= magnitude < 2.0**63 and magnitude == math.floor(magnitude):
+        n = int(magnitude)
+        above = n.bit_length() - 1 - bits - 1
+        lost = int(_INSIGNIFICANT[above]) if 1 < above < len(_INSIGNIFICANT) else 0
+        if lost:
+            n, residue = divmod(n, 10**lost)
+            n += residue >= 10**lost // 2
+        digits, power = str(n), len(str(n)) + lost - 1
+    else:
+        shortest = np.format_float_scientific(np.float32(magnitude) if single else magnitude, unique=True)
+        mantissa, _, exponent = shortest.partition("e")
+        digits, power = mantissa.replace(".", ""), int(exponent)
+        if len(digits.rstrip("0")) == 1 and magnitude < np.finfo(np.float32 if single else np.float64).tiny:
+            two, _, exponent = f"{magnitude:.1e}".partition("e")  # Java's closest two digits
+            digits, power = two.replace(".", ""), int(exponent)
+    digits = digits.rstrip("0") or "0"
+    if 0 <= power < 7:
+        whole = digits[: power + 1].ljust(power + 1, "0")
+        return f"{sign}{whole}.{digits[power + 1 :] or '0'}"
+    if -3 <= power < 0:
+        return f"{sign}0.{'0' * (-power - 1)}{digits}"
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{power}"
+
+
+def _scientific_from_text(text: pa.Array, x: np.ndarray) -> pa.Array:
+    """Values outside Java's plain range in its scientific notation, from pyarrow's shortest text
+    of them (plain or with an exponent)."""
+    parts = pc.extract_regex(pc.utf8_ltrim(text, "-"), _SHORTEST)
+    whole, fraction, exponent = (parts.field(k) for k in ("i", "f", "e"))
+    every = pc.binary_join_element_wise(whole, pc.fill_null(fraction, ""), "")
+    stripped = pc.utf8_ltrim(every, "0")
+    lead = pc.subtract(pc.utf8_length(every), pc.utf8_length(stripped))
+    power = pc.if_else(pc.equal(pc.fill_null(exponent, ""), ""), "0", exponent).cast(pa.int32())
+    # the value is 0.<digits> x 10^(len(whole) + power - lead): Java's exponent one less
+    shift = pc.subtract(pc.add(pc.utf8_length(whole), power), pc.add(lead, 1))
+    return _layout(pc.utf8_rtrim(stripped, "0"), shift, x < 0)
+
+
+def _scientific_of_integers(magnitude: np.ndarray, negative: np.ndarray, bits: int) -> pa.Array:
+    """Integral values from 2^bits up to 2^63 as Java 17 prints them: the exact integer with the
+    digits below the type's precision rounded away, half up."""
+    value = magnitude.astype(np.uint64)
+    above = np.frexp(magnitude)[1] - 1 - bits - 1  # insignificantDigitsForPow2's argument
+    lost = np.where(above > 1, _INSIGNIFICANT[np.clip(above, 0, len(_INSIGNIFICANT) - 1)], 0)
+    scale = (10 ** lost.astype(np.uint64)).astype(np.uint64)
+    kept, residue = np.divmod(value, scale)
+    kept += (residue >= scale // 2) & (lost > 0)
+    digits = pa.array(kept).cast(pa.string())
+    shift = pc.add(pc.utf8_length(digits), pa.array(lost.astype(np.int32) - 1))
+    return _layout(pc.utf8_rtrim(digits, "0"), shift, negative)
+
+
+def _layout(digits: pa.Array, exponent: pa.Array, negative: np.ndarray) -> pa.Array:
+    """``d.ddd`` (at least one fraction digit) ``E`` exponent, signed."""
+    rest = pc.utf8_slice_codeunits(digits, 1)
+    rest = pc.if_else(pc.equal(rest, ""), "0", rest)
+    sign = pc.if_else(pa.array(negative), "-", "")
+    first = pc.utf8_slice_codeunits(digits, 0, 1)
+    return pc.binary_join_element_wise(sign, first, ".", rest, "E", exponent.cast(pa.string()), "")
+
+
+# -- every type -------------------------------------------------------------------------------
+
+
+def _values(arr: pa.Array, *, avro: bool) -> pa.Array:
+    """The JSON text of each value (null where it is null): strings, numbers, booleans, temporal
+    values (as Avro holds them: days, microseconds) and decimals (their text, quoted) at once;
+    other types value by value."""
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        return _values(arr.dictionary_decode(), avro=avro)
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return pc.binary_join_element_wise('"', escaped(arr.cast(pa.string()), avro=avro), '"', "")
+    if pa.types.is_boolean(t):
+        return pc.if_else(arr, "true", "false")
+    if pa.types.is_integer(t):
+        return arr.cast(pa.string())
+    if pa.types.is_floating(t):
+        return java_floats(arr)
+    if pa.types.is_date32(t):
+        return arr.cast(pa.int32()).cast(pa.string())
+    if pa.types.is_timestamp(t):
+        return arr.cast(pa.timestamp("us", tz=t.tz)).cast(pa.int64()).cast(pa.string())
+    if pa.types.is_decimal(t):
+        return pc.binary_join_element_wise('"', arr.cast(pa.string()), '"', "")
+    return pa.array([None if v is None else _text(v, t, avro=avro) for v in arr.to_pylist()], pa.string())
+
+
+def _text(value: Any, t: pa.DataType, *, avro: bool) -> str:
+    """One value of type ``t`` as JSON (a list, a map, a struct, a date64, a time, a binary; nulls
+    inside kept), Java's way."""
+    if value is None:
+        return "null"
+    sep, colon = (", ", ": ") if avro else (",", ":")
+    if pa.types.is_struct(t):
+        return "{" + sep.join(
+            _quoted(f.name, avro=avro) + colon + _text(value.get(f.name), f.type, avro=avro) for f in t
+        ) + "}"  # fmt: skip
+    if pa.types.is_map(t):
+        return "{" + sep.join(
+            _quoted(str(k), avro=avro) + colon + _text(v, t.item_type, avro=avro) for k, v in value
+        ) + "}"  # fmt: skip
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return "[" + sep.join(_text(v, t.value_type, avro=avro) for v in value) + "]"
+    if pa.types.is_floating(t):
+        return java_float(value, single=not pa.types.is_float64(t))
+    if pa.types.is_boolean(t):
+        return "true" if value else "false"
+    if pa.types.is_integer(t):
+        return str(value)
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return _quoted(value, avro=avro)
+    plain = _plain(value)
+    return str(plain) if isinstance(plain, int) else _quoted(plain, avro=avro)
+
+
+def _plain(value: Any) -> Any:
+    """A value JSON has no type for, as Avro's records hold it."""
+    if isinstance(value, _dt.datetime):
+        epoch = _dt.datetime(1970, 1, 1, tzinfo=value.tzinfo)
+        return (value - epoch) // _dt.timedelta(microseconds=1)
+    if isinstance(value, _dt.date):
+        return (value - _dt.date(1970, 1, 1)).days
+    if isinstance(value, _dt.time):
+        return (value.hour * 3600 + value.minute * 60 + value.second) * 1_000_000 + value.microsecond
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    return str(value)
