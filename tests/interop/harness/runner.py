@@ -215,7 +215,7 @@ def compare_all(
     found: dict[str, list[str]] = {}
     for q in queries(path, w):
         theirs = _answer(oracle.read, hudi_path or path, q.hudi_options)
-        if isinstance(theirs, Exception) and _hudi_bug(theirs, q, w):
+        if isinstance(theirs, Exception) and _hudi_bug(theirs, q, w, path):
             continue
         for reader_name, read in (readers or {"": core_read}).items():
             name = f"{reader_name} {q.name}".strip()
@@ -312,11 +312,25 @@ HUDI_BUGS = [
 ]  # fmt: skip
 
 
-def _hudi_bug(error: Exception, q: Query, w: Workload) -> bool:
+def _hudi_bug(error: Exception, q: Query, w: Workload, path: Path | str) -> bool:
     return any(
         w.table_type == ttype and w.keygen == keygen and q.name.startswith(query) and text in str(error)
         for ttype, keygen, query, text, _why in HUDI_BUGS
-    )
+    ) or _meta_fields_stored_twice(error, q, w, path)
+
+
+def _meta_fields_stored_twice(error: Exception, q: Query, w: Workload, path: Path | str) -> bool:
+    """Apache Hudi 0.15's COW incremental query fails on a table where one of its own commits
+    (a ``delete_partition``, a clustering) stored the table's schema with the five meta fields
+    (docs/interop.md, "Hudi quirks"): its incremental relation adds them a second time. Our
+    commits store the data fields alone, as its other commits do."""
+    if w.table_type != "COPY_ON_WRITE" or not q.name.startswith("incremental"):
+        return False
+    if "[COLUMN_ALREADY_EXISTS] The column `_hoodie_commit_seqno`" not in str(error):
+        return False
+    table = HudiTable.open(str(path))
+    stamps = table.timeline.completed_commits().timestamps()
+    return any("_hoodie_commit_seqno" in (table.commit_metadata(ts).schema or "") for ts in stamps)
 
 
 def _answer(query: Any, *args: Any) -> pa.Table | Exception:
