@@ -114,3 +114,24 @@ def test_nested_values_print_their_floats_and_strings_as_java_does() -> None:
         '{"n": {"f": null, "l": [], "m": {}, "s": null}}',
     ]
     assert images_json(images).to_pylist()[1] == "null"
+
+
+def test_compact_rows_take_the_order_of_hudis_scala_hash_map() -> None:
+    """Hudi 0.15 puts a row it reads from a base file into a Scala ``mutable.HashMap`` before
+    Jackson writes it: the fields come in the map's order, as its CDC query answered for these
+    tables (the map's growth past 12 and 24 entries: ``tests/interop/test_cdc.py``)."""
+    from hudi_core.read.json_text import scala_hash_order
+
+    meta = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
+            "_hoodie_file_name")  # fmt: skip
+    assert scala_hash_order((*meta, "id", "p", "ts", "v", "f")) == (
+        "_hoodie_record_key", "_hoodie_partition_path", "_hoodie_file_name", "_hoodie_commit_seqno", "v", "p",
+        "_hoodie_commit_time", "f", "ts", "id",
+    )  # fmt: skip
+    assert scala_hash_order((*meta, "id", "p", "ts", "v", "f", "s"))[4:6] == ("s", "v")
+    rows = pa.table({"id": ["x", "y"], "p": [None, "q"], "ts": [1, 2]})
+    assert rows_json(rows, compact=True).to_pylist() == ['{"ts":1,"id":"x"}', '{"p":"q","ts":2,"id":"y"}']
+    assert rows_json(rows).to_pylist() == [
+        '{"id": "x", "p": null, "ts": 1}',
+        '{"id": "y", "p": "q", "ts": 2}',
+    ]

@@ -21,9 +21,8 @@ data and are skipped). Each write stat of a commit says where its changes are, a
 
 Images from a CDC log file are the records without meta columns, as Hudi writes them, in Avro's
 JSON rendering (``{"id": "a", "ts": 1}``, nulls kept); images read from files hold the meta
-columns (Hudi's reader renders those of base files compactly and without nulls, its fields in a
-hash map's order, ours in the schema's: compare their members, not their text). Either is Java's
-text, as Hudi prints it (``read.json_text``).
+columns (Hudi's reader renders those of base files compactly, without nulls, its fields in a
+Scala hash map's order). Either is Java's text, as Hudi prints it (``read.json_text``).
 
 ``images="struct"`` answers the images as typed structs of the table's data fields instead (the
 latest schema; meta columns left out, fields an older record lacks null): not Hudi's answer, but

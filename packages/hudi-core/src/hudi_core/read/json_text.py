@@ -12,8 +12,8 @@ their text is Java's:
   character it escapes as ``\\uXXXX`` in upper-case hex: below U+0020 for both, and for Avro also
   U+007F-U+009F and U+2000-U+20FF (:func:`escaped`).
 
-Not rendered as Hudi does: the order of a compact row's fields (Hudi 0.15 puts them in a Scala
-hash map, ours keep the schema's order: JSON objects have no order), the digits of a few doubles
+A compact row's fields come in the order of the Scala hash map Hudi 0.15 puts them in
+(:func:`scala_hash_order`). Not rendered as Hudi does: the digits of a few doubles
 Java 17 prints unlike Java 19 (:func:`java_floats`), and the types whose rendering
 docs/interop.md lists among Hudi's quirks.
 """
@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import decimal
+import functools
 import math
 from typing import Any
 
@@ -30,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["escaped", "images_json", "java_float", "java_floats", "rows_json"]
+__all__ = ["escaped", "images_json", "java_float", "java_floats", "rows_json", "scala_hash_order"]
 
 
 def images_json(images: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -43,9 +44,12 @@ def images_json(images: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 
 def rows_json(rows: pa.Table, *, compact: bool = False) -> pa.Array:
-    """Each row as JSON: compact and without the null fields (Jackson's rendering of the rows
-    Hudi reads from base files), else as Avro renders a record (``, `` and ``: ``, nulls kept)."""
+    """Each row as JSON: compact and without the null fields, in the order of a Scala hash map
+    (Jackson's rendering of the rows Hudi reads from base files), else as Avro renders a record
+    (the columns' order, ``, `` and ``: ``, nulls kept)."""
     sep, colon = (",", ":") if compact else (", ", ": ")
+    if compact:
+        rows = rows.select(list(scala_hash_order(tuple(rows.column_names))))
     # the text of every row in one join: literals (each member's separator and name, the quotes
     # around a string column's values) and columns, each member with its separator before it
     pieces: list[str | pa.Array] = []
@@ -76,6 +80,36 @@ def rows_json(rows: pa.Table, *, compact: bool = False) -> pa.Array:
         return pc.binary_join_element_wise(*merged, "")
     body = pc.utf8_slice_codeunits(pc.binary_join_element_wise(*merged, ""), len(sep))
     return pc.binary_join_element_wise("{", body, "}", "")
+
+
+@functools.lru_cache(maxsize=64)
+def scala_hash_order(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The order a Scala 2.12 ``mutable.HashMap`` gives the ``names`` put into it in this order,
+    Hudi 0.15's order of a compact row's fields (``InternalRowToJsonStringConverter``): each name
+    hashed (``String.hashCode``, then ``HashTable.improve``) into a table of 16 buckets doubled
+    past three quarters full, put at the head of its bucket; iterated from the last bucket."""
+    size, seed = 16, 4  # the seed: the bits of the first table's mask, kept through resizes
+    buckets: list[list[str]] = [[] for _ in range(size)]
+    for count, name in enumerate(names, start=1):
+        buckets[_bucket(name, size, seed)].insert(0, name)
+        if count > size * 3 // 4:
+            moved: list[list[str]] = [[] for _ in range(2 * size)]
+            for chain in reversed(buckets):
+                for key in chain:
+                    moved[_bucket(key, 2 * size, seed)].insert(0, key)
+            buckets, size = moved, 2 * size
+    return tuple(name for chain in reversed(buckets) for name in chain)
+
+
+def _bucket(name: str, size: int, seed: int) -> int:
+    units = name.encode("utf-16-le")
+    h = 0
+    for i in range(0, len(units), 2):  # Java's String.hashCode, over UTF-16 code units
+        h = (31 * h + int.from_bytes(units[i : i + 2], "little")) & 0xFFFFFFFF
+    h = (h * 0x9E3775CD) & 0xFFFFFFFF  # scala.util.hashing.byteswap32
+    h = (int.from_bytes(h.to_bytes(4, "big"), "little") * 0x9E3775CD) & 0xFFFFFFFF
+    h = ((h >> seed) | (h << (32 - seed))) & 0xFFFFFFFF  # rotated by the seed
+    return (h >> (33 - size.bit_length())) & (size - 1)  # the top bits
 
 
 # -- strings ----------------------------------------------------------------------------------
