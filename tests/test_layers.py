@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1] / "packages"
 #: hudi_core's layers, bottom first: a unit is a subpackage or a module directly under hudi_core
 #: (``__init__`` is the package itself). Mirrors the table in docs/architecture.md.
 CORE_LAYERS: list[tuple[str, set[str]]] = [
-    ("values", {"errors", "config", "schema", "avro", "bloom", "keymatch"}),
+    ("values", {"errors", "config", "schema", "avro", "bloom", "keymatch", "java_text"}),
     ("plugins", {"plugins"}),
     ("storage and execution", {"storage", "engine", "executor"}),
     ("timeline", {"timeline"}),

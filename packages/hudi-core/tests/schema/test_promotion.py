@@ -2,16 +2,20 @@
 ``String.valueOf`` writes them, a float widened to a double through its text. The expected texts
 are Java 17's own (``Double.toString`` / ``Float.toString`` of the same bits, printed by a
 ``java`` one-file program over 960 values, edge cases first, then a sample of random bit patterns
-and magnitudes; 40,000 more agreed but for 2). Left out: the values Java 17's estimate gets
-wrong (JDK-4511638: ``1.0E23`` prints as ``9.999999999999999E22``; the smallest subnormals),
-where we keep the shortest digits."""
+and magnitudes; 40,000 more agreed but for 2; in 2026-12 400,000 random bit patterns more
+agreed but for values from 2^63 up to ~10^26 and subnormal ones). Left out: the values Java 17's
+estimate gets wrong (JDK-4511638: ``1.0E23`` prints as ``9.999999999999999E22``; subnormals such
+as ``1.0E-323``), where we print what Java 19 does (the shortest digits, and the closest two where
+one digit would do: ``4.9E-324``)."""
 
 from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pyarrow as pa
 import pytest
+from hudi_core.java_text import java_float, java_floats
 from hudi_core.schema.promotion import java_text, promoted
 
 #: (value, Java 17's Double.toString)
@@ -94,6 +98,11 @@ DOUBLES = [
     (-945360.4273, "-945360.4273"),
     (1.8397950038944323e-18, "1.8397950038944323E-18"),
     (-0.026717237820601914, "-0.026717237820601914"),
+    # integral values from 2^54: the exact integer, the digits below 53 bits rounded away
+    (2.0**60, "1.15292150460684698E18"),
+    (-(2.0**62), "-4.6116860184273879E18"),
+    (1234567890123456789.0, "1.23456789012345677E18"),
+    (5e-324, "4.9E-324"),
 ]
 #: (value, Java 17's Float.toString)
 FLOATS = [
@@ -155,6 +164,9 @@ FLOATS = [
     (-9.121856603400147e-10, "-9.1218566E-10"),
     (-9.70572173215748e-16, "-9.705722E-16"),
     (8.273348225340467e-28, "8.273348E-28"),
+    (1073741824.0, "1.07374182E9"),
+    (-1099511627776.0, "-1.09951163E12"),
+    (1.401298464324817e-45, "1.4E-45"),
 ]
 
 
@@ -162,6 +174,32 @@ FLOATS = [
 def test_floats_as_java_writes_them(values: list[tuple[float, str]], arrow_type: pa.DataType) -> None:
     got = java_text(pa.array([v for v, _ in values] + [None], arrow_type)).to_pylist()
     assert got == [text for _, text in values] + [None]
+
+
+@pytest.mark.parametrize(("values", "arrow_type"), [(DOUBLES, pa.float64()), (FLOATS, pa.float32())])
+def test_one_value_prints_as_its_column_does(
+    values: list[tuple[float, str]], arrow_type: pa.DataType
+) -> None:
+    """``java_float`` (values nested in lists and structs of the CDC query's JSON) prints each value
+    as ``java_floats`` prints it in a column, also on random bit patterns, and the text reads back
+    as the value; NaN and the infinities in the words Java writes, or JSON's strings."""
+    single = arrow_type == pa.float32()
+    assert [java_float(v, single=single) for v, _ in values] == [text for _, text in values]
+    rng = np.random.default_rng(16)
+    if single:
+        x = rng.integers(0, 2**32, 20_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    else:
+        x = rng.integers(0, 2**64, 20_000, dtype=np.uint64).view(np.float64)
+    more = np.concatenate([rng.lognormal(0, 8, 5_000), np.round(rng.random(5_000) * 100, 2)])
+    x = np.concatenate([x, more.astype(x.dtype)])
+    column = java_floats(pa.array(x)).to_pylist()
+    assert column == [java_float(float(v), single=single) for v in x]
+    finite = np.isfinite(x)
+    read_back = np.array([float(t) for t, f in zip(column, finite, strict=True) if f], x.dtype)
+    assert (read_back == x[finite]).all()
+    words = pa.array([float("nan"), float("inf"), float("-inf"), None], arrow_type)
+    assert java_floats(words).to_pylist() == ["NaN", "Infinity", "-Infinity", None]
+    assert java_floats(words, quote='"').to_pylist() == ['"NaN"', '"Infinity"', '"-Infinity"', None]
 
 
 def test_integers_and_dates_as_text() -> None:

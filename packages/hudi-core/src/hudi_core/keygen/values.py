@@ -3,15 +3,13 @@ Avro value), vectorised with pyarrow.compute."""
 
 from __future__ import annotations
 
-import decimal
-import math
 from typing import TypeAlias
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.errors import SchemaMismatchError
+from hudi_core.java_text import java_floats
 from hudi_core.schema.fields import field_type, field_values
 
 __all__ = ["column_of", "to_key_strings"]
@@ -44,46 +42,6 @@ def _missing(schema: pa.Schema, field: str) -> SchemaMismatchError:
     return SchemaMismatchError(
         f"nested key field {field!r}: {'.'.join(parts[:depth])!r} has no field {parts[depth]!r}"
     )
-
-
-def _java_double(x: float, *, single: bool) -> str:
-    """Java ``Double.toString`` / ``Float.toString`` of one value (shortest round-trip digits)."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    text = str(np.float32(x)) if single else repr(float(x))
-    d = decimal.Decimal(text)
-    if d == 0:
-        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
-    sign, digits, exp = d.normalize().as_tuple()
-    assert isinstance(exp, int)
-    ds = "".join(map(str, digits))
-    sci_exp = len(ds) - 1 + exp
-    mantissa = ds[0] + "." + (ds[1:] or "0")
-    return ("-" if sign else "") + f"{mantissa}E{sci_exp}"
-
-
-def _floats_to_strings(arr: pa.Array) -> pa.Array:
-    single = pa.types.is_float32(arr.type) or pa.types.is_float16(arr.type)
-    text = arr.cast(pa.string())
-    absval = pc.abs(arr)
-    # Java prints plain decimals for 1e-3 <= |x| < 1e7 (Arrow's shortest digits, plus ".0").
-    plain = pc.and_(pc.greater_equal(absval, 1e-3), pc.less(absval, 1e7))
-    plain = pc.fill_null(plain, False)
-    needs_dot = pc.invert(pc.match_substring(text, "."))
-    text = pc.if_else(
-        pc.and_(plain, pc.fill_null(needs_dot, False)), pc.binary_join_element_wise(text, ".0", ""), text
-    )
-    other = pc.and_(pc.invert(plain), arr.is_valid())
-    if pc.any(other).as_py():
-        # Scientific notation, zero, NaN and infinities: rare in keys, done per distinct value.
-        values = pc.filter(arr, other)
-        uniq = pc.unique(values)
-        mapped = pa.array([_java_double(v, single=single) for v in uniq.to_pylist()], pa.string())
-        idx = pc.index_in(arr, value_set=uniq)
-        text = pc.if_else(other, pc.take(mapped, pc.fill_null(idx, 0)), text)
-    return text
 
 
 def _timestamp_strings(arr: pa.Array, consistent_logical: bool) -> pa.Array:
@@ -123,7 +81,7 @@ def to_key_strings(arr: pa.Array, *, consistent_logical_timestamp: bool = False)
     if pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_decimal(t):
         return arr.cast(pa.string())
     if pa.types.is_floating(t):
-        return _floats_to_strings(arr)
+        return java_floats(arr)
     if pa.types.is_date(t):
         return arr.cast(pa.date32()).cast(pa.string())
     if pa.types.is_timestamp(t):
