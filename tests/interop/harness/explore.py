@@ -48,6 +48,7 @@ from runner import (
     CDC_QUERY,
     CDC_UNRENDERED,
     cdc_changes,
+    cdc_texts,
     compare_all,
     core_read,
     hudi_write,
@@ -268,6 +269,7 @@ def _same_changes(oracle: HudiOracle, written: dict[str, tuple[str, str]], w: Wo
         commits = timeline.timestamps()
         start = commits[-3] if w.clean and len(commits) >= 3 else "000"
         replaces = {i.timestamp for i in timeline if i.action == "replacecommit"}
+        answer = mine_answer = None
         try:
             answer = oracle.read(uri, {**CDC_QUERY, "hoodie.datasource.read.begin.instanttime": start})
             hudis[writer] = cdc_changes(answer, replaces, unrendered)
@@ -276,13 +278,22 @@ def _same_changes(oracle: HudiOracle, written: dict[str, tuple[str, str]], w: Wo
         except Exception as exc:
             hudis[writer] = exc
         try:
-            mine: object = cdc_changes(HudiTable.open(path).read_changes(start), replaces, unrendered)
+            mine_answer = HudiTable.open(path).read_changes(start)
+            mine: object = cdc_changes(mine_answer, replaces, unrendered)
         except Exception as exc:
             mine = exc
         if isinstance(hudis[writer], Exception) != isinstance(mine, Exception) or (
             not isinstance(mine, Exception) and mine != hudis[writer]
         ):
             found.append(f"our reader on {writer}'s table: {_delta(mine, hudis[writer])}")
+        elif answer is not None and mine_answer is not None and not unrendered:
+            # the same changes: the same text too (Java's numbers, escapes and field order)
+            texts = cdc_texts(mine_answer, replaces), cdc_texts(answer, replaces)
+            if texts[0] != texts[1]:
+                first = next((i for i, (a, b) in enumerate(zip(*texts, strict=False)) if a != b), 0)
+                found.append(
+                    f"our reader's text on {writer}'s table: {texts[0][first]} against {texts[1][first]}"
+                )
     ours, theirs = hudis.get("ours"), hudis.get("hudi")
     if isinstance(ours, Exception):
         found.append(f"Hudi's query on our table: {ours!r}")

@@ -302,6 +302,16 @@ def cdc_changes(
     return sorted(rows, key=repr) + [(n, "d", count) for n, count in sorted(replaced.items())]
 
 
+def cdc_texts(cdc: pa.Table, replaces: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, ...]]:
+    """A CDC answer's rows as their text, sorted, but the deletes of the ``replaces`` instants
+    (:func:`cdc_changes` counts those): two readers' answers on one table must be the same text."""
+    return sorted(
+        (r["ts_ms"], r["op"], r["before"] or "", r["after"] or "")
+        for r in cdc.to_pylist()
+        if not (r["op"] == "d" and r["ts_ms"] in replaces)
+    )
+
+
 #: queries Apache Hudi 0.15 fails on its own tables (its error, then why we still answer)
 HUDI_BUGS = [
     (ttype, keygen, "incremental", "[COLUMN_ALREADY_EXISTS] The column `_hoodie_commit_seqno`",
