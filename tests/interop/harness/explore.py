@@ -257,17 +257,18 @@ def _same_changes(oracle: HudiOracle, written: dict[str, tuple[str, str]], w: Wo
     its own table and answers on ours: its concat handle, docs/interop.md; ``OK`` where it loses
     the deletes of a merge it wrote no CDC file for, :func:`_lost_deletes`), and our CDC reader
     (``HudiTable.read_changes``) against Hudi's query on each table. Where the cleaner ran, the
-    queries start at the third last commit: the files of older ones are gone (both cleaners
-    keep the slices of the last two, ``hoodie.cleaner.commits.retained``). ``--rich`` columns that
+    queries start after the same write on both tables (:func:`_cdc_starts`): the files of older
+    ones are gone (both cleaners keep the slices of the last two commits,
+    ``hoodie.cleaner.commits.retained``). ``--rich`` columns that
     Hudi renders otherwise than we do are left out (``runner.CDC_UNRENDERED``)."""
     unrendered = CDC_UNRENDERED if w.rich else frozenset()
     hudis: dict[str, object] = {}
     stamps: list[str] = []  # the commits of Hudi's answer on its own table, by ordinal
     found = []
+    starts = _cdc_starts(written, w)
     for writer, (path, uri) in written.items():
         timeline = HudiTable.open(path).timeline.completed_commits()
-        commits = timeline.timestamps()
-        start = commits[-3] if w.clean and len(commits) >= 3 else "000"
+        start = starts[writer]
         replaces = {i.timestamp for i in timeline if i.action == "replacecommit"}
         answer = mine_answer = None
         try:
@@ -310,6 +311,30 @@ def _same_changes(oracle: HudiOracle, written: dict[str, tuple[str, str]], w: Wo
         return "DIFF " + "; ".join(found)
     refused = f" (Hudi refuses its own table: {str(theirs)[:200]!r})" if isinstance(theirs, Exception) else ""
     return f"OK ({len(ours)} changes){refused}{quirk}"  # type: ignore[arg-type]
+
+
+#: the operations whose commits change data (the rest: compaction, log compaction, clustering)
+_NOT_DATA = frozenset({"compact", "log_compact", "cluster"})
+
+
+def _cdc_starts(written: dict[str, tuple[str, str]], w: Workload) -> dict[str, str]:
+    """Where each table's CDC queries start: at its first commit, or where the cleaner ran, after
+    the same write on every table, the latest at which every table still holds the files of
+    its third last commit (each cleaner keeps the slices of the last two). Counted in data
+    commits: the tables' compactions and clusterings fall at other places."""
+    if not w.clean:
+        return {writer: "000" for writer in written}
+    data: dict[str, list[str]] = {}
+    step = 0
+    for writer, (path, _uri) in written.items():
+        table = HudiTable.open(path)
+        commits = table.timeline.completed_commits().timestamps()
+        data[writer] = [
+            ts for ts in commits if table.commit_metadata(ts).operation_type.lower() not in _NOT_DATA
+        ]
+        if len(commits) >= 3:
+            step = max(step, sum(1 for ts in data[writer] if ts <= commits[-3]))
+    return {writer: data[writer][step - 1] if step else "000" for writer in written}
 
 
 def _lost_deletes(
