@@ -13,9 +13,8 @@ their text is Java's:
   U+007F-U+009F and U+2000-U+20FF (:func:`escaped`).
 
 A compact row's fields come in the order of the Scala hash map Hudi 0.15 puts them in
-(:func:`scala_hash_order`). Not rendered as Hudi does: the digits of a few doubles
-Java 17 prints unlike Java 19 (``hudi_core.java_text``), and the types whose rendering
-docs/interop.md lists among Hudi's quirks.
+(:func:`scala_hash_order`). Not rendered as Hudi does: the types whose rendering docs/interop.md
+lists among Hudi's quirks.
 """
 
 from __future__ import annotations
