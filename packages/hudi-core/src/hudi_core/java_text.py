@@ -54,7 +54,7 @@ def java_floats(arr: pa.Array, *, quote: str = "") -> pa.Array:
         scientific = finite & (x != 0) & ((magnitude < 1e-3) | (magnitude >= 1e7))
     bits = 24 if single else 53
     # where Java 17's digits may not be the shortest: subnormal values, and from 2^63 (past its
-    # integer path) up to where its long arithmetic ends
+    # integer path) up to HARD_ABOVE
     hard = scientific & (
         (magnitude < np.finfo(np.float32 if single else np.float64).tiny)
         | (magnitude >= 2.0**63) & (magnitude < HARD_ABOVE)
