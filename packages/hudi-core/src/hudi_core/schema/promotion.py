@@ -8,9 +8,9 @@ text (``1.1f`` becomes ``1.1``, not ``1.100000023841858``). A number written int
 is stored as the same text. Checked against Apache Hudi 0.15 (both table types, each writer's
 table read by both readers) and against Java 17's ``Double.toString`` / ``Float.toString``.
 
-The numbers' text is ``hudi_core.java_text``'s: Java 17's ``FloatingDecimal``, whose exceptions
-to the shortest digits (an integral value from 2^25 (a float) or 2^54 (a double) below 2^63) it
-follows.
+The numbers' text is ``hudi_core.java_text``'s: Java 17's ``FloatingDecimal``, with its
+exceptions to the shortest digits (integral values from 2^25 (a float) or 2^54 (a double) below
+2^63, some values from 2^63 up to ~4e25, subnormal ones).
 """
 
 from __future__ import annotations
