@@ -52,6 +52,29 @@ def test_partition_pruning_skips_file_slices_before_reading() -> None:
     assert len(FileSystemView(table).latest_file_slices()) == 3
 
 
+@pytest.mark.parametrize("float_type", [pa.float32(), pa.float64()])
+def test_pruning_by_a_float_partition_keeps_the_partitions_its_rows_match(
+    tmp_path: Path, float_type: pa.DataType
+) -> None:
+    """A float partition's path holds Java's text of the value (``1.07374182E9`` for the float
+    2^30, ``0.1`` for the float 0.10000000149011612): pruning reads it as the column's type, so a
+    filter keeps the partitions whose rows it matches."""
+    values = [2.0**30, 0.1, 12345679.0, 1.5e-4, 0.5]
+    n = len(values)
+    rows = pa.table({"id": [f"k{i}" for i in range(n)], "f": pa.array(values, float_type),
+                     "ts": pa.array([1] * n, pa.int64())})  # fmt: skip
+    path = str(tmp_path / "t")
+    HudiTable.create(path, name="t", record_key_fields="id", partition_fields="f", ordering_field="ts")
+    HudiTable.open(path).insert(rows)
+    table = HudiTable.open(path)
+    stored = rows.column("f").to_pylist()  # (a float's values as doubles)
+    assert [table.read(filters=[("f", "=", v)]).column("id").to_pylist() for v in stored] == [
+        [f"k{i}"] for i in range(n)
+    ]
+    assert [table.read(filters=[("f", ">=", v)]).num_rows for v in stored] == [1, 4, 2, 5, 3]
+    assert sorted(table.read(filters=[("f", "in", stored[:2])]).column("id").to_pylist()) == ["k0", "k1"]
+
+
 def test_bad_filters_and_columns_raise_clear_errors() -> None:
     table = _open(HIVE_COW)
     with pytest.raises(FilterError, match="'nope' is not a column"):

@@ -6,6 +6,7 @@ import decimal
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -123,25 +124,40 @@ def apply_filters(data: pa.Table, expr: pc.Expression | None) -> pa.Table:
         raise FilterError(f"cannot apply filter {expr}: {e} (is the value of the column's type?)") from e
 
 
-def partition_matches(values: dict[str, str] | None, filters: Sequence[Filter]) -> bool:
-    """False only when a filter on a partition field surely rejects every row of the partition."""
+def partition_matches(
+    values: dict[str, str] | None, filters: Sequence[Filter], schema: pa.Schema | None = None
+) -> bool:
+    """False only when a filter on a partition field surely rejects every row of the partition.
+    A float column's value is the float its path's text stands for (``Float.toString`` keeps
+    the digits that tell floats apart: ``0.1`` is 0.10000000149011612), as its rows hold it."""
     if values is None:
         return True
     for col, op, value in filters:
         raw = values.get(col)
         if raw is None:
             continue
+        single = schema is not None and schema.get_field_index(col) >= 0 and schema.field(col).type in _SINGLE
+
+        def stored(sample: Any, raw: str = raw, single: bool = single) -> Any:
+            if single and isinstance(sample, float):
+                return float(np.float32(raw))
+            return coerce_like(raw, sample)
+
         try:
             if op in ("in", "not in"):
-                hit = any(coerce_like(raw, v) == v for v in value)
+                hit = any(stored(v) == v for v in value)
                 ok = hit if op == "in" else not hit
             else:
-                ok = _compare(coerce_like(raw, value), op, value)
+                ok = _compare(stored(value), op, value)
         except (ValueError, TypeError):
             continue  # not comparable here: let the row filter decide
         if not ok:
             return False
     return True
+
+
+#: the float types whose values a path's text gives through a float, not a double
+_SINGLE = (pa.float32(), pa.float16())
 
 
 def _compare(left: Any, op: str, right: Any) -> bool:

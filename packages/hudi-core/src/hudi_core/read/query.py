@@ -245,7 +245,7 @@ def _plan(
         normalize_filters(filters, [n for n in schema.names if with_meta or n not in META_FIELDS]), schema
     )
     plan = _Plan(table, qt, view, schema, output, flt, as_of=as_of, start=start, end=end, history=history)
-    partitions = _pruned_partitions(table, view, flt)
+    partitions = _pruned_partitions(table, view, flt, schema)
     if qt == "read_optimized":
         bases = view.latest_base_files(as_of=as_of, partitions=partitions)
         plan.slices = [_base_only(table, view, b) for b in bases]
@@ -320,7 +320,9 @@ def path_partition_values(cfg: TableConfig, partition: str) -> dict[str, str]:
     return {f: v for f, v in values.items() if f in fields and "." not in f and v not in _NULL_PARTITIONS}
 
 
-def _pruned_partitions(table: MetaClient, view: FileSystemView, filters: list[Filter]) -> list[str]:
+def _pruned_partitions(
+    table: MetaClient, view: FileSystemView, filters: list[Filter], schema: pa.Schema | None = None
+) -> list[str]:
     parts = view.partitions()
     cfg = table.config
     fields = cfg.partition_fields
@@ -329,7 +331,7 @@ def _pruned_partitions(table: MetaClient, view: FileSystemView, filters: list[Fi
     out = []
     for p in parts:
         values = partition_values(p, fields, hive_style=cfg.hive_style, url_encoded=cfg.url_encode)
-        if partition_matches(values, filters):
+        if partition_matches(values, filters, schema):
             out.append(p)
     return out
 
