@@ -50,6 +50,7 @@ from hudi_core.read.align import align_array, align_table, decoded
 from hudi_core.read.json_text import images_json, rows_json
 from hudi_core.read.keys import record_keys
 from hudi_core.read.merge import merge_file_slice, merge_log_file
+from hudi_core.schema.avro_schema import META_FIELDS
 from hudi_core.table.file_names import BaseFileName, LogFileName
 from hudi_core.table.meta_client import MetaClient
 from hudi_core.timeline.commit_metadata import CommitMetadata, WriteStat
@@ -117,9 +118,9 @@ def changes_schema(table: MetaClient, images: str = "json") -> pa.Schema:
 def _images(table: MetaClient, images: str) -> _Images:
     if images not in IMAGES:
         raise ConfigError(f"images={images!r}: use one of {', '.join(IMAGES)}")
-    if images == "json":
-        return _Images()
     data = table.schema()
+    if images == "json":
+        return _Images(data, json=True)
     if data is None:
         raise HudiError(f"table {table.config.name!r} has no schema yet to type its change images by")
     return _Images(data)
@@ -127,13 +128,16 @@ def _images(table: MetaClient, images: str) -> _Images:
 
 @dataclass(frozen=True)
 class _Images:
-    """How an image is answered: JSON text (``data`` None), or a struct of ``data``'s fields."""
+    """How an image is answered: JSON text (``json``), or a struct of the fields of ``data``,
+    the table's latest data schema. Hudi reads every image by that schema, so a JSON image has
+    its fields too (a column added after the record was written: ``null``), in its order."""
 
     data: pa.Schema | None = None
+    json: bool = False
 
     @property
     def type(self) -> pa.DataType:
-        return pa.string() if self.data is None else pa.struct(list(self.data))
+        return pa.string() if self.json or self.data is None else pa.struct(list(self.data))
 
     @property
     def schema(self) -> pa.Schema:
@@ -144,6 +148,11 @@ class _Images:
         """Each row's image (a table read from files: meta columns dropped from a struct)."""
         if self.data is None:
             return rows_json(rows, compact=compact)
+        if self.json:  # the meta columns the rows have, then the latest data fields
+            meta = [rows.schema.field(n) for n in META_FIELDS if n in rows.column_names]
+            return rows_json(
+                align_table(rows, pa.schema(meta + list(self.data)), encoded=True), compact=compact
+            )
         aligned = align_table(decoded(rows), self.data)
         return pa.StructArray.from_arrays(
             [c.combine_chunks() for c in aligned.columns], fields=list(self.data)
@@ -152,7 +161,10 @@ class _Images:
     def records(self, images: pa.ChunkedArray | pa.Array) -> pa.Array:
         """A CDC log record's images (a struct column, null where absent)."""
         col = images.combine_chunks() if isinstance(images, pa.ChunkedArray) else images
-        return images_json(col) if self.data is None else align_array(col, self.type, "image")
+        if self.data is None:
+            return images_json(col)
+        latest = align_array(col, pa.struct(list(self.data)), "image")
+        return images_json(latest) if self.json else latest
 
     def nulls(self, n: int) -> pa.Array:
         return pa.nulls(n, self.type)
