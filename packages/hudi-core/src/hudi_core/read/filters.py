@@ -137,23 +137,25 @@ def partition_matches(
         if raw is None:
             continue
         single = schema is not None and schema.get_field_index(col) >= 0 and schema.field(col).type in _SINGLE
-
-        def stored(sample: Any, raw: str = raw, single: bool = single) -> Any:
-            if single and isinstance(sample, float):
-                return float(np.float32(raw))
-            return coerce_like(raw, sample)
-
         try:
             if op in ("in", "not in"):
-                hit = any(stored(v) == v for v in value)
+                hit = any(_stored(raw, v, single) == v for v in value)
                 ok = hit if op == "in" else not hit
             else:
-                ok = _compare(stored(value), op, value)
+                ok = _compare(_stored(raw, value, single), op, value)
         except (ValueError, TypeError):
             continue  # not comparable here: let the row filter decide
         if not ok:
             return False
     return True
+
+
+def _stored(raw: str, sample: Any, single: bool) -> Any:
+    """A partition path's text as the value its rows hold, of ``sample``'s kind (``single``: a
+    float column's, through a float)."""
+    if single and isinstance(sample, float):
+        return float(np.float32(raw))
+    return coerce_like(raw, sample)
 
 
 #: the float types whose values a path's text gives through a float, not a double
