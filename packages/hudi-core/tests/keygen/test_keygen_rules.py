@@ -135,6 +135,25 @@ def test_simple_key_renders_java_strings() -> None:
     assert keys("ts", **consistent) == ["2023-04-01 12:01:00.123", "1970-01-01 00:00:00.0"]
 
 
+def test_key_text_of_far_dates_and_tiny_decimals_is_javas() -> None:
+    # (LocalDate.toString and BigDecimal.toString as Java 17 printed them)
+    data = pa.table(
+        {
+            "day": pa.array([2932897, 2932896, -719529, -800000], pa.date32()),
+            "dec": pa.array(
+                [Decimal("1.234E-7"), Decimal("1E-10"), Decimal("0E-10"), Decimal("-5.000E-7")],
+                pa.decimal128(20, 10),
+            ),
+        }
+    )
+
+    def keys(field: str) -> list:
+        return SimpleKeyGenerator(conf({RK: field})).record_keys(data).to_pylist()
+
+    assert keys("day") == ["+10000-01-01", "9999-12-31", "-0001-12-31", "-0221-09-04"]
+    assert keys("dec") == ["1.234E-7", "1E-10", "0E-10", "-5.000E-7"]
+
+
 @pytest.mark.parametrize("bad", [None, ""])
 def test_simple_null_or_empty_key_names_row_and_field(bad: str | None) -> None:
     data = pa.table({"id": ["a", "b", bad]})

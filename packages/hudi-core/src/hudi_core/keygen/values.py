@@ -62,6 +62,18 @@ def _timestamp_strings(arr: pa.Array, consistent_logical: bool) -> pa.Array:
     return pc.binary_join_element_wise(base, frac, ".")
 
 
+_LAST_FOUR_DIGIT_DAY = 2932896  # 9999-12-31
+
+
+def _date_strings(days: pa.Array) -> pa.Array:
+    """Dates as ``LocalDate.toString``: ISO ``yyyy-MM-dd``, a year past 9999 signed (``+10000-01-01``)."""
+    text = days.cast(pa.string())
+    beyond = pc.greater(days.cast(pa.int32()), _LAST_FOUR_DIGIT_DAY)
+    if not pc.any(beyond).as_py():
+        return text
+    return pc.if_else(beyond, pc.binary_join_element_wise("+", text, ""), text)
+
+
 def to_key_strings(arr: pa.Array, *, consistent_logical_timestamp: bool = False) -> pa.Array:
     """Every value as Java's string form; nulls stay null.
 
@@ -83,7 +95,7 @@ def to_key_strings(arr: pa.Array, *, consistent_logical_timestamp: bool = False)
     if pa.types.is_floating(t):
         return java_floats(arr)
     if pa.types.is_date(t):
-        return arr.cast(pa.date32()).cast(pa.string())
+        return _date_strings(arr.cast(pa.date32()))
     if pa.types.is_timestamp(t):
         return _timestamp_strings(arr, consistent_logical_timestamp)
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
