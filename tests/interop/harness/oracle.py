@@ -317,6 +317,16 @@ class HudiOracle:
         self.request("stream", path=str(path), input=str(source), schema=schema, options=options,
                      checkpoint=str(where))  # fmt: skip
 
+    def read_stream(
+        self, path: str | Path, checkpoint: str | Path, options: dict[str, str] | None = None
+    ) -> list[pa.Table]:
+        """The micro-batches with rows of Hudi's streaming source (``spark.readStream.format("hudi")``,
+        ``availableNow``) run from ``checkpoint`` (a query resumed where it stopped, or a new one)."""
+        out = self._file(".stream")
+        got = self.request("read_stream", path=str(path), checkpoint=str(checkpoint), options=options or {},
+                           output=str(out))  # fmt: skip
+        return [pq.read_table(out / f"{b}.parquet") for b in got["batches"]]
+
     def hadoop_conf(self, conf: dict[str, str]) -> None:
         """Settings of the session's Hadoop configuration (for file systems made after them)."""
         self.request("hadoop_conf", conf=conf)

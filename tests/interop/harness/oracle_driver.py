@@ -9,6 +9,10 @@ prints to stderr. Requests:
   ``spark.read.parquet(input).write.format("hudi")``, Hudi's datasource writer.
 - ``{"op": "read", "path", "options": {...}, "output": parquet file}``: ``spark.read.format("hudi")``,
   collected to Arrow and written to ``output``; answers the row count.
+- ``{"op": "read_stream", "path", "options": {...}, "checkpoint": folder, "output": folder}``:
+  ``spark.readStream.format("hudi")``, Hudi's streaming source, run with ``availableNow`` from
+  ``checkpoint``; each micro-batch with rows written to ``output/<batch id>.parquet``; answers
+  the batch ids.
 - ``{"op": "hadoop_conf", "conf": {...}}``: settings of the context's Hadoop configuration (the
   S3A connector's endpoint and credentials: each file system reads them when it is first made);
 - ``{"op": "sql", "sql"}``: a SQL statement (Hudi's procedures: ``CALL run_compaction(...)``);
@@ -161,6 +165,8 @@ def handle(spark: SparkSession, request: dict) -> dict:
         return {"ok": True, "rows": table.num_rows}
     if op == "stream":
         return _stream(spark, request)
+    if op == "read_stream":
+        return _read_stream(spark, request)
     if op == "hadoop_conf":  # (an S3A endpoint, say: read by each file system when first made)
         conf = spark.sparkContext._jsc.hadoopConfiguration()
         for key, value in request["conf"].items():
@@ -194,6 +200,27 @@ def _stream(spark: SparkSession, request: dict) -> dict:
             break
         time.sleep(0.2)
     return {"ok": True}
+
+
+def _read_stream(spark: SparkSession, request: dict) -> dict:
+    """Hudi's streaming source from the request's checkpoint until it has read what the table
+    holds; each micro-batch with rows to a parquet file of its own."""
+    batches: list[int] = []
+
+    def sink(df, batch_id: int) -> None:
+        got = df._collect_as_arrow()
+        if got:
+            pq.write_table(pa.Table.from_batches(got), os.path.join(request["output"], f"{batch_id}.parquet"))
+            batches.append(batch_id)
+
+    os.makedirs(request["output"], exist_ok=True)
+    stream = spark.readStream.format("hudi").options(**_spill(spark, request.get("options", {})))
+    query = (
+        stream.load(request["path"]).writeStream.foreachBatch(sink)
+        .option("checkpointLocation", request["checkpoint"]).trigger(availableNow=True).start()
+    )  # fmt: skip
+    query.awaitTermination()
+    return {"ok": True, "batches": batches}
 
 
 def _empty(df) -> pa.Table:  # a query with no rows still answers its columns

@@ -13,10 +13,13 @@ PySpark 3.5 has no ``pyspark.sql.datasource``: this module is imported only on 4
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+from hudi_core.config.read import ReaderOptions
+from hudi_core.read.hollow import BLOCK, USE_TRANSITION_TIME, blocked_at, hollow_policy, transition_time
 from hudi_core.timeline.instant import format_range_instant
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 
@@ -77,17 +80,33 @@ class HudiReader(DataSourceReader):
 
 class HudiStreamReader(DataSourceStreamReader):
     """``spark.readStream.format("hudi")``, as Hudi's streaming source: the offset is the last
-    commit read; each micro-batch is the incremental query ``(previous, latest]`` (on MOR the
+    instant read; each micro-batch is the incremental query ``(previous, latest]`` (on MOR the
     latest value of each record changed in those commits). A new query starts after
     ``hoodie.datasource.streaming.startOffset``: ``earliest`` (every commit), ``latest`` or an
-    instant time."""
+    instant time. A write still pending while a later one completed (a hollow commit:
+    concurrent writers) holds the stream back until it completes, so that its records are read
+    (``hoodie.read.timeline.holes.resolution.policy``, BLOCK here; USE_TRANSITION_TIME makes the
+    offsets completion times instead)."""
 
     def __init__(self, spec: ReadSpec, schema: StructType) -> None:
-        self.spec = spec
-        self.batch = HudiReader(spec, schema)
+        # a stream blocks at a hollow commit unless told otherwise (a batch query fails there),
+        # and each micro-batch's incremental query reads under the same policy
+        key = ReaderOptions.HOLLOW_COMMITS.key
+        self.policy = hollow_policy(spec.options, default=BLOCK)
+        options = {k: v for k, v in spec.options.items() if k.lower() != key}
+        self.spec = dataclasses.replace(spec, options={**options, key: self.policy})
+        self.batch = HudiReader(self.spec, schema)
 
     def _latest(self) -> str | None:
-        last = self.spec.open_table().timeline.completed_commits().last()
+        """The newest completed instant of any action, short of a hollow commit (BLOCK), as Hudi's
+        source; under USE_TRANSITION_TIME the latest completion time."""
+        timeline = self.spec.open_table().timeline
+        completed = timeline.completed()
+        if self.policy == USE_TRANSITION_TIME:
+            times = [t for i in completed if (t := transition_time(timeline, i)) is not None]
+            return max(times, default=None)
+        bound = blocked_at(timeline, completed, self.policy)
+        last = (completed if bound is None else completed.before(bound)).last()
         return last.timestamp if last is not None else None
 
     def initialOffset(self) -> dict[str, str]:

@@ -35,3 +35,14 @@ class ReaderOptions:
         since="0.9.0",
         group="read",
     )
+    HOLLOW_COMMITS = ConfigProperty(
+        "hoodie.read.timeline.holes.resolution.policy",
+        "FAIL",
+        "An incremental query over a timeline with a hollow commit (a write still requested or "
+        "inflight while a later one completed: concurrent writers, or a failed write not rolled "
+        "back yet), whose records a query past it would never see: FAIL raises; BLOCK reads only "
+        "the commits before it; USE_TRANSITION_TIME takes the range's begin and end as completion "
+        "times. A streaming read (spark.readStream) blocks unless told otherwise.",
+        since="0.14.0",
+        group="read",
+    )

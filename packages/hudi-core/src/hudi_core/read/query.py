@@ -18,6 +18,7 @@ from hudi_core.fs_view.partitions import partition_values, path_says
 from hudi_core.fs_view.view import FileSystemView
 from hudi_core.keygen.partition import DEFAULT_PARTITION_PATH
 from hudi_core.read.filters import Filter, normalize_filters, partition_matches, typed_filters
+from hudi_core.read.hollow import USE_TRANSITION_TIME, blocked_at, by_completion, hollow_policy
 from hudi_core.read.merge import IS_DELETED_FIELD, slice_schema
 from hudi_core.read.parallel import costliest_first, ordered_map, read_parallelism
 from hudi_core.read.skipping import skip_slices
@@ -225,8 +226,11 @@ def _plan(
     timeline = view.timeline if isinstance(view.timeline, ActiveTimeline) else None
     if as_of is not None and timeline is not None:
         _check_time_travel(table, timeline, as_of)
+    commits, by_time = view.visible.completed, False
+    if qt == "incremental":
+        start, end, commits, by_time = _incremental_range(table, view, start, end)
     if qt == "incremental" and not table.internal_schema(timeline=timeline):
-        schema_at = incremental_schema_instant(view.visible.completed, start, end)
+        schema_at = incremental_schema_instant(commits, start, end)
     elif qt == "incremental":  # Hudi's schema on read: the table's latest internal schema
         schema_at = None
     else:
@@ -254,7 +258,7 @@ def _plan(
         if merge_type == "skip_merge":  # each base file's rows as stored, its logs' merged records beside
             plan.slices = [part for s in plan.slices for part in _unmerged(s)]
     else:
-        plan.slices = _incremental_slices(plan, partitions)
+        plan.slices = _incremental_slices(plan, partitions, commits, by_time=by_time)
     # a filter on a partition column of a kind the paths say was decided by them: every row of a
     # kept partition holds what its path says, so the footers could not say more
     pruned = set() if _timestamp_like(table.config) else set(table.config.partition_fields)
@@ -336,9 +340,38 @@ def _pruned_partitions(
     return out
 
 
-def _incremental_slices(plan: _Plan, partitions: list[str]) -> list[FileSlice]:
-    view = plan.view
+def _incremental_range(
+    table: MetaClient, view: FileSystemView, start: str | None, end: str | None
+) -> tuple[str | None, str | None, Timeline, bool]:
+    """An incremental query's range and the completed commits it reads, under the table's
+    ``hoodie.read.timeline.holes.resolution.policy`` (:mod:`hudi_core.read.hollow`): all of
+    them, those before a hollow commit (BLOCK), or (USE_TRANSITION_TIME) those that completed
+    in the range, which then runs from the first of them to the last by instant time, as Hudi
+    reads it. The last item says the commits were chosen by completion time."""
     completed = view.visible.completed
+    policy = hollow_policy(table.options)
+    if policy == USE_TRANSITION_TIME:
+        chosen = by_completion(view.timeline, completed, start or "0", end)
+        first, last = chosen.first(), chosen.last()
+        if first is None or last is None:
+            return "0", "0", chosen, True  # nothing completed in the range: no rows
+        # (no end given: the latest schema, as a range by instant time reads with)
+        return _just_before(first.timestamp), last.timestamp if end else None, chosen, True
+    # Hudi checks a copy-on-write table against its completed commits, a merge-on-read one
+    # against every commit and compaction instant, pending ones too
+    later = view.timeline.commits() if table.config.is_mor else completed
+    bound = blocked_at(view.timeline, later, policy)
+    return start, end, completed if bound is None else completed.before(bound), False
+
+
+def _just_before(ts: str) -> str:
+    return str(int(ts) - 1).zfill(len(ts))
+
+
+def _incremental_slices(
+    plan: _Plan, partitions: list[str], completed: Timeline, *, by_time: bool
+) -> list[FileSlice]:
+    view = plan.view
     last = completed.last()
     if last is None:
         return []
@@ -350,16 +383,16 @@ def _incremental_slices(plan: _Plan, partitions: list[str]) -> list[FileSlice]:
     if len(instants) == 0:
         return []
     first = completed.first()
-    if first is not None and plan.start < first.timestamp and not plan.table.config.is_mor:
+    if not by_time and first is not None and plan.start < first.timestamp and not plan.table.config.is_mor:
         # The start is before the active timeline (older commits archived). Hudi 0.15's COW
         # incremental relation returns what the active timeline's commits in the range wrote,
         # unless asked for the full table scan; its MOR relation returns every record committed
         # after the start either way (both seen through the Apache Hudi tier).
         if not bool(plan.table.options.get(ReaderOptions.INCR_FALLBACK_FULL_TABLE_SCAN)):
-            plan.start = str(int(first.timestamp) - 1).zfill(len(first.timestamp))
+            plan.start = _just_before(first.timestamp)
     slices = view.latest_merged_file_slices(as_of=plan.end, partitions=partitions)
     # Commits older than the active timeline are archived: only then is a full scan needed.
-    if _start_inside(completed, plan.start):
+    if by_time or _start_inside(completed, plan.start):
         touched: set[tuple[str, str]] = set()
         for inst in instants:
             meta = CommitMetadata.from_json(view.timeline.read_details(inst))  # type: ignore[attr-defined]

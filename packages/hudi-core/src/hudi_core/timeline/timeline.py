@@ -78,6 +78,9 @@ class Timeline(Sequence[Instant]):
     def contains(self, timestamp: str) -> bool:
         return self.find(timestamp) is not None
 
+    def before(self, timestamp: str) -> Timeline:
+        return Timeline(i for i in self._instants if i.timestamp < timestamp)
+
     def before_or_on(self, timestamp: str) -> Timeline:
         return Timeline(i for i in self._instants if i.timestamp <= timestamp)
 
