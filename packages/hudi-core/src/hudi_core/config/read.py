@@ -46,3 +46,12 @@ class ReaderOptions:
         since="0.14.0",
         group="read",
     )
+    INCR_PATH_GLOB = ConfigProperty(
+        "hoodie.datasource.read.incr.path.glob",
+        "",
+        "An incremental query reads only the file slices whose path matches this glob (Hadoop's "
+        "GlobPattern after a leading '*': '/2024/01/*' for one partition's files, '/{a,b}/*'), as "
+        "Hudi's incremental relations do; empty reads every slice the range wrote to.",
+        since="0.9.0",
+        group="read",
+    )

@@ -18,6 +18,7 @@ from hudi_core.fs_view.partitions import partition_values, path_says
 from hudi_core.fs_view.view import FileSystemView
 from hudi_core.keygen.partition import DEFAULT_PARTITION_PATH
 from hudi_core.read.filters import Filter, normalize_filters, partition_matches, typed_filters
+from hudi_core.read.globs import glob_matcher
 from hudi_core.read.hollow import USE_TRANSITION_TIME, blocked_at, by_completion, hollow_policy
 from hudi_core.read.merge import IS_DELETED_FIELD, slice_schema
 from hudi_core.read.parallel import costliest_first, ordered_map, read_parallelism
@@ -383,22 +384,41 @@ def _incremental_slices(
     if len(instants) == 0:
         return []
     first = completed.first()
-    if not by_time and first is not None and plan.start < first.timestamp and not plan.table.config.is_mor:
+    mor = plan.table.config.is_mor
+    full_scan = bool(plan.table.options.get(ReaderOptions.INCR_FALLBACK_FULL_TABLE_SCAN))
+    if not by_time and first is not None and plan.start < first.timestamp and not mor and not full_scan:
         # The start is before the active timeline (older commits archived). Hudi 0.15's COW
         # incremental relation returns what the active timeline's commits in the range wrote,
         # unless asked for the full table scan; its MOR relation returns every record committed
         # after the start either way (both seen through the Apache Hudi tier).
-        if not bool(plan.table.options.get(ReaderOptions.INCR_FALLBACK_FULL_TABLE_SCAN)):
-            plan.start = _just_before(first.timestamp)
+        plan.start = _just_before(first.timestamp)
     slices = view.latest_merged_file_slices(as_of=plan.end, partitions=partitions)
     # Commits older than the active timeline are archived: only then is a full scan needed.
-    if by_time or _start_inside(completed, plan.start):
+    inside = by_time or _start_inside(completed, plan.start)
+    if inside:
         touched: set[tuple[str, str]] = set()
         for inst in instants:
             meta = CommitMetadata.from_json(view.timeline.read_details(inst))  # type: ignore[attr-defined]
             touched |= meta.file_ids()
         slices = [s for s in slices if (s.partition_path, s.file_id) in touched]
+    glob = str(plan.table.options.get(ReaderOptions.INCR_PATH_GLOB) or "")
+    # Hudi's relations match "*" + the glob against a slice's base file, else its latest log
+    # file; its COW full table scan takes no glob
+    if glob and (inside or mor or not full_scan):
+        matches = glob_matcher("*" + glob)
+        written = set(instants.timestamps()) if inside and mor else None
+        slices = [s for s in slices if matches(_slice_path(s, written))]
     return slices
+
+
+def _slice_path(s: FileSlice, written: set[str] | None) -> str:
+    """The path Hudi matches a slice's glob with: its base file's, else its latest log file's.
+    Hudi's merge-on-read relation knows only the files the range's commits wrote (``written``),
+    so a base file written before the range counts as none there."""
+    base = s.base_file
+    if base is not None and (not s.log_files or written is None or base.instant in written):
+        return base.path
+    return s.log_files[-1].path
 
 
 def _start_inside(completed: Any, start: str) -> bool:
