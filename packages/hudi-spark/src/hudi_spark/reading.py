@@ -168,7 +168,7 @@ def read_schema(spec: ReadSpec, table: HudiTable | None = None) -> pa.Schema:
     table = table or spec.open_table()
     as_of = spec.as_of
     if spec.query_type == "incremental":
-        as_of = incremental_schema_instant(table.timeline.completed_commits(), spec.start, spec.end)
+        as_of = incremental_schema_instant(table, table.timeline.completed_commits(), spec.start, spec.end)
     schema = table_arrow_schema(table, as_of)
     if spec.columns:
         missing = [c for c in spec.columns if c not in schema.names]

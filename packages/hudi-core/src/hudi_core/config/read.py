@@ -55,3 +55,12 @@ class ReaderOptions:
         since="0.9.0",
         group="read",
     )
+    INCR_SCHEMA_USE_END = ConfigProperty(
+        "hoodie.datasource.read.schema.use.end.instanttime",
+        False,
+        "An incremental query of a COPY_ON_WRITE table answers with the schema of the last commit "
+        "in its range instead of the table's latest (a column added after the range then is not "
+        "in the answer); MERGE_ON_READ queries always take the latest, as Hudi's.",
+        since="0.9.0",
+        group="read",
+    )

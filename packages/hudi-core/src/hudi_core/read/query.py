@@ -179,12 +179,18 @@ def _check_time_travel(table: MetaClient, timeline: ActiveTimeline, as_of: str) 
         )
 
 
-def incremental_schema_instant(completed: Timeline, start: str | None, end: str | None) -> str | None:
-    """The instant whose schema an incremental query over ``(start, end]`` reads with: ``end``,
-    or the latest schema (None) when the range holds no completed commit, as Hudi does."""
-    if end is None or len(completed.between(start or "0", end)) == 0:
+def incremental_schema_instant(
+    table: MetaClient, completed: Timeline, start: str | None, end: str | None
+) -> str | None:
+    """The instant whose schema an incremental query over ``(start, end]`` reads with: the
+    table's latest (None), as Hudi's relations read, so a column added after the range is in
+    the answer, null; on a COPY_ON_WRITE table with ``hoodie.datasource.read.schema.use.end.instanttime``
+    the last completed commit's in the range (the latest where it holds none)."""
+    if table.config.is_mor or not table.options.get(ReaderOptions.INCR_SCHEMA_USE_END):
         return None
-    return end
+    inside = completed.after(start or "0") if end is None else completed.between(start or "0", end)
+    last = inside.last()
+    return last.timestamp if last is not None else None
 
 
 def _plan(
@@ -231,7 +237,7 @@ def _plan(
     if qt == "incremental":
         start, end, commits, by_time = _incremental_range(table, view, start, end)
     if qt == "incremental" and not table.internal_schema(timeline=timeline):
-        schema_at = incremental_schema_instant(commits, start, end)
+        schema_at = incremental_schema_instant(table, commits, start, end)
     elif qt == "incremental":  # Hudi's schema on read: the table's latest internal schema
         schema_at = None
     else:
