@@ -288,7 +288,7 @@ class Streamer:
     _passed: Checkpoint | None = field(default=None, init=False, repr=False)
 
     def run_round(self, number: int = 0) -> RoundResult:
-        from hudi_spark.writer import write
+        from hudi_spark.writer import write_commit
 
         checkpoint = self._passed or resume_checkpoint(self.base_uri, self.options, self.checkpoint)
         df, new_checkpoint = self.source.next_batch(self.spark, checkpoint)
@@ -302,9 +302,8 @@ class Streamer:
             extra = new_checkpoint.extra_metadata()
             if self.checkpoint is not None:
                 extra[CHECKPOINT_RESET_KEY] = self.checkpoint
-            res = write(
-                df, self.base_uri, operation=self.operation, options=self.options, extra_metadata=extra
-            )
+            res = write_commit(df, self.base_uri, operation=self.operation, options=self.options,
+                               extra_metadata=extra, batch=False)  # fmt: skip
             result = RoundResult(number, res.instant, res.num_records, new_checkpoint.hudi)
             self._passed = None if res.instant else new_checkpoint  # (no commit holds it)
         if self.compactor is not None and result.instant is not None:

@@ -73,16 +73,15 @@ class StreamSink:
         return [s for s in (self.compactor, self.clusterer) if s is not None]
 
     def __call__(self, df: DataFrame, batch_id: int) -> None:
-        from hudi_spark.writer import write
+        from hudi_spark.writer import write_commit
 
         extra = {QUERY_KEY: _query_id(self.checkpoint_location), BATCH_KEY: str(batch_id),
                  SINK_CHECKPOINT_KEY: sink_checkpoint_value(self.identifier, batch_id)}  # fmt: skip
         wait = self.interval_s
         for attempt in range(1, self.attempts + 1):
             try:  # a failed attempt is rolled back by the write; the next one writes the batch anew
-                res = write(
-                    df, self.base_uri, operation=self.operation, options=self.options, extra_metadata=extra
-                )
+                res = write_commit(df, self.base_uri, operation=self.operation, options=self.options,
+                                   extra_metadata=extra, batch=False)  # fmt: skip
                 break
             except Exception as e:
                 if attempt < self.attempts:

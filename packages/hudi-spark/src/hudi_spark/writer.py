@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+from hudi_core.config.compaction import CompactionOptions
 from hudi_core.config.keygen import KeyGenOptions
 from hudi_core.config.property import HoodieConfig
 from hudi_core.config.write import IndexOptions, WriteOptions
@@ -32,7 +33,7 @@ from hudi_core.write.transaction import retrying, writing
 from hudi_spark import compat, simple_index, stages, table_ops, write_tasks
 from hudi_spark.commit import SparkWriteResult
 from hudi_spark.errors import task_error
-from hudi_spark.options import SparkOptions
+from hudi_spark.options import SparkOptions, StreamOptions
 
 if TYPE_CHECKING:
     from hudi_core import HudiTable
@@ -79,15 +80,32 @@ def write(
 ) -> SparkWriteResult:
     """Write ``df`` to the Hudi table at ``base_uri`` as one commit (deltacommit on MOR),
     creating the table from the options on the first write; then Hudi's post-commit services
-    (inline compaction when asked for, the automatic clean). ``operation`` defaults to
-    ``hoodie.datasource.write.operation``, else upsert.
+    (inline compaction, the automatic clean). ``operation`` defaults to
+    ``hoodie.datasource.write.operation``, else upsert. As Apache Hudi's Spark datasource, a
+    write to a MERGE_ON_READ table compacts inline (after every
+    ``hoodie.compact.inline.max.delta.commits`` deltacommits, 5) unless the options say
+    ``hoodie.compact.inline`` or ``hoodie.datasource.compaction.async.enable``.
 
     >>> hudi_spark.write(df, "/data/trips", operation="upsert", options={
     ...     "hoodie.table.name": "trips", "hoodie.datasource.write.recordkey.field": "uuid",
     ...     "hoodie.datasource.write.partitionpath.field": "city",
     ...     "hoodie.datasource.write.precombine.field": "ts"})  # doctest: +SKIP
     """
+    return write_commit(df, base_uri, operation=operation, options=options, extra_metadata=extra_metadata,
+                        batch=True)  # fmt: skip
 
+
+def write_commit(
+    df: DataFrame,
+    base_uri: str,
+    *,
+    operation: str | None,
+    options: Mapping[str, Any] | None,
+    extra_metadata: Mapping[str, str] | None,
+    batch: bool,
+) -> SparkWriteResult:
+    """:func:`write`; ``batch=False`` for a streaming write (the sink's micro-batches, the
+    streamer's rounds), which compacts inline only when asked to, as Hudi's streaming writes."""
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
     op = resolve_operation(operation, opts)
     input_schema = _arrow(df)
@@ -95,6 +113,8 @@ def write(
         [f for f in input_schema if not f.name.startswith("_hoodie_") or f.name == "_hoodie_is_deleted"]
     )
     table, created = table_ops.open_or_create(base_uri, opts, data_schema)
+    if batch and table.config.is_mor and not _compaction_chosen(opts):
+        opts[CompactionOptions.INLINE.key] = "true"  # Hudi's datasource writer's default
     try:
         cfg = table.write_config(opts)
         op = default_operation(op, operation or opts.get(WriteOptions.OPERATION.key), cfg, input_schema.names)
@@ -109,6 +129,11 @@ def write(
             table_ops.forget_new_table(base_uri, opts)
         raise
     return result
+
+
+def _compaction_chosen(opts: Mapping[str, str]) -> bool:
+    given = {k.lower() for k in opts}
+    return CompactionOptions.INLINE.key in given or StreamOptions.ASYNC_COMPACT.key in given
 
 
 def _write(
