@@ -108,6 +108,12 @@ class ReadOptions:
 
 
 class SparkOptions:
+    COMMIT_METADATA_PREFIX = ConfigProperty(
+        "hoodie.datasource.write.commitmeta.key.prefix", "_",
+        "A write's options whose keys start with this prefix go into its commit's extra metadata "
+        "(`_job_run=42` there as `\"_job_run\": \"42\"`), as Apache Hudi's datasource writer puts them.",
+        group="spark",
+    )  # fmt: skip
     WRITE_PARALLELISM = ConfigProperty(
         "hoodie.spark.write.parallelism", 0, "Tasks writing file groups; 0 = Spark's default parallelism.",
         group="spark",

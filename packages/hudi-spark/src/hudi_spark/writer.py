@@ -84,7 +84,9 @@ def write(
     ``hoodie.datasource.write.operation``, else upsert. As Apache Hudi's Spark datasource, a
     write to a MERGE_ON_READ table compacts inline (after every
     ``hoodie.compact.inline.max.delta.commits`` deltacommits, 5) unless the options say
-    ``hoodie.compact.inline`` or ``hoodie.datasource.compaction.async.enable``.
+    ``hoodie.compact.inline`` or ``hoodie.datasource.compaction.async.enable``; options whose
+    keys start with ``hoodie.datasource.write.commitmeta.key.prefix`` (``_``) go into the
+    commit's extra metadata beside ``extra_metadata``.
 
     >>> hudi_spark.write(df, "/data/trips", operation="upsert", options={
     ...     "hoodie.table.name": "trips", "hoodie.datasource.write.recordkey.field": "uuid",
@@ -108,6 +110,8 @@ def write_commit(
     streamer's rounds), which compacts inline only when asked to, as Hudi's streaming writes."""
     opts = {str(k): str(v) for k, v in (options or {}).items() if v is not None}
     op = resolve_operation(operation, opts)
+    prefix = opts.get(SparkOptions.COMMIT_METADATA_PREFIX.key, SparkOptions.COMMIT_METADATA_PREFIX.default)
+    extra_metadata = {**{k: v for k, v in opts.items() if k.startswith(prefix)}, **(extra_metadata or {})}
     input_schema = _arrow(df)
     data_schema = pa.schema(
         [f for f in input_schema if not f.name.startswith("_hoodie_") or f.name == "_hoodie_is_deleted"]

@@ -1,8 +1,12 @@
-"""Batch writes through the Spark datasource compact a MERGE_ON_READ table inline by default:
-Apache Hudi 0.15's ``df.write.format("hudi")`` turns ``hoodie.compact.inline`` on unless the
-write says otherwise, and ``hudi_spark.write`` (our ``format("hudi")`` too) does as it does.
-Before, our Spark writes never compacted unless asked, and a table Hudi's writer kept compacted
-grew log files without end under ours."""
+"""What Apache Hudi 0.15's Spark datasource writer (``df.write.format("hudi")``) does beyond its
+write client, and ``hudi_spark.write`` (our ``format("hudi")`` too) does as it does:
+
+- a batch write to a MERGE_ON_READ table compacts inline unless the write says otherwise
+  (before, our Spark writes never compacted unless asked, and a table Hudi's writer kept
+  compacted grew log files without end under ours);
+- options whose keys start with ``hoodie.datasource.write.commitmeta.key.prefix`` (``_``) go
+  into the commit's extra metadata (before, ours left them out).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
 from hudi_core.testing.hollow import rows
+from hudi_core.timeline.commit_metadata import CommitMetadata
 
 pytestmark = pytest.mark.interop
 
@@ -62,3 +67,26 @@ def test_spark_writes_compact_a_merge_on_read_table_as_hudis(
         assert answer(ro) == answer(
             hudi.oracle.read(theirs, {"hoodie.datasource.query.type": "read_optimized"})
         )
+
+
+@pytest.mark.parametrize("prefix", [None, "job."])
+def test_prefixed_options_go_into_the_commit_metadata_as_in_hudis(
+    hudi: Any, spark: Any, tmp_path: Path, prefix: str | None
+) -> None:
+    import hudi_spark
+
+    given = {"_run_id": "42", "_source": "kafka:trips", "job.owner": "etl", "other.key": "x"}
+    opts = {**BASE, **given, **({"hoodie.datasource.write.commitmeta.key.prefix": prefix} if prefix else {})}
+    theirs, ours = tmp_path / "hudi", tmp_path / "ours"
+    batch = _batches()[0]
+    hudi.oracle.write(theirs, batch, opts)
+    hudi_spark.write(spark.createDataFrame(batch), str(ours), operation="upsert", options=opts)
+
+    def extra(path: Path) -> dict[str, str]:
+        table = HudiTable.open(str(path))
+        meta = CommitMetadata.from_json(table.timeline.read_details(table.timeline.completed_commits()[-1]))
+        return {k: v for k, v in meta.extra_metadata.items() if k in given}
+
+    expected = {k: v for k, v in given.items() if k.startswith(prefix or "_")}
+    assert extra(theirs) == expected
+    assert extra(ours) == expected
