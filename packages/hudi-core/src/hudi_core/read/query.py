@@ -391,8 +391,8 @@ def _incremental_slices(
         return []
     first = completed.first()
     mor = plan.table.config.is_mor
-    full_scan = bool(plan.table.options.get(ReaderOptions.INCR_FALLBACK_FULL_TABLE_SCAN))
-    if not by_time and first is not None and plan.start < first.timestamp and not mor and not full_scan:
+    fallback = bool(plan.table.options.get(ReaderOptions.INCR_FALLBACK_FULL_TABLE_SCAN))
+    if not by_time and first is not None and plan.start < first.timestamp and not mor and not fallback:
         # The start is before the active timeline (older commits archived). Hudi 0.15's COW
         # incremental relation returns what the active timeline's commits in the range wrote,
         # unless asked for the full table scan; its MOR relation returns every record committed
@@ -410,7 +410,7 @@ def _incremental_slices(
     glob = str(plan.table.options.get(ReaderOptions.INCR_PATH_GLOB) or "")
     # Hudi's relations match "*" + the glob against a slice's base file, else its latest log
     # file; its COW full table scan takes no glob
-    if glob and (inside or mor or not full_scan):
+    if glob and (inside or mor or not fallback):
         matches = glob_matcher("*" + glob)
         written = set(instants.timestamps()) if inside and mor else None
         slices = [s for s in slices if matches(_slice_path(s, written))]
