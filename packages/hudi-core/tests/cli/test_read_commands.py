@@ -148,3 +148,18 @@ def test_read_cdc_writes_the_changes(tmp_path: Path) -> None:
     assert rc == 0
     update = next(r for r in pq.read_table(typed).to_pylist() if r["op"] == "u")
     assert (update["before"], update["after"]) == ({"id": "a", "ts": 1}, {"id": "a", "ts": 2})
+
+
+def test_read_takes_options_the_hollow_commit_policy_among_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hudi_core.testing.hollow import hollow_table
+
+    hollow = hollow_table(tmp_path / "t", "MERGE_ON_READ")
+    query = ["read", str(hollow.path), "--query", "incremental", "--start", "000", "--format", "table",
+             "--columns", "v"]  # fmt: skip
+    assert main(query) == 1
+    assert f"Found hollow commit: '{hollow.instants[1]}'" in capsys.readouterr().err
+    assert main([*query, "-o", "hoodie.read.timeline.holes.resolution.policy=BLOCK"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert sorted(line.strip() for line in out[1:-1]) == ["a1@1", "a2@1", "b1@1", "b2@1"]

@@ -7,6 +7,7 @@ import ast
 import re
 from typing import Any
 
+from hudi_core.cli.commands._common import add_option_flag, parse_options
 from hudi_core.errors import ConfigError
 
 _FILTER_RE = re.compile(r"^\s*([^!<>=\s]+)\s*(==|!=|<=|>=|=|<|>| in | not in )\s*(.+?)\s*$", re.IGNORECASE)
@@ -16,6 +17,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("read", help="query a table (snapshot, read_optimized, incremental)",
                        description="Run a query and write the result to a parquet file.")  # fmt: skip
     p.add_argument("base_uri", help="table base path or URI")
+    add_option_flag(p)  # reader options: hoodie.read.timeline.holes.resolution.policy, ...incr.path.glob
     p.add_argument("--query", default="snapshot", choices=["snapshot", "read_optimized", "incremental"])
     p.add_argument("--as-of", default=None, metavar="T",
                    help="time travel: the table as of instant T (yyyyMMddHHmmss[SSS], "
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.format == "parquet" and not args.output:
         raise ConfigError("--output FILE.parquet is required (or use --format table to print rows)")
-    table = HudiTable.open(args.base_uri)
+    table = HudiTable.open(args.base_uri, options=parse_options(args.option))
     columns = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
     filters = [parse_filter(f) for f in args.filter]
     if args.query == "incremental" and args.incremental_format == "cdc":
