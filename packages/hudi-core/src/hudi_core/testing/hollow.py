@@ -1,6 +1,6 @@
 """A table whose timeline has a hollow commit: a write still inflight while a later one has
-completed, as concurrent writers leave it (the incremental queries' and streaming reads' tests,
-core's, ``hudi_spark``'s and the Apache Hudi tier's)."""
+completed, as concurrent writers leave it (the tests of incremental queries, streaming reads and
+``hudi-py read``, core's and the Apache Hudi tier's), and the small records they write."""
 
 from __future__ import annotations
 
