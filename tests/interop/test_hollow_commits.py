@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
-from hudi_core.read.hollow import HollowCommitError, transition_time
+from hudi_core.read.hollow import HollowCommitError, latest_completion, transition_time
 from hudi_core.testing.hollow import hollow_table
 from oracle import OracleError
 
@@ -60,7 +60,8 @@ def test_incremental_queries_over_a_hollow_commit_answer_as_hudis(
     assert [v for _, v, _ in mine] == ["a1@1", "a2@1", "b1@1", "b2@3"]
 
     timeline = HudiTable.open(str(path)).timeline
-    seen = max(t for i in timeline.completed_commits() if (t := transition_time(timeline, i)))
+    seen = latest_completion(timeline, timeline.completed_commits())
+    assert seen is not None
     hollow.complete()
     timeline = HudiTable.open(str(path)).timeline
     late = transition_time(timeline, timeline.completed_commits().find(c2))  # type: ignore[arg-type]

@@ -9,15 +9,16 @@ import pyarrow as pa
 import pytest
 from hudi_core import HudiTable
 from hudi_core.errors import ConfigError
-from hudi_core.read.hollow import HollowCommitError, transition_time
+from hudi_core.read.hollow import HollowCommitError, latest_completion
 from hudi_core.testing.hollow import hollow_table, rows
 
 POLICY = "hoodie.read.timeline.holes.resolution.policy"
 
 
 def _last_completion(table: HudiTable) -> str:
-    timeline = table.timeline
-    return max(t for i in timeline.completed_commits() if (t := transition_time(timeline, i)))
+    completed = latest_completion(table.timeline, table.timeline.completed_commits())
+    assert completed is not None
+    return completed
 
 
 def _values(data: pa.Table) -> list[str]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from hudi_core.config.read import ReaderOptions
-from hudi_core.read.hollow import BLOCK, USE_TRANSITION_TIME, blocked_at, hollow_policy, transition_time
+from hudi_core.read.hollow import BLOCK, USE_TRANSITION_TIME, blocked_at, hollow_policy, latest_completion
 from hudi_core.timeline.instant import format_range_instant
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 
@@ -91,10 +91,9 @@ class HudiStreamReader(DataSourceStreamReader):
     def __init__(self, spec: ReadSpec, schema: StructType) -> None:
         # a stream blocks at a hollow commit unless told otherwise (a batch query fails there),
         # and each micro-batch's incremental query reads under the same policy
-        key = ReaderOptions.HOLLOW_COMMITS.key
         self.policy = hollow_policy(spec.options, default=BLOCK)
-        options = {k: v for k, v in spec.options.items() if k.lower() != key}
-        self.spec = dataclasses.replace(spec, options={**options, key: self.policy})
+        options = {**spec.options, ReaderOptions.HOLLOW_COMMITS.key: self.policy}
+        self.spec = dataclasses.replace(spec, options=options)
         self.batch = HudiReader(self.spec, schema)
 
     def _latest(self) -> str | None:
@@ -103,8 +102,7 @@ class HudiStreamReader(DataSourceStreamReader):
         timeline = self.spec.open_table().timeline
         completed = timeline.completed()
         if self.policy == USE_TRANSITION_TIME:
-            times = [t for i in completed if (t := transition_time(timeline, i)) is not None]
-            return max(times, default=None)
+            return latest_completion(timeline, completed)
         bound = blocked_at(timeline, completed, self.policy)
         last = (completed if bound is None else completed.before(bound)).last()
         return last.timestamp if last is not None else None

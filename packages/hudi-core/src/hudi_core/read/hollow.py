@@ -16,6 +16,7 @@ import datetime as _dt
 from collections.abc import Mapping
 from typing import Any
 
+from hudi_core.config.property import HoodieConfig
 from hudi_core.config.read import ReaderOptions
 from hudi_core.errors import ConfigError, HudiError
 from hudi_core.fs_view.view import clustering_file_groups
@@ -30,6 +31,7 @@ __all__ = [
     "blocked_at",
     "by_completion",
     "hollow_policy",
+    "latest_completion",
     "transition_time",
 ]
 
@@ -44,14 +46,15 @@ class HollowCommitError(HudiError):
 
 
 def hollow_policy(options: Mapping[str, Any], default: str = FAIL) -> str:
-    """The policy ``options`` set (any case), else ``default``."""
-    key = ReaderOptions.HOLLOW_COMMITS.key
-    value = next((v for k, v in options.items() if str(k).lower() == key and v is not None), None)
+    """The policy ``options`` set (its value in any case), else ``default``."""
+    value = HoodieConfig(options).raw(ReaderOptions.HOLLOW_COMMITS)
     if value is None:
         return default
     text = str(value).strip().upper()
     if text not in _POLICIES:
-        raise ConfigError(f"{key}={value!r} is not one of {', '.join(_POLICIES)}")
+        raise ConfigError(
+            f"{ReaderOptions.HOLLOW_COMMITS.key}={value!r} is not one of {', '.join(_POLICIES)}"
+        )
     return text
 
 
@@ -95,6 +98,11 @@ def by_completion(timeline: Timeline, completed: Timeline, start: str, end: str 
     if end is None:
         return Timeline([])
     return Timeline(i for i in completed if (t := times[i.timestamp]) is not None and start < t <= end)
+
+
+def latest_completion(timeline: Timeline, instants: Timeline) -> str | None:
+    """The latest completion time of ``instants`` (:func:`transition_time`), None without one."""
+    return max((t for i in instants if (t := transition_time(timeline, i)) is not None), default=None)
 
 
 def transition_time(timeline: Timeline, inst: Instant) -> str | None:
